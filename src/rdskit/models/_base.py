@@ -1,0 +1,163 @@
+"""Shared building blocks for every model: the base class, wire timestamps and money.
+
+The spec mixes two timestamp encodings (ISO 8601 strings for datasets and audience
+resources, Unix seconds for everything else) and two money encodings (USD as JSON
+numbers, credits as six-decimal strings). Each field declares its wire form with one of
+the annotated types below, so a model parses either form into a tz-aware UTC
+``datetime`` / exact ``Decimal`` and serialises back to exactly the wire form of its
+resource (``model.to_wire()``). The sandbox uses the same models to write responses.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, PrivateAttr
+
+__all__ = [
+    "CREDIT_PLACES",
+    "CreditString",
+    "IsoDatetime",
+    "RdsModel",
+    "UnixDatetime",
+    "UsdNumber",
+    "UsdString",
+    "from_unix",
+    "parse_datetime",
+    "to_iso",
+    "to_unix",
+]
+
+CREDIT_PLACES = Decimal("0.000001")
+
+
+def parse_datetime(value: Any) -> Any:
+    """Accept ISO 8601 strings, Unix seconds (int/float/numeric str) or datetimes; return UTC."""
+    if value is None or isinstance(value, datetime):
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value
+    if isinstance(value, bool):
+        raise ValueError("a timestamp cannot be a boolean")
+    if isinstance(value, int | float | Decimal):
+        return from_unix(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return from_unix(float(text))
+        except ValueError:
+            pass
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        parsed = datetime.fromisoformat(text)
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    raise ValueError(f"cannot read a timestamp from {type(value).__name__}")
+
+
+def from_unix(seconds: float | int | Decimal) -> datetime:
+    """Unix seconds -> tz-aware UTC datetime."""
+    return datetime.fromtimestamp(float(seconds), tz=UTC)
+
+
+def to_unix(value: datetime) -> int:
+    """Datetime -> whole Unix seconds (the wire form of Unix-second resources)."""
+    return int(value.timestamp())
+
+
+def to_iso(value: datetime) -> str:
+    """Datetime -> ISO 8601 UTC string with a ``Z`` suffix (the wire form of ISO resources)."""
+    value = value.astimezone(UTC)
+    spec = "milliseconds" if value.microsecond else "seconds"
+    return value.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _decimal(value: Any) -> Any:
+    """Exact Decimal from a wire number or string; floats go through repr to stay exact."""
+    if value is None or isinstance(value, Decimal):
+        return value
+    if isinstance(value, bool):
+        raise ValueError("an amount cannot be a boolean")
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, int | str):
+        return Decimal(str(value).strip())
+    raise ValueError(f"cannot read an amount from {type(value).__name__}")
+
+
+def _usd_number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _six_places(value: Decimal) -> str:
+    return str(value.quantize(CREDIT_PLACES, rounding=ROUND_HALF_EVEN))
+
+
+IsoDatetime = Annotated[
+    datetime,
+    BeforeValidator(parse_datetime),
+    PlainSerializer(to_iso, return_type=str, when_used="json"),
+]
+"""A timestamp sent as an ISO 8601 UTC string (datasets, dataset runs, audience resources)."""
+
+UnixDatetime = Annotated[
+    datetime,
+    BeforeValidator(parse_datetime),
+    PlainSerializer(to_unix, return_type=int, when_used="json"),
+]
+"""A timestamp sent as integer Unix seconds (most other resources)."""
+
+UsdNumber = Annotated[
+    Decimal,
+    BeforeValidator(_decimal),
+    PlainSerializer(_usd_number, when_used="json"),
+]
+"""A USD amount the wire carries as a JSON number; held exactly as Decimal."""
+
+UsdString = Annotated[
+    Decimal,
+    BeforeValidator(_decimal),
+    PlainSerializer(str, return_type=str, when_used="json"),
+]
+"""A USD amount the wire carries as a decimal string (402 ``required``/``available``)."""
+
+CreditString = Annotated[
+    Decimal,
+    BeforeValidator(_decimal),
+    PlainSerializer(_six_places, return_type=str, when_used="json"),
+]
+"""A credit amount the wire carries as a six-decimal string."""
+
+
+class RdsModel(BaseModel):
+    """Base of every wire model: keeps unknown fields, never crashes on new values.
+
+    ``to_wire()`` gives the JSON-ready dict in the resource's own wire form, leaving out
+    fields that were never set (so "absent in create response" stays absent).
+
+    Example:
+        >>> from rdskit.models import Dataset
+        >>> ds = Dataset.model_validate({"id": "ds_1", "name": "oat", "created_at": "2026-01-01T00:00:00Z"})
+        >>> ds.to_wire()["created_at"]
+        '2026-01-01T00:00:00Z'
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+        arbitrary_types_allowed=True,
+        protected_namespaces=(),
+    )
+
+    # The client that returned this object, so run-like objects can ``.wait()``.
+    _client: Any = PrivateAttr(default=None)
+
+    def to_wire(self, **kwargs: Any) -> dict[str, Any]:
+        """The JSON-ready dict in the service's wire form (unset fields left out)."""
+        kwargs.setdefault("exclude_unset", True)
+        return self.model_dump(mode="json", by_alias=True, **kwargs)
+
+    def _bind(self, client: Any) -> Self:
+        self._client = client
+        return self
