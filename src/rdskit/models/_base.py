@@ -10,20 +10,31 @@ resource (``model.to_wire()``). The sandbox uses the same models to write respon
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, PrivateAttr
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    PrivateAttr,
+    model_validator,
+)
 
 __all__ = [
     "CREDIT_PLACES",
+    "OTHER_TAG",
     "CreditString",
     "IsoDatetime",
     "RdsModel",
     "UnixDatetime",
     "UsdNumber",
     "UsdString",
+    "Waitable",
+    "by_tag",
     "from_unix",
     "parse_datetime",
     "to_iso",
@@ -138,7 +149,9 @@ class RdsModel(BaseModel):
 
     Example:
         >>> from rdskit.models import Dataset
-        >>> ds = Dataset.model_validate({"id": "ds_1", "name": "oat", "created_at": "2026-01-01T00:00:00Z"})
+        >>> ds = Dataset.model_validate(
+        ...     {"id": "ds_1", "name": "oat", "created_at": "2026-01-01T00:00:00Z"}
+        ... )
         >>> ds.to_wire()["created_at"]
         '2026-01-01T00:00:00Z'
     """
@@ -150,8 +163,18 @@ class RdsModel(BaseModel):
         protected_namespaces=(),
     )
 
+    # Fields ``to_wire()`` writes even when left at their default: union tags such as
+    # ``type: "keyword"`` or a fixed ``operator`` mean nothing to the server when absent.
+    wire_defaults: ClassVar[tuple[str, ...]] = ()
+
     # The client that returned this object, so run-like objects can ``.wait()``.
     _client: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _mark_wire_defaults(self) -> Self:
+        if self.wire_defaults:
+            self.model_fields_set.update(self.wire_defaults)
+        return self
 
     def to_wire(self, **kwargs: Any) -> dict[str, Any]:
         """The JSON-ready dict in the service's wire form (unset fields left out)."""
@@ -161,3 +184,57 @@ class RdsModel(BaseModel):
     def _bind(self, client: Any) -> Self:
         self._client = client
         return self
+
+
+class Waitable(RdsModel):
+    """Base of run-like objects (dataset runs, audience runs, Ask turns, ...).
+
+    ``wait()`` hands the object to the client that returned it; the polling rules live in
+    ``rdskit.waiting``, not here.
+
+    Example:
+        >>> run = client.datasets.runs.create(ds.id, search_query=query)  # doctest: +SKIP
+        >>> run.wait(timeout=600).status.type  # doctest: +SKIP
+        'completed'
+    """
+
+    def wait(
+        self,
+        timeout: float | None = None,
+        on_update: Callable[[Any], None] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Poll until the run reaches a terminal state; returns the final object.
+
+        With an async client this returns an awaitable.
+        """
+        if self._client is None:
+            raise RuntimeError(
+                f"this {type(self).__name__} is not bound to a client (it was built by hand); "
+                "wait on the object a client method returned, or call client.wait(obj)"
+            )
+        return self._client.wait(self, timeout=timeout, on_update=on_update, **kwargs)
+
+
+OTHER_TAG = "__other__"
+"""The tag :func:`by_tag` gives values whose tag is missing or unknown (the fallback member)."""
+
+
+def by_tag(field: str, known: Iterable[str]) -> Callable[[Any], str]:
+    """Discriminator callable for a tagged union with a fallback member.
+
+    Use it with ``pydantic.Discriminator`` and tag the fallback member ``OTHER_TAG`` so a
+    tag the spec does not show yet is kept instead of failing validation.
+
+    Example:
+        >>> pick = by_tag("type", {"post"})
+        >>> pick({"type": "post"}), pick({"type": "brand_new"})
+        ('post', '__other__')
+    """
+    names = frozenset(known)
+
+    def pick(value: Any) -> str:
+        tag = value.get(field) if isinstance(value, dict) else getattr(value, field, None)
+        return tag if isinstance(tag, str) and tag in names else OTHER_TAG
+
+    return pick

@@ -1,0 +1,506 @@
+"""The HTTP core: one sans-IO request flow, driven by a sync and an async driver.
+
+Everything that talks to the service is a *flow*: a generator that yields steps and gets
+their results sent back in:
+
+- ``Sleep(seconds)`` -> the driver sleeps (``time.sleep`` or ``asyncio.sleep``), sends None;
+- ``Send(httpx.Request)`` -> the driver sends it and sends back the ``httpx.Response``, or
+  throws the ``httpx.TransportError`` into the flow.
+
+:meth:`HTTPCore.call` is the flow of one API call: rate-limit acquisition, the request,
+retries (exponential backoff with full jitter, ``Retry-After``), error mapping and
+envelope unwrapping. Operations made of several calls (a budget check before a paid call,
+polling a run) are flows too: they ``yield from core.call(...)``, so they are also written
+once. :class:`SyncAPIClient` runs a flow to its value; :class:`AsyncAPIClient` returns a
+coroutine that does.
+
+Resources describe a call with :class:`APIRequest` and hand it to the client::
+
+    def get(self, dataset_id: str) -> Dataset:
+        return self._client._request(
+            APIRequest("GET", path("/v1/datasets/{}", dataset_id), cast=Dataset.model_validate)
+        )
+
+Retry policy by ``kind``:
+
+- ``read`` (GET) and ``free_post`` (POST /v1/mentions, /v1/audience_profiles,
+  /v1/custom_parameters/preview): retried on 5xx, timeouts, broken connections and
+  ``transient: true`` errors;
+- ``write`` and ``paid``: never re-sent once the request may have reached the service;
+  a lost answer raises :class:`~rdskit.errors.OutcomeUnknown` with ``check_hint``;
+- every kind: retried on 429 (nothing started) and on connection errors raised before
+  the request left (connect error, connect timeout, pool timeout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Self, TypeAlias, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+from rdskit._config import SecretKey, resolve_api_key, resolve_base_url
+from rdskit._ratelimit import DEFAULT_RATE, RateLimiter, shared_limiter
+from rdskit.errors import (
+    APIConnectionError,
+    APITimeoutError,
+    ConfigurationError,
+    OutcomeUnknown,
+    RateLimited,
+    error_from_response,
+)
+from rdskit.pagination import AsyncPager, SyncPage
+
+if TYPE_CHECKING:
+    from rdskit.billing import Amount, Budget, PriceCache
+
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_TIMEOUT",
+    "APIRequest",
+    "AsyncAPIClient",
+    "Flow",
+    "HTTPCore",
+    "Kind",
+    "Page",
+    "Send",
+    "Sleep",
+    "SyncAPIClient",
+    "path",
+]
+
+T = TypeVar("T")
+
+log = logging.getLogger("rdskit")
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_RETRIES = 2
+_BACKOFF_BASE = 0.5  # seconds before the first retry (upper bound of the jitter)
+_BACKOFF_CAP = 8.0
+_USER_AGENT = "rdskit-python"
+
+Kind = Literal["read", "free_post", "write", "paid"]
+"""What a call does, which decides whether it may be re-sent (see the module docstring)."""
+
+# Raised by httpx before any byte of the request left: re-sending cannot duplicate work.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Flow step: sleep ``seconds``."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Send:
+    """Flow step: send ``request``; the response (or transport error) comes back."""
+
+    request: httpx.Request
+
+
+Flow: TypeAlias = Generator[Sleep | Send, Any, T]
+"""A sans-IO flow that finishes with a ``T``."""
+
+
+def path(template: str, *ids: str) -> str:
+    """Fill ``{}`` slots of a path with URL-quoted identifiers.
+
+    Example:
+        >>> path("/v1/datasets/{}/runs/{}", "ds_1", "dsr/2")
+        '/v1/datasets/ds_1/runs/dsr%2F2'
+    """
+    return template.format(*(quote(str(part), safe="") for part in ids))
+
+
+@dataclass(frozen=True)
+class APIRequest(Generic[T]):
+    """One API call as data: what to send, how to read ``data``, and what it may do.
+
+    ``cast`` turns the envelope's ``data`` (or, for a page, each item) into the value;
+    ``check_hint`` says how to find out whether a ``write``/``paid`` call happened when
+    its answer is lost; ``cursor_in`` says where the next page's cursor goes.
+    """
+
+    method: str
+    path: str
+    kind: Kind = "read"
+    params: Mapping[str, Any] | None = None
+    json: Any = None
+    cast: Callable[[Any], T] | None = None
+    check_hint: str | None = None
+    cursor_in: Literal["params", "json"] = "params"
+
+    @property
+    def resendable(self) -> bool:
+        """Whether re-sending after the request may have arrived is harmless."""
+        return self.kind in ("read", "free_post")
+
+    def with_cursor(self, cursor: str) -> APIRequest[T]:
+        """The same call (same limit, order and sort) for the page at ``cursor``."""
+        if self.cursor_in == "json":
+            return replace(self, json={**(self.json or {}), "cursor": cursor})
+        return replace(self, params={**(self.params or {}), "cursor": cursor})
+
+
+class Page(NamedTuple, Generic[T]):
+    """One page of a list response."""
+
+    data: list[T]
+    has_next: bool
+    cursor: str | None
+
+
+class HTTPCore:
+    """Builds requests and runs the retry/error/envelope logic of every call (no I/O).
+
+    ``owner`` is the client that returned objects get bound to.
+    """
+
+    def __init__(
+        self,
+        *,
+        owner: Any,
+        api_key: SecretKey,
+        base_url: str,
+        timeout: float | httpx.Timeout,
+        max_retries: int,
+        limiter: RateLimiter | None,
+    ) -> None:
+        if max_retries < 0:
+            raise ConfigurationError(f"max_retries must be >= 0, got {max_retries}")
+        self.owner = owner
+        self.api_key = api_key
+        self.base_url = base_url
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.max_retries = max_retries
+        self.limiter = limiter
+        self.clock: Callable[[], float] = time.monotonic
+
+    def __repr__(self) -> str:
+        return f"HTTPCore(base_url={self.base_url!r}, api_key={self.api_key!r})"
+
+    # -- flows ------------------------------------------------------------------------
+    def call(self, request: APIRequest[T]) -> Flow[T]:
+        """Flow of one call, finishing with the cast (and bound) ``data``."""
+        body = yield from self.exchange(request)
+        data = body.get("data") if isinstance(body, Mapping) else body
+        return self.bind(request.cast(data) if request.cast and data is not None else data)
+
+    def call_page(self, request: APIRequest[T]) -> Flow[Page[T]]:
+        """Flow of one list call, finishing with its :class:`Page` (items cast and bound)."""
+        body = yield from self.exchange(request)
+        fields = body if isinstance(body, Mapping) else {}
+        items = fields.get("data") or []
+        cast = request.cast or (lambda item: item)
+        return Page(
+            [self.bind(cast(item)) for item in items],
+            bool(fields.get("has_next", False)),
+            fields.get("cursor"),
+        )
+
+    def exchange(self, request: APIRequest[Any]) -> Flow[Any]:
+        """Flow of one call, finishing with the decoded JSON body (None when empty)."""
+        attempt = 0
+        while True:
+            yield from self._acquire()
+            log.debug("%s %s (attempt %d)", request.method, request.path, attempt + 1)
+            try:
+                response: httpx.Response = yield Send(self._build(request))
+            except httpx.TransportError as exc:
+                if isinstance(exc, _NOT_SENT) or request.resendable:
+                    if attempt < self.max_retries:
+                        attempt += 1
+                        yield from self._backoff(request, attempt, type(exc).__name__)
+                        continue
+                    raise _connection_error(exc, request) from exc
+                raise OutcomeUnknown(
+                    request.method, request.path, self._hint(request), type(exc).__name__
+                ) from exc
+            if self.limiter is not None:
+                self.limiter.observe(response.headers)
+            body = _decode(response)
+            log.debug("%s %s -> %d", request.method, request.path, response.status_code)
+            if response.is_success:
+                return body
+            error = error_from_response(
+                response.status_code,
+                body,
+                method=request.method,
+                path=request.path,
+                retry_after_header=_retry_after_header(response),
+            )
+            if isinstance(error, RateLimited):
+                if attempt >= self.max_retries:
+                    raise error
+                attempt += 1
+                delay = error.retry_after
+                if delay is None:
+                    delay = self._jitter(attempt)
+                log.info("429 on %s %s; retrying in %.2fs", request.method, request.path, delay)
+                if self.limiter is not None:
+                    self.limiter.hold(delay)  # other threads of this key wait too
+                yield Sleep(delay)
+                continue
+            server_side = response.status_code >= 500
+            if server_side and not request.resendable:
+                # A 5xx does not say whether the work started before the failure.
+                raise OutcomeUnknown(
+                    request.method, request.path, self._hint(request),
+                    f"HTTP {response.status_code}",
+                ) from error
+            retryable = (server_side or error.transient) and request.resendable
+            if retryable and attempt < self.max_retries:
+                attempt += 1
+                yield from self._backoff(request, attempt, f"HTTP {response.status_code}")
+                continue
+            raise error
+
+    # -- helpers ----------------------------------------------------------------------
+    def bind(self, value: T) -> T:
+        """Bind returned models (or a list of them) to the owning client."""
+        for item in value if isinstance(value, list) else (value,):
+            bind = getattr(item, "_bind", None)
+            if callable(bind):
+                bind(self.owner)
+        return value
+
+    def _acquire(self) -> Flow[None]:
+        if self.limiter is None:
+            return
+        while (wait := self.limiter.try_acquire()) > 0:
+            yield Sleep(wait)
+
+    def _backoff(self, request: APIRequest[Any], attempt: int, reason: str) -> Flow[None]:
+        delay = self._jitter(attempt)
+        log.info(
+            "retrying %s %s after %s in %.2fs (retry %d of %d)",
+            request.method, request.path, reason, delay, attempt, self.max_retries,
+        )
+        yield Sleep(delay)
+
+    @staticmethod
+    def _jitter(attempt: int) -> float:
+        """Full jitter: uniform in [0, min(cap, base * 2**(attempt-1))]."""
+        return random.uniform(0, min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** (attempt - 1)))
+
+    @staticmethod
+    def _hint(request: APIRequest[Any]) -> str:
+        return request.check_hint or (
+            f"read the resource back before repeating {request.method} {request.path}"
+        )
+
+    def _build(self, request: APIRequest[Any]) -> httpx.Request:
+        params = {k: v for k, v in (request.params or {}).items() if v is not None}
+        return httpx.Request(
+            request.method,
+            self.base_url + request.path,
+            params=params or None,
+            json=request.json,
+            headers={
+                "x-api-key": self.api_key.reveal(),
+                "accept": "application/json",
+                "user-agent": _USER_AGENT,
+            },
+            extensions={"timeout": self.timeout.as_dict()},
+        )
+
+
+def _decode(response: httpx.Response) -> Any:
+    if not response.content:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+def _retry_after_header(response: httpx.Response) -> float | None:
+    try:
+        return float(response.headers["retry-after"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _connection_error(exc: httpx.TransportError, request: APIRequest[Any]) -> APIConnectionError:
+    cls = APITimeoutError if isinstance(exc, httpx.TimeoutException) else APIConnectionError
+    return cls(f"{type(exc).__name__} on {request.method} {request.path}: {exc}")
+
+
+class _ClientBase:
+    """Configuration shared by both clients: key, URL, limiter, budget, price cache."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        timeout: float | httpx.Timeout,
+        max_retries: int,
+        rate_limit: float | None,
+        budget_credits: Amount | None,
+    ) -> None:
+        from rdskit.billing import Budget, PriceCache  # billing's flows import this module
+
+        key = SecretKey(resolve_api_key(api_key))
+        limiter = None if rate_limit is None else shared_limiter(key.digest, rate_limit)
+        self._core = HTTPCore(
+            owner=self,
+            api_key=key,
+            base_url=resolve_base_url(base_url),
+            timeout=timeout,
+            max_retries=max_retries,
+            limiter=limiter,
+        )
+        self._budget: Budget | None = None if budget_credits is None else Budget(budget_credits)
+        self._prices: PriceCache = PriceCache()
+
+    @property
+    def base_url(self) -> str:
+        """The service root URL (request paths start with ``/v1``)."""
+        return self._core.base_url
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={self._core.api_key!r})"
+
+
+class SyncAPIClient(_ClientBase):
+    """Runs flows on an ``httpx.Client`` and returns their values.
+
+    Args:
+        api_key: the API key; default ``RDSKIT_API_KEY``. It is never shown in any output.
+        base_url: the service root (request paths are ``/v1/...`` under it); default
+            ``RDSKIT_BASE_URL``.
+        timeout: seconds (or an ``httpx.Timeout``) per request.
+        max_retries: how many times a call may be retried (see the module docstring).
+        rate_limit: requests per second for this key, shared process-wide; None turns the
+            client-side limiter off.
+        budget_credits: refuse paid calls whose estimate exceeds what remains of it.
+        http_client: an httpx client to send with (left open by ``close()``).
+        transport: a transport for the client's own httpx client (``httpx.MockTransport``
+            in tests).
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        rate_limit: float | None = DEFAULT_RATE,
+        budget_credits: Amount | None = None,
+        http_client: httpx.Client | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
+            rate_limit=rate_limit, budget_credits=budget_credits,
+        )
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(transport=transport)
+        self._sleep: Callable[[float], None] = time.sleep
+
+    def _run(self, flow: Flow[T]) -> T:
+        """Drive ``flow`` to its value."""
+        reply: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                step = flow.send(reply) if error is None else flow.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            reply, error = None, None
+            if isinstance(step, Sleep):
+                self._sleep(step.seconds)
+                continue
+            try:
+                reply = self._http.send(step.request)
+            except httpx.TransportError as exc:
+                error = exc
+
+    def _request(self, request: APIRequest[T]) -> T:
+        return self._run(self._core.call(request))
+
+    def _paginate(self, request: APIRequest[T]) -> SyncPage[T]:
+        return SyncPage(self, request, self._run(self._core.call_page(request)))
+
+    def close(self) -> None:
+        """Close the HTTP connections (not those of an ``http_client`` you passed in)."""
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class AsyncAPIClient(_ClientBase):
+    """Runs flows on an ``httpx.AsyncClient``; every call returns an awaitable.
+
+    Arguments as :class:`SyncAPIClient`, with ``httpx.AsyncClient`` / an async transport.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        rate_limit: float | None = DEFAULT_RATE,
+        budget_credits: Amount | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
+            rate_limit=rate_limit, budget_credits=budget_credits,
+        )
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(transport=transport)
+        self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+    async def _run(self, flow: Flow[T]) -> T:
+        """Drive ``flow`` to its value."""
+        reply: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                step = flow.send(reply) if error is None else flow.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            reply, error = None, None
+            if isinstance(step, Sleep):
+                await self._sleep(step.seconds)
+                continue
+            try:
+                reply = await self._http.send(step.request)
+            except httpx.TransportError as exc:
+                error = exc
+
+    def _request(self, request: APIRequest[T]) -> Awaitable[T]:
+        return self._run(self._core.call(request))
+
+    def _paginate(self, request: APIRequest[T]) -> AsyncPager[T]:
+        return AsyncPager(self, request)
+
+    async def close(self) -> None:
+        """Close the HTTP connections (not those of an ``http_client`` you passed in)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

@@ -1,0 +1,144 @@
+"""API key and base URL resolution, and the holder that keeps the key out of every output.
+
+The key comes from ``api_key=`` or the ``RDSKIT_API_KEY`` environment variable; the base
+URL from ``base_url=`` or ``RDSKIT_BASE_URL``. The key lives in a :class:`SecretKey`, whose
+``repr``/``str`` show a mask, so printing a client, an exception or a log record that
+holds it never reveals it.
+
+Example:
+    >>> key = SecretKey("bz_live_0123456789abcdef0123456789abcdef")
+    >>> key
+    SecretKey('bz_live_…cdef')
+    >>> key.digest[:12]
+    'dfbb150c2612'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Final, NoReturn
+
+from rdskit.errors import ConfigurationError
+
+__all__ = [
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "SecretKey",
+    "mask_key",
+    "resolve_api_key",
+    "resolve_base_url",
+]
+
+ENV_API_KEY: Final = "RDSKIT_API_KEY"
+ENV_BASE_URL: Final = "RDSKIT_BASE_URL"
+
+_KNOWN_PREFIXES = ("bz_live_", "bz_test_")
+_SHOWN_TAIL = 4
+_MIN_LENGTH_TO_SHOW_TAIL = 20  # a shorter secret would leak too large a share of itself
+
+
+def mask_key(key: str) -> str:
+    """A display form of ``key``: the known prefix and the last 4 characters at most.
+
+    Example:
+        >>> mask_key("bz_test_0123456789abcdef0123456789abcdef")
+        'bz_test_…cdef'
+        >>> mask_key("short-secret")
+        '…'
+    """
+    if len(key) < _MIN_LENGTH_TO_SHOW_TAIL:
+        return "…"
+    prefix = next((p for p in _KNOWN_PREFIXES if key.startswith(p)), "")
+    return f"{prefix}…{key[-_SHOWN_TAIL:]}"
+
+
+class SecretKey:
+    """An API key whose ``repr``/``str`` are masked; ``reveal()`` gives the raw value.
+
+    The raw value is only read to build the ``x-api-key`` header.
+
+    Example:
+        >>> f"{SecretKey('bz_live_0123456789abcdef0123456789abcdef')}"
+        'bz_live_…cdef'
+    """
+
+    __slots__ = ("_digest", "_value")
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+        self._digest = hashlib.sha256(value.encode()).hexdigest()
+
+    def reveal(self) -> str:
+        """The raw key, for the ``x-api-key`` header only."""
+        return self._value
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 hex digest of the key (the service's and the rate limiter's bucket id)."""
+        return self._digest
+
+    @property
+    def masked(self) -> str:
+        """The display form (see :func:`mask_key`)."""
+        return mask_key(self._value)
+
+    def __repr__(self) -> str:
+        return f"SecretKey({self.masked!r})"
+
+    def __str__(self) -> str:
+        return self.masked
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SecretKey) and other._digest == self._digest
+
+    def __hash__(self) -> int:
+        return hash(self._digest)
+
+    def __reduce__(self) -> NoReturn:
+        # Refuse pickling: a pickle would carry the raw key to wherever it is stored.
+        raise TypeError("SecretKey cannot be pickled")
+
+
+def resolve_api_key(api_key: str | SecretKey | None = None) -> str:
+    """The raw API key from the argument or ``RDSKIT_API_KEY``.
+
+    Raises:
+        ConfigurationError: neither is set (the message says how to set it).
+
+    Example:
+        >>> resolve_api_key("bz_test_0123456789abcdef0123456789abcdef")[:8]
+        'bz_test_'
+    """
+    if isinstance(api_key, SecretKey):
+        return api_key.reveal()
+    value = (api_key if api_key is not None else os.environ.get(ENV_API_KEY, "")).strip()
+    if not value:
+        raise ConfigurationError(
+            f"no API key: pass api_key=... or set the {ENV_API_KEY} environment variable "
+            "(keys are minted in the web app under Settings, API keys)"
+        )
+    return value
+
+
+def resolve_base_url(base_url: str | None = None) -> str:
+    """The service root URL from the argument or ``RDSKIT_BASE_URL``, without ``/v1``.
+
+    Request paths start with ``/v1``, so a trailing ``/v1`` (and ``/``) is dropped.
+
+    Raises:
+        ConfigurationError: neither is set, or the value is not an http(s) URL.
+
+    Example:
+        >>> resolve_base_url("http://127.0.0.1:8000/v1/")
+        'http://127.0.0.1:8000'
+    """
+    value = (base_url if base_url is not None else os.environ.get(ENV_BASE_URL, "")).strip()
+    if not value:
+        raise ConfigurationError(
+            f"no base URL: pass base_url=... or set the {ENV_BASE_URL} environment variable "
+            "(e.g. the service's address, or a sandbox's handle.url)"
+        )
+    if not value.startswith(("http://", "https://")):
+        raise ConfigurationError(f"base URL must start with http:// or https://, got {value!r}")
+    return value.rstrip("/").removesuffix("/v1").rstrip("/")

@@ -1,0 +1,291 @@
+"""Credits in exact Decimal, cost estimates, and the client-side budget guard.
+
+Credits are a presentation of the USD wallet: ``credits = usd / credit_rate_usd``, kept at
+six decimal places. Estimates read ``GET /v1/prices`` (cached for a minute) and give the
+upper bound the service reserves before a paid call starts:
+
+=======================  ===================  ==========================================
+kind                     category             quantity
+=======================  ===================  ==========================================
+``dataset_run``          mention              ``count``
+``audience_run``         audience_profile     ``total_profile_count`` (default 300)
+``custom_parameter_run`` post_processing      ``posts``, else the dataset's mentions_count
+``pattern_detection``    post_processing      ``posts``, else the dataset's mentions_count
+``research_preview``     preview_generation   ``len(sources)`` or ``len(source_urls)``
+``tracking_trigger``     mention              the agent's ``count`` x its datasets
+=======================  ===================  ==========================================
+
+An amount the client cannot know (a null price, no ``count``) is ``None``, never zero.
+
+``Client(budget_credits=...)`` refuses a paid call before sending it when its estimate
+does not fit what remains of the budget (or cannot be computed); the estimate counts as
+spent once the call is accepted (a call whose outcome is unknown keeps it counted).
+
+Example:
+    >>> usd_to_credits("0.0196", "0.0196"), credits_to_usd(50, "0.0196")
+    (Decimal('1.000000'), Decimal('0.980000'))
+    >>> client = Client(budget_credits=500)  # doctest: +SKIP
+    >>> client.estimate("dataset_run", count=200).credits  # doctest: +SKIP
+    Decimal('200.000000')
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any, Final, TypeVar
+
+from rdskit._base_client import APIRequest, Flow, HTTPCore
+from rdskit.errors import APIConnectionError, APIError, BudgetExceeded, InvalidParameter
+from rdskit.models import Prices
+from rdskit.models._base import CREDIT_PLACES
+from rdskit.resources.account import PRICES
+from rdskit.resources.audiences import DEFAULT_PROFILE_COUNT
+from rdskit.resources.datasets import get_dataset
+from rdskit.resources.tracking import get_tracking_agent
+
+__all__ = [
+    "ESTIMATE_CATEGORIES",
+    "BillingMixin",
+    "Budget",
+    "Estimate",
+    "PriceCache",
+    "credits_to_usd",
+    "usd_to_credits",
+]
+
+T = TypeVar("T")
+
+ESTIMATE_CATEGORIES: Final[dict[str, str]] = {
+    "dataset_run": "mention",
+    "audience_run": "audience_profile",
+    "custom_parameter_run": "post_processing",
+    "pattern_detection": "post_processing",
+    "research_preview": "preview_generation",
+    "tracking_trigger": "mention",
+}
+"""Estimate kind -> the price category it is charged in."""
+
+PRICES_TTL = 60.0
+"""Seconds a ``GET /v1/prices`` answer is reused for estimates."""
+
+
+Amount = Decimal | int | float | str
+
+
+def _dec(value: Amount) -> Decimal:
+    # A float goes through its shortest repr, so 0.0196 stays 0.0196 (not 0.01959999...).
+    return Decimal(repr(value) if isinstance(value, float) else value)
+
+
+def usd_to_credits(usd: Amount, rate: Amount) -> Decimal:
+    """USD -> credits at ``rate`` USD per credit, six decimal places.
+
+    Example:
+        >>> usd_to_credits("1.96", "0.0196")
+        Decimal('100.000000')
+    """
+    return (_dec(usd) / _dec(rate)).quantize(CREDIT_PLACES, rounding=ROUND_HALF_EVEN)
+
+
+def credits_to_usd(credits: Amount, rate: Amount) -> Decimal:
+    """Credits -> USD at ``rate`` USD per credit, six decimal places.
+
+    Example:
+        >>> credits_to_usd("12000", "0.014833")
+        Decimal('177.996000')
+    """
+    return (_dec(credits) * _dec(rate)).quantize(CREDIT_PLACES, rounding=ROUND_HALF_EVEN)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The upper-bound cost of a paid call; ``None`` means unknown (never zero).
+
+    Example:
+        >>> estimate = Estimate("dataset_run", "mention", 50, Decimal("0.98"), Decimal("50"))
+        >>> estimate.credits, estimate.usd
+        (Decimal('50'), Decimal('0.98'))
+    """
+
+    kind: str
+    category: str
+    quantity: int | None
+    usd: Decimal | None
+    credits: Decimal | None
+    reason: str | None = None  # why an amount is unknown
+
+    @classmethod
+    def from_prices(
+        cls, kind: str, quantity: int | None, prices: Prices, reason: str | None = None
+    ) -> Estimate:
+        """Price ``quantity`` units of ``kind`` with a ``GET /v1/prices`` answer."""
+        category = ESTIMATE_CATEGORIES[kind]
+        if quantity is None:
+            return cls(kind, category, None, None, None, reason)
+        unit_credits = (prices.prices_credits or {}).get(category)
+        unit_usd = (prices.prices or {}).get(category)
+        credits = None if unit_credits is None else unit_credits * quantity
+        usd = None if unit_usd is None else unit_usd * quantity
+        rate = prices.billing.credit_rate_usd if prices.billing else None
+        if rate:  # one side missing: derive it at the account's rate
+            if credits is None and usd is not None:
+                credits = usd_to_credits(usd, rate)
+            if usd is None and credits is not None:
+                usd = credits_to_usd(credits, rate)
+        if credits is None:
+            reason = reason or (
+                f"the service shows no {category} price in credits, nor a USD price and "
+                "credit rate to derive one"
+            )
+        return cls(kind, category, quantity, usd, credits, reason)
+
+
+class Budget:
+    """Credits this client may still commit to paid calls (thread-safe).
+
+    Example:
+        >>> budget = Budget(100)
+        >>> budget.reserve(Estimate("dataset_run", "mention", 60, None, Decimal(60)))
+        >>> budget.remaining
+        Decimal('40')
+    """
+
+    def __init__(self, credits: Amount) -> None:
+        self.total = _dec(credits)
+        if self.total < 0:
+            raise InvalidParameter("budget_credits", f"must be >= 0, got {self.total}")
+        self.spent = Decimal(0)
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> Decimal:
+        """Credits not yet committed."""
+        return self.total - self.spent
+
+    def reserve(self, estimate: Estimate) -> None:
+        """Count ``estimate`` as spent, or raise :class:`BudgetExceeded` without counting."""
+        with self._lock:
+            if estimate.credits is None:
+                raise BudgetExceeded(
+                    estimate.kind, None, self.remaining,
+                    f"a budget needs a known estimate: {estimate.reason or 'no price'}",
+                )
+            if estimate.credits > self.remaining:
+                raise BudgetExceeded(
+                    estimate.kind, estimate.credits, self.remaining,
+                    "the estimate is more than what remains",
+                )
+            self.spent += estimate.credits
+
+    def release(self, estimate: Estimate) -> None:
+        """Give back a reservation whose call was refused (nothing started)."""
+        with self._lock:
+            self.spent -= estimate.credits or 0
+
+    def __repr__(self) -> str:
+        return f"Budget(total={self.total}, remaining={self.remaining})"
+
+
+class PriceCache:
+    """The last ``GET /v1/prices`` answer, reused for :data:`PRICES_TTL` seconds."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._prices: Prices | None = None
+        self._fetched_at = 0.0
+        self._lock = threading.Lock()
+
+    def get(self, client: Any) -> Flow[Prices]:
+        """Flow: the cached prices, fetched through ``client`` when stale."""
+        with self._lock:
+            if self._prices is not None and self._clock() - self._fetched_at < PRICES_TTL:
+                return self._prices
+        prices = yield from client._core.call(PRICES)
+        self.put(prices)
+        return prices
+
+    def put(self, prices: Prices) -> None:
+        """Remember a fresh answer."""
+        with self._lock:
+            self._prices, self._fetched_at = prices, self._clock()
+
+
+class BillingMixin:
+    """``client.estimate(...)`` and the budget guard around paid calls (both clients)."""
+
+    _budget: Budget | None
+    _prices: PriceCache
+    _core: HTTPCore
+    _run: Callable[[Flow[Any]], Any]
+
+    @property
+    def budget(self) -> Budget | None:
+        """The client's budget (``budget_credits=``), or None when unlimited."""
+        return self._budget
+
+    def estimate(self, kind: str, **params: Any) -> Estimate:
+        """The upper-bound cost of a paid call, in USD and credits (see the module table).
+
+        Example:
+            >>> client.estimate("audience_run", total_profile_count=500).credits  # doctest: +SKIP
+            Decimal('1500.000000')
+            >>> cost = client.estimate("pattern_detection", dataset_id="ds_1")  # doctest: +SKIP
+            >>> cost.quantity  # the dataset's mentions_count  # doctest: +SKIP
+            120
+        """
+        return self._run(_estimate(self, kind, params))
+
+    def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]:
+        """Flow of a paid call: refused before sending when it does not fit the budget."""
+        if self._budget is None:
+            return (yield from self._core.call(request))
+        estimate = yield from _estimate(self, kind, params)
+        self._budget.reserve(estimate)
+        try:
+            return (yield from self._core.call(request))
+        except (APIError, APIConnectionError):
+            self._budget.release(estimate)  # the service refused it or never got it
+            raise
+
+
+def _estimate(client: Any, kind: str, params: Mapping[str, Any]) -> Flow[Estimate]:
+    if kind not in ESTIMATE_CATEGORIES:
+        known = ", ".join(ESTIMATE_CATEGORIES)
+        raise InvalidParameter("kind", f"must be one of {known}; got {kind!r}")
+    quantity, reason = yield from _quantity(client, kind, params)
+    prices = yield from client._prices.get(client)
+    return Estimate.from_prices(kind, quantity, prices, reason)
+
+
+def _quantity(
+    client: Any, kind: str, params: Mapping[str, Any]
+) -> Flow[tuple[int | None, str | None]]:
+    """How many units ``kind`` reserves, or (None, why it is unknown)."""
+    if kind == "dataset_run":
+        count = params.get("count")
+        return (count, None) if count is not None else (None, "pass count= to bound the run")
+    if kind == "audience_run":
+        return params.get("total_profile_count") or DEFAULT_PROFILE_COUNT, None
+    if kind == "research_preview":
+        units = params.get("sources") or params.get("source_urls")
+        return (len(units), None) if units else (None, "pass sources= or source_urls=")
+    if kind == "tracking_trigger":
+        if params.get("agent_id") is None:
+            return None, "pass agent_id="
+        agent = yield from client._core.call(get_tracking_agent(params["agent_id"]))
+        if agent.count is None or not agent.dataset_ids:
+            return None, "the agent shows no count or datasets"
+        return agent.count * len(agent.dataset_ids), None
+    # custom_parameter_run, pattern_detection: posts in the dataset
+    if params.get("posts") is not None:
+        return params["posts"], None
+    if params.get("dataset_id") is None:
+        return None, "pass posts= or dataset_id="
+    dataset = yield from client._core.call(get_dataset(params["dataset_id"]))
+    if dataset.mentions_count is None:
+        return None, "the dataset shows no mentions_count"
+    return dataset.mentions_count, None

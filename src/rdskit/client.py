@@ -1,0 +1,115 @@
+"""``rdskit.Client`` and ``rdskit.AsyncClient``: the resources over one HTTP core.
+
+Both clients are assembled from the same parts: the resource classes of
+``rdskit.resources`` and the top-level calls (``ask``, ``me``, ``usage_history``,
+``prices``, ``estimate``, ``wait``) are written once; :class:`Client` runs each call and
+returns its value, :class:`AsyncClient` returns an awaitable (and list calls an
+``AsyncPager`` for ``async for``).
+
+Example:
+    >>> import rdskit
+    >>> with rdskit.Client() as client:  # RDSKIT_API_KEY and RDSKIT_BASE_URL  # doctest: +SKIP
+    ...     ds = client.datasets.create("Oat milk")
+    ...     run = client.datasets.runs.create(ds.id, search_query={"type": "prompt",
+    ...         "sources": ["reddit"], "search_query": "oat milk"}, count=50).wait()
+    >>> async with rdskit.AsyncClient() as aclient:  # doctest: +SKIP
+    ...     ds = await aclient.datasets.get("ds_1")
+    ...     async for mention in aclient.mentions.list(dataset_ids=[ds.id]):
+    ...         print(mention.title)
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from rdskit._base_client import AsyncAPIClient, SyncAPIClient
+from rdskit.billing import BillingMixin
+from rdskit.resources.account import AccountMixin
+from rdskit.resources.audiences import AudienceDatasets, AudienceProfiles
+from rdskit.resources.chats import AskMixin, Chats
+from rdskit.resources.custom_parameters import CustomParameters
+from rdskit.resources.datasets import Datasets
+from rdskit.resources.mentions import Mentions
+from rdskit.resources.patterns import PatternDetections, Patterns
+from rdskit.resources.research_previews import ResearchPreviews
+from rdskit.resources.tracking import TrackingAgents
+from rdskit.waiting import WaitingMixin
+
+__all__ = ["AsyncClient", "Client"]
+
+
+class _Service(AccountMixin, AskMixin, BillingMixin, WaitingMixin):
+    """The service's surface, shared by both clients: resources and top-level calls."""
+
+    @cached_property
+    def datasets(self) -> Datasets:
+        """Datasets and their collection runs (``.runs``)."""
+        return Datasets(self)
+
+    @cached_property
+    def audience_datasets(self) -> AudienceDatasets:
+        """Audience datasets and their profiling runs (``.runs``)."""
+        return AudienceDatasets(self)
+
+    @cached_property
+    def audience_profiles(self) -> AudienceProfiles:
+        """Collected audience profiles (free queries)."""
+        return AudienceProfiles(self)
+
+    @cached_property
+    def mentions(self) -> Mentions:
+        """Collected posts (free queries and lookups)."""
+        return Mentions(self)
+
+    @cached_property
+    def custom_parameters(self) -> CustomParameters:
+        """Extraction rules and their runs (``.runs``)."""
+        return CustomParameters(self)
+
+    @cached_property
+    def tracking_agents(self) -> TrackingAgents:
+        """Scheduled re-collection with alert messages."""
+        return TrackingAgents(self)
+
+    @cached_property
+    def chats(self) -> Chats:
+        """The seat's assistant conversations (``client.ask`` starts them)."""
+        return Chats(self)
+
+    @cached_property
+    def pattern_detections(self) -> PatternDetections:
+        """Pattern detection runs over datasets."""
+        return PatternDetections(self)
+
+    @cached_property
+    def patterns(self) -> Patterns:
+        """Detected patterns and their items."""
+        return Patterns(self)
+
+    @cached_property
+    def research_previews(self) -> ResearchPreviews:
+        """Paid samples of what a search would collect."""
+        return ResearchPreviews(self)
+
+
+class Client(_Service, SyncAPIClient):
+    """The blocking client; see :class:`~rdskit._base_client.SyncAPIClient` for arguments.
+
+    Example:
+        >>> client = Client("bz_test_0123456789abcdef0123456789abcdef",
+        ...                 base_url="http://127.0.0.1:8000")
+        >>> client
+        Client(base_url='http://127.0.0.1:8000', api_key=SecretKey('bz_test_…cdef'))
+        >>> client.close()
+    """
+
+
+class AsyncClient(_Service, AsyncAPIClient):
+    """The asyncio client: the same arguments and resources as :class:`Client`, but every
+    call returns an awaitable and list calls return an ``AsyncPager``.
+
+    Example:
+        >>> async def main() -> None:
+        ...     async with AsyncClient() as client:
+        ...         print((await client.me()).email)
+    """

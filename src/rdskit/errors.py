@@ -1,0 +1,515 @@
+"""Every exception rdskit raises, rooted at :class:`RdsError`.
+
+Service errors are :class:`APIError` subclasses chosen by the body's ``error_code`` (the
+stable machine identifier; the prose in ``detail`` is never parsed). Each code of the
+spec has its own class, registered in :data:`ERROR_CODES` and grouped under a family:
+
+- :class:`Unauthorized` (401), :class:`NotFound` (404 and ``*_not_found``),
+  :class:`InsufficientCredits` (402), :class:`Conflict` (409, ``*_in_flight``,
+  ``*_in_progress``), :class:`RateLimited` (429), :class:`ValidationError` (422),
+  :class:`ServerError` (5xx).
+
+A code the spec does not list raises its family class (by code suffix, then HTTP status),
+or plain :class:`APIError`, carrying the code. No message here ever contains the API key:
+errors are built from the response body, the method and the path only.
+
+Example:
+    >>> import rdskit
+    >>> try:  # doctest: +SKIP
+    ...     client.datasets.get("ds_missing")
+    ... except rdskit.errors.DatasetNotFound as exc:
+    ...     print(exc.status_code, exc.error_code)
+    404 dataset_not_found
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any, ClassVar
+
+__all__ = [
+    "ERROR_CODES",
+    "AIAssistantTimeout",
+    "AIAssistantUnavailable",
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AudienceDatasetNotFound",
+    "AudienceDatasetRunAlreadyInFlight",
+    "BudgetExceeded",
+    "ChatNotFound",
+    "CollectionContentTypeMismatch",
+    "ConfigurationError",
+    "Conflict",
+    "CustomParameterDuplicateName",
+    "CustomParameterEmptyName",
+    "CustomParameterLimitExceeded",
+    "CustomParameterNotFound",
+    "CustomParameterRunInFlight",
+    "DatasetHasNoQueries",
+    "DatasetNotFound",
+    "DateFilterUnavailable",
+    "InsufficientCredits",
+    "InsufficientCreditsAsk",
+    "InsufficientCreditsAudienceDatasetRun",
+    "InsufficientCreditsContentAnalysis",
+    "InsufficientCreditsDatasetRun",
+    "InsufficientCreditsGeneric",
+    "InsufficientCreditsPatternDetection",
+    "InsufficientCreditsResearchPreview",
+    "InvalidCursor",
+    "InvalidParameter",
+    "NotFound",
+    "NothingToAnalyze",
+    "OutcomeUnknown",
+    "PatternDetectionRunNotFound",
+    "RateLimited",
+    "RdsError",
+    "ResourceNotFound",
+    "RunFailed",
+    "ServerError",
+    "SourceDatasetHasNoCompletedRun",
+    "SourceUnavailable",
+    "TooManyRequests",
+    "TrackingAgentLimitReached",
+    "TrackingAgentRunInProgress",
+    "Unauthorized",
+    "ValidationError",
+    "WaitTimeout",
+    "error_class",
+    "error_from_response",
+]
+
+ERROR_CODES: dict[str, type[APIError]] = {}
+"""Spec ``error_code`` -> the exception class raised for it."""
+
+
+class RdsError(Exception):
+    """Root of every rdskit exception."""
+
+
+class ConfigurationError(RdsError):
+    """The client cannot be built: a missing API key or base URL, or a bad option."""
+
+
+class InvalidParameter(RdsError, ValueError):
+    """A request parameter is invalid; raised before any request is sent.
+
+    ``field`` names the parameter (dotted for nested values, e.g. ``search_query.sources``).
+
+    Example:
+        >>> str(InvalidParameter("limit", "must be between 1 and 100, got 500"))
+        'limit: must be between 1 and 100, got 500'
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class APIConnectionError(RdsError):
+    """The service could not be reached, or the connection broke before a response."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out (connect, read, write or pool)."""
+
+
+class OutcomeUnknown(RdsError):
+    """A paid or state-changing call may have reached the service, but no answer came back.
+
+    It was not retried (a retry could start and charge the work twice). ``hint`` says how
+    to find out whether it happened; ``__cause__`` is the underlying error.
+    """
+
+    def __init__(self, method: str, path: str, hint: str, reason: str) -> None:
+        super().__init__(
+            f"the outcome of {method} {path} is unknown ({reason}); it was not retried "
+            f"because it may have started paid or state-changing work. To check: {hint}"
+        )
+        self.method = method
+        self.path = path
+        self.hint = hint
+
+
+class RunFailed(RdsError):
+    """A waited-on run ended in a failed state; ``obj`` is its final state."""
+
+    def __init__(self, obj: Any, message: str) -> None:
+        super().__init__(message)
+        self.obj = obj
+
+
+class WaitTimeout(RdsError, TimeoutError):
+    """``client.wait(...)`` gave up before the run ended; ``obj`` is the last state seen."""
+
+    def __init__(self, obj: Any, message: str) -> None:
+        super().__init__(message)
+        self.obj = obj
+
+
+class BudgetExceeded(RdsError):
+    """A paid call was refused before it was sent: its estimate does not fit the budget.
+
+    ``estimate`` and ``remaining`` are credits (``estimate`` is None when it could not be
+    computed, which a budget also refuses); ``reason`` explains the refusal.
+    """
+
+    def __init__(
+        self, kind: str, estimate: Decimal | None, remaining: Decimal, reason: str
+    ) -> None:
+        shown = "unknown" if estimate is None else f"{estimate} credits"
+        super().__init__(
+            f"{kind} refused by the client budget: estimate {shown}, "
+            f"{remaining} credits remaining ({reason})"
+        )
+        self.kind = kind
+        self.estimate = estimate
+        self.remaining = remaining
+        self.reason = reason
+
+
+# -- service errors -----------------------------------------------------------------
+class APIError(RdsError):
+    """The service answered with an error.
+
+    Attributes: ``status_code`` (HTTP), ``error_code`` (None when the body has none),
+    ``detail`` (string, or the 402 object), ``transient``, ``body`` (the parsed JSON),
+    ``method`` and ``path`` of the request.
+    """
+
+    code: ClassVar[str | None] = None  # the error_code this class is registered for
+
+    def __init_subclass__(cls, code: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.code = code
+        if code is not None:
+            ERROR_CODES[code] = cls
+
+    def __init__(
+        self,
+        status_code: int,
+        error_code: str | None,
+        detail: Any,
+        *,
+        transient: bool = False,
+        body: Any = None,
+        method: str = "",
+        path: str = "",
+    ) -> None:
+        self.status_code = status_code
+        self.error_code = error_code
+        self.detail = detail
+        self.transient = transient
+        self.body = body
+        self.method = method
+        self.path = path
+        super().__init__(self._describe())
+
+    @property
+    def message(self) -> str:
+        """The human-readable message of the body."""
+        if isinstance(self.detail, Mapping):
+            return str(self.detail.get("message", ""))
+        return "" if self.detail is None else str(self.detail)
+
+    def _describe(self) -> str:
+        where = f" on {self.method} {self.path}" if self.method else ""
+        return f"{self.error_code or 'error'} (HTTP {self.status_code}){where}: {self.message}"
+
+
+class Unauthorized(APIError):
+    """401: the API key is missing, revoked, or not a key."""
+
+
+class NotFound(APIError):
+    """404, or any ``*_not_found`` code: absent, or owned by another account or seat."""
+
+
+class Conflict(APIError):
+    """409, or any ``*_in_flight`` / ``*_in_progress`` code: another run is active."""
+
+
+class ServerError(APIError):
+    """5xx: the service failed."""
+
+
+class InsufficientCredits(APIError):
+    """402: the balance cannot fund the reservation; nothing started.
+
+    ``required`` / ``available`` are USD (the wire's canonical amounts);
+    ``required_credits`` / ``available_credits`` are credits when the service returned
+    them, else None. ``top_up_url`` links to the top-up page.
+    """
+
+    def __init__(self, status_code: int, error_code: str | None, detail: Any, **kw: Any) -> None:
+        fields = detail if isinstance(detail, Mapping) else {}
+        self.required = _decimal_or_none(fields.get("required"))
+        self.available = _decimal_or_none(fields.get("available"))
+        self.required_credits = _decimal_or_none(fields.get("required_credits"))
+        self.available_credits = _decimal_or_none(fields.get("available_credits"))
+        self.top_up_url: str | None = fields.get("top_up_url")
+        super().__init__(status_code, error_code, detail, **kw)
+
+    def _describe(self) -> str:
+        amounts = []
+        if self.required is not None or self.available is not None:
+            amounts.append(f"required {self.required} USD, available {self.available} USD")
+        if self.required_credits is not None or self.available_credits is not None:
+            amounts.append(
+                f"required {self.required_credits} credits, "
+                f"available {self.available_credits} credits"
+            )
+        suffix = f" ({'; '.join(amounts)})" if amounts else ""
+        return super()._describe() + suffix
+
+
+class RateLimited(APIError):
+    """429: over the per-key rate. ``retry_after`` is the server's wait in seconds."""
+
+    def __init__(
+        self, status_code: int, error_code: str | None, detail: Any, *,
+        retry_after: float | None = None, **kw: Any,
+    ) -> None:
+        self.retry_after = retry_after
+        super().__init__(status_code, error_code, detail, **kw)
+
+
+class ValidationError(APIError, ValueError):
+    """422: the service rejected the request body or query.
+
+    ``errors`` is the list of ``{loc, msg, type}`` issues; ``str()`` names each field.
+    """
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """The ``{loc, msg, type}`` issues of the 422 body."""
+        return [issue for issue in self.detail if isinstance(issue, Mapping)] if isinstance(
+            self.detail, list
+        ) else []
+
+    @property
+    def message(self) -> str:
+        issues = self.errors
+        if not issues:
+            return super().message
+        return "; ".join(
+            f"{'.'.join(str(part) for part in issue.get('loc', ()))}: {issue.get('msg', '')}"
+            for issue in issues
+        )
+
+
+# -- one class per spec error_code --------------------------------------------------
+class DatasetNotFound(NotFound, code="dataset_not_found"):
+    """The dataset is absent (or another account's)."""
+
+
+class AudienceDatasetNotFound(NotFound, code="audience_dataset_not_found"):
+    """The audience dataset is absent."""
+
+
+class CustomParameterNotFound(NotFound, code="custom_parameter_not_found"):
+    """The custom parameter is absent."""
+
+
+class PatternDetectionRunNotFound(NotFound, code="pattern_detection_run_not_found"):
+    """The pattern detection run is absent."""
+
+
+class ChatNotFound(NotFound, code="chat_not_found"):
+    """The chat is absent or was created by another seat."""
+
+
+class ResourceNotFound(NotFound, code="not_found"):
+    """``not_found``: a tracking agent (or a dataset it references) is absent."""
+
+
+class SourceDatasetHasNoCompletedRun(APIError, code="source_dataset_has_no_completed_run"):
+    """An audience run targets a dataset with no completed run."""
+
+
+class InsufficientCreditsDatasetRun(InsufficientCredits, code="insufficient_credits_dataset_run"):
+    """The balance cannot fund a dataset run."""
+
+
+class InsufficientCreditsAudienceDatasetRun(
+    InsufficientCredits, code="insufficient_credits_audience_dataset_run"
+):
+    """The balance cannot fund an audience run."""
+
+
+class InsufficientCreditsContentAnalysis(
+    InsufficientCredits, code="insufficient_credits_content_analysis"
+):
+    """The balance cannot fund a custom parameter run."""
+
+
+class InsufficientCreditsPatternDetection(
+    InsufficientCredits, code="insufficient_credits_pattern_detection"
+):
+    """The balance cannot fund a pattern detection."""
+
+
+class InsufficientCreditsResearchPreview(
+    InsufficientCredits, code="insufficient_credits_research_preview"
+):
+    """The balance cannot fund a research preview."""
+
+
+class InsufficientCreditsGeneric(InsufficientCredits, code="insufficient_credits"):
+    """The generic 402 (e.g. a tracking agent trigger)."""
+
+
+class InsufficientCreditsAsk(InsufficientCredits, code="insufficient_credits_ask"):
+    """Ask with an already-spent balance: no turn and no charge."""
+
+
+class AudienceDatasetRunAlreadyInFlight(Conflict, code="audience_dataset_run_already_in_flight"):
+    """Another run of the audience dataset is pending or working."""
+
+
+class CustomParameterRunInFlight(Conflict, code="custom_parameter_run_in_flight"):
+    """A run of the custom parameter is already active."""
+
+
+class TrackingAgentRunInProgress(Conflict, code="tracking_agent_run_in_progress"):
+    """A trigger arrived while the agent's cycle runs."""
+
+
+class CustomParameterLimitExceeded(APIError, code="custom_parameter_limit_exceeded"):
+    """The account's custom parameter quota is reached."""
+
+
+class CustomParameterDuplicateName(APIError, code="custom_parameter_duplicate_name"):
+    """The custom parameter name is already used in the account."""
+
+
+class CustomParameterEmptyName(APIError, code="custom_parameter_empty_name"):
+    """The custom parameter name is empty."""
+
+
+class NothingToAnalyze(APIError, code="nothing_to_analyze"):
+    """The run's scope has nothing to process."""
+
+
+class CollectionContentTypeMismatch(APIError, code="collection_content_type_mismatch"):
+    """The run input does not match the dataset's content type."""
+
+
+class DateFilterUnavailable(APIError, code="date_filter_unavailable"):
+    """The plan does not allow this date range."""
+
+
+class TrackingAgentLimitReached(APIError, code="tracking_agent_limit_reached"):
+    """The account's tracking agent quota is reached."""
+
+
+class DatasetHasNoQueries(APIError, code="dataset_has_no_queries"):
+    """A trigger on a dataset with no search queries."""
+
+
+class InvalidCursor(APIError, code="invalid_cursor"):
+    """The cursor is malformed or comes from a different sort."""
+
+
+class AIAssistantUnavailable(APIError, code="ai_assistant_unavailable"):
+    """The assistant is unavailable."""
+
+
+class AIAssistantTimeout(APIError, code="ai_assistant_timeout"):
+    """The assistant timed out."""
+
+
+class SourceUnavailable(APIError, code="source_unavailable"):
+    """A requested source cannot be searched."""
+
+
+class TooManyRequests(RateLimited, code="too_many_requests"):
+    """429 ``too_many_requests``: over 5 requests per second for this key."""
+
+
+_BY_STATUS: dict[int, type[APIError]] = {
+    401: Unauthorized,
+    402: InsufficientCredits,
+    404: NotFound,
+    409: Conflict,
+    422: ValidationError,
+    429: RateLimited,
+}
+
+
+def error_class(error_code: str | None, status_code: int) -> type[APIError]:
+    """The class raised for ``error_code`` (registered, else by suffix, else by status).
+
+    Example:
+        >>> error_class("dataset_not_found", 404).__name__
+        'DatasetNotFound'
+        >>> error_class("brand_new_not_found", 400).__name__, error_class("brand_new", 503).__name__
+        ('NotFound', 'ServerError')
+    """
+    if error_code in ERROR_CODES:
+        return ERROR_CODES[error_code]
+    if error_code:
+        if error_code.endswith("_not_found"):
+            return NotFound
+        if error_code.endswith(("_in_flight", "_in_progress")):
+            return Conflict
+        if error_code.startswith("insufficient_credits"):
+            return InsufficientCredits
+    if status_code >= 500:
+        return ServerError
+    return _BY_STATUS.get(status_code, APIError)
+
+
+def error_from_response(
+    status_code: int,
+    body: Any,
+    *,
+    method: str,
+    path: str,
+    retry_after_header: float | None = None,
+) -> APIError:
+    """Build the exception for an error response from its parsed JSON ``body``.
+
+    Example:
+        >>> body = {"status": "info", "error_code": "chat_not_found",
+        ...         "detail": "Chat ch_1 not found", "transient": False}
+        >>> exc = error_from_response(404, body, method="GET", path="/v1/chats/ch_1")
+        >>> str(exc)
+        'chat_not_found (HTTP 404) on GET /v1/chats/ch_1: Chat ch_1 not found'
+    """
+    fields = body if isinstance(body, Mapping) else {}
+    code = fields.get("error_code")
+    code = code if isinstance(code, str) else None
+    detail = fields.get("detail", body if isinstance(body, str) else None)
+    cls = error_class(code, status_code)
+    kwargs: dict[str, Any] = {
+        "transient": bool(fields.get("transient", False)),
+        "body": body,
+        "method": method,
+        "path": path,
+    }
+    if issubclass(cls, RateLimited):
+        retry_after = _float_or_none(fields.get("retry_after_seconds"))
+        kwargs["retry_after"] = retry_after if retry_after is not None else retry_after_header
+    return cls(status_code, code, detail, **kwargs)
+
+
+def _decimal_or_none(value: Any) -> Decimal | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Decimal(repr(value) if isinstance(value, float) else str(value))
+    except InvalidOperation:
+        return None
+
+
+def _float_or_none(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None

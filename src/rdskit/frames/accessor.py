@@ -1,0 +1,433 @@
+"""The ``df.rds`` accessor: analyses, child frames, charts and Ask on rdskit frames.
+
+Every method reads only the columns it needs, so it works on filtered, sliced and
+column-selected frames; a frame missing one of them raises :class:`MissingColumnsError`
+naming it. Mentions frames get the mention analyses, audience profile frames the profile
+ones; :attr:`RdsAccessor.kind` tells which a frame is.
+
+Example:
+    >>> df = rdskit.frames.mentions_frame(mentions)  # doctest: +SKIP
+    >>> df[df.source == "tiktok"].rds.volume("W")  # doctest: +SKIP
+    >>> df.rds.top(5).rds.ask("What do these posts complain about?")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rdskit.errors import InvalidParameter, RdsError
+from rdskit.frames import _arrow
+from rdskit.frames.columns import (
+    COMMENTS,
+    CREATOR_TIERS,
+    EMOTIONS,
+    HOOKS,
+    MEDIA,
+    PARAMETERS,
+    SENTIMENT_LABELS,
+    TOPICS,
+    FrameSpec,
+)
+from rdskit.frames.keywords import count_terms
+
+if TYPE_CHECKING:
+    from rdskit.frames.plots import RdsPlots
+
+__all__ = [
+    "MAX_POST_REFS",
+    "MissingColumnsError",
+    "RdsAccessor",
+    "attach_client",
+    "origin_client",
+]
+
+MAX_POST_REFS = 50
+"""Ask takes at most 50 posts as context (``context.post_refs``)."""
+
+FOLLOWER_BINS = (0, 1_000, 10_000, 100_000, 1_000_000, np.inf)
+FOLLOWER_LABELS = ("<1k", "1k-10k", "10k-100k", "100k-1M", ">=1M")
+
+
+class MissingColumnsError(RdsError, KeyError):
+    """A ``df.rds`` method needs columns the frame does not have.
+
+    Example:
+        >>> str(MissingColumnsError("volume", ["created_at"], "mentions"))
+        "df.rds.volume() needs the column 'created_at', missing from this mentions frame"
+    """
+
+    def __init__(self, method: str, missing: list[str], kind: str) -> None:
+        names = ", ".join(repr(c) for c in missing)
+        plural = "s" if len(missing) > 1 else ""
+        self.method, self.missing = method, missing
+        super().__init__(
+            f"df.rds.{method}() needs the column{plural} {names}, missing from this {kind} frame"
+        )
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+# --- the client a frame came from ---------------------------------------------------------
+
+# attrs must stay JSON-serialisable (pandas deep-copies them and writes them into parquet
+# metadata), so a frame holds a token and the client lives here while it is alive.
+_CLIENTS: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+
+
+def attach_client(frame: pd.DataFrame, client: Any) -> pd.DataFrame:
+    """Remember ``client`` as the origin of ``frame`` (used by ``df.rds.ask``)."""
+    token = f"{type(client).__name__}@{id(client):x}"
+    _CLIENTS[token] = client
+    frame.attrs.setdefault("rdskit", {})["client"] = token
+    return frame
+
+
+def origin_client(frame: pd.DataFrame) -> Any | None:
+    """The client that fetched ``frame``, if it is still alive."""
+    token = frame.attrs.get("rdskit", {}).get("client")
+    return None if token is None else _CLIENTS.get(token)
+
+
+# --- the accessor --------------------------------------------------------------------------
+
+_PROFILE_SIGNATURE = ("follower_count", "creator_tier", "username")
+
+
+@pd.api.extensions.register_dataframe_accessor("rds")
+class RdsAccessor:
+    """``df.rds``: Research Data Service analyses on mentions and profile frames."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self._df = frame
+
+    @property
+    def kind(self) -> str:
+        """``"mentions"``, ``"profiles"`` or the kind recorded by the loader (else
+        ``"unknown"``): read from ``df.attrs`` when a loader set it, else from the columns.
+
+        Example:
+            >>> pd.DataFrame({"id": ["p1"], "follower_count": [10]}).rds.kind
+            'profiles'
+        """
+        recorded = self._df.attrs.get("rdskit", {}).get("kind")
+        if recorded:
+            return str(recorded)
+        columns = set(self._df.columns)
+        if columns & set(_PROFILE_SIGNATURE) and "num_likes" not in columns:
+            return "profiles"
+        return "mentions" if {"source", "id"} <= columns else "unknown"
+
+    def _need(self, method: str, *columns: str) -> pd.DataFrame:
+        missing = [c for c in columns if c not in self._df.columns]
+        if missing:
+            raise MissingColumnsError(method, missing, self.kind)
+        return self._df
+
+    @property
+    def plot(self) -> RdsPlots:
+        """Charts: ``df.rds.plot.volume()``, ``.sentiment()``, ``.sources()``,
+        ``.emotions()``, ``.engagement()`` (each returns a matplotlib Axes)."""
+        from rdskit.frames.plots import RdsPlots
+
+        return RdsPlots(self)
+
+    # --- mentions over time ----------------------------------------------------------------
+
+    def volume(self, freq: str = "D", by: str | None = None) -> pd.Series | pd.DataFrame:
+        """Mentions per period (``freq`` is a pandas offset alias: ``"D"``, ``"W"``,
+        ``"MS"``...); with ``by``, one column per value of that column. Empty periods
+        count 0; periods are labelled as ``pd.Grouper`` labels them.
+
+        Example:
+            >>> df.rds.volume("W", by="source").tail(3)  # doctest: +SKIP
+        """
+        frame = self._need("volume", "created_at", *([by] if by else []))
+        grouper = pd.Grouper(key="created_at", freq=freq)
+        counts = frame.groupby(grouper).size().rename("mentions")
+        if by is None:
+            return counts
+        table = frame.groupby([grouper, by], observed=True).size().unstack(by, fill_value=0)
+        return table.reindex(counts.index, fill_value=0)
+
+    def sentiment_over_time(self, freq: str = "W") -> pd.DataFrame:
+        """Per period: ``mentions``, mean ``sentiment_score`` and the share of analysed
+        posts whose dominant sentiment is ``negative``/``neutral``/``positive``.
+
+        Example:
+            >>> df.rds.sentiment_over_time("MS")  # doctest: +SKIP
+        """
+        frame = self._need("sentiment_over_time", "created_at", "sentiment_score", "sentiment")
+        grouper = pd.Grouper(key="created_at", freq=freq)
+        by_period = frame.groupby(grouper)
+        out = pd.DataFrame(
+            {
+                "mentions": by_period.size(),
+                "sentiment_score": by_period["sentiment_score"].mean().astype("float64"),
+            }
+        )
+        labels = (
+            frame.groupby([grouper, "sentiment"]).size().unstack("sentiment", fill_value=0)
+            .reindex(index=out.index, columns=list(SENTIMENT_LABELS), fill_value=0)
+        )
+        analysed = labels.sum(axis=1)
+        shares = labels.div(analysed.where(analysed > 0), axis=0).astype("float64")
+        return out.join(shares)
+
+    # --- rankings ----------------------------------------------------------------------------
+
+    def top(self, n: int = 10, by: str = "engagement_rate") -> pd.DataFrame:
+        """The ``n`` rows with the highest ``by`` (missing values last).
+
+        Example:
+            >>> df.rds.top(5, by="num_views")[["title", "num_views"]]  # doctest: +SKIP
+        """
+        frame = self._need("top", by)
+        return frame.sort_values(by, ascending=False, na_position="last", kind="stable").head(n)
+
+    def top_authors(self, n: int = 10) -> pd.DataFrame:
+        """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
+        and ``num_views``, mean ``engagement_rate``; ties broken by likes.
+
+        Example:
+            >>> df.rds.top_authors(3)  # doctest: +SKIP
+        """
+        frame = self._need(
+            "top_authors", "source", "author_title", "id", "num_likes", "num_views",
+            "engagement_rate",
+        )
+        out = frame.groupby(["source", "author_title"], observed=True).agg(
+            mentions=("id", "size"),
+            num_likes=("num_likes", "sum"),
+            num_views=("num_views", "sum"),
+            engagement_rate=("engagement_rate", "mean"),
+        )
+        ranked = out.sort_values(["mentions", "num_likes"], ascending=False, kind="stable")
+        return ranked.head(n).reset_index()
+
+    def share_of_voice(self, by: str = "source") -> pd.DataFrame:
+        """``mentions`` per value of ``by`` and its ``share`` of the total, largest first.
+
+        A list column (``mentioned_brands``, ``topics``...) counts each post once per
+        distinct value, and shares are of all values counted.
+
+        Example:
+            >>> df.rds.share_of_voice("mentioned_brands").head()  # doctest: +SKIP
+        """
+        counts = _value_counts(self._need("share_of_voice", by)[by])
+        out = pd.DataFrame({"mentions": counts, "share": counts / counts.sum()})
+        out.index.name = by
+        return out
+
+    def engagement(self, by: str = "source") -> pd.Series:
+        """Mean ``engagement_rate`` per value of ``by``, highest first (posts without a
+        rate are left out).
+
+        Example:
+            >>> df.rds.engagement("content_type")  # doctest: +SKIP
+        """
+        frame = self._need("engagement", by, "engagement_rate")
+        means = frame.groupby(by, observed=True)["engagement_rate"].mean().astype("float64")
+        return means.sort_values(ascending=False, kind="stable")
+
+    def emotions(self) -> pd.DataFrame:
+        """Per emotion: ``mean`` score, ``dominant`` (posts where it is the largest) and
+        ``dominant_share`` (of posts with emotions analysed).
+
+        Example:
+            >>> df.rds.emotions().sort_values("mean", ascending=False)  # doctest: +SKIP
+        """
+        columns = [f"emotion_{e}" for e in EMOTIONS]
+        frame = self._need("emotions", *columns, "dominant_emotion")
+        dominant = frame["dominant_emotion"].value_counts().reindex(EMOTIONS, fill_value=0)
+        analysed = dominant.sum()
+        return pd.DataFrame(
+            {
+                "mean": frame[columns].mean().astype("float64").to_numpy(),
+                "dominant": dominant.to_numpy(dtype="int64"),
+                "dominant_share": (dominant / analysed if analysed else dominant * np.nan)
+                .to_numpy(dtype="float64"),
+            },
+            index=pd.Index(EMOTIONS, name="emotion"),
+        )
+
+    def keywords(self, n: int = 20, ngram: int = 1) -> pd.DataFrame:
+        """The ``n`` most frequent words (``ngram=1``) or 2-/3-word phrases in titles and
+        texts, stopwords left out: ``term``, ``count``, ``posts``.
+
+        Example:
+            >>> df.rds.keywords(10, ngram=2)  # doctest: +SKIP
+        """
+        frame = self._need("keywords", "title", "text")
+        texts = (
+            frame["title"].fillna("").astype(str) + " " + frame["text"].fillna("").astype(str)
+        )
+        return count_terms(texts, n=n, ngram=ngram)
+
+    # --- child frames ------------------------------------------------------------------------
+
+    def _children(
+        self,
+        method: str,
+        column: str,
+        spec: FrameSpec,
+        extra: Callable[[pa.Array, pa.Array, pa.Array], dict[str, pa.Array]] | None = None,
+    ) -> pd.DataFrame:
+        table = _arrow.from_frame(self._need(method, "source", "id", column),
+                                  ["source", "id", column])
+        lists = table[column].combine_chunks()
+        flat, parents = pc.list_flatten(lists), pc.list_parent_indices(lists)
+        derived = {key: table[key].combine_chunks().take(parents) for key in ("source", "id")}
+        if extra is not None:
+            derived |= extra(lists, flat, parents)
+        return _arrow.to_frame(_arrow.build_table(spec, flat, derived), spec.name)
+
+    def comments(self) -> pd.DataFrame:
+        """One row per comment, with its post's ``source`` and ``id``.
+
+        Example:
+            >>> df.rds.comments().sort_values("num_likes").tail(3)  # doctest: +SKIP
+        """
+        return self._children("comments", "comments", COMMENTS)
+
+    def topics(self) -> pd.DataFrame:
+        """One row per content topic (``topic``, ``evidence``) with its post's key."""
+        return self._children("topics", "content_topics", TOPICS)
+
+    def hooks(self) -> pd.DataFrame:
+        """One row per hook (``hook_type``, ``text``) with its post's key."""
+        return self._children("hooks", "hooks", HOOKS)
+
+    def media(self) -> pd.DataFrame:
+        """One row per media object: ``position``, ``type``, the first rendition's
+        ``url``/``width``/``height`` and the number of ``versions``."""
+        return self._children("media", "media", MEDIA, _media_columns)
+
+    def parameters(self) -> pd.DataFrame:
+        """One row per custom parameter value: ``parameter_id``, ``parameter`` (its
+        name), ``value``, ``status``, ``computed_at``."""
+        return self._children("parameters", "parameters", PARAMETERS)
+
+    # --- Ask ---------------------------------------------------------------------------------
+
+    def post_refs(self) -> list[dict[str, str]]:
+        """``[{id, source}]`` of these rows: the Ask context for exactly these posts.
+
+        Example:
+            >>> pd.DataFrame({"source": ["reddit"], "id": ["t3_a"]}).rds.post_refs()
+            [{'id': 't3_a', 'source': 'reddit'}]
+        """
+        frame = self._need("post_refs", "source", "id")
+        if len(frame) > MAX_POST_REFS:
+            raise InvalidParameter(
+                "post_refs",
+                f"Ask takes at most {MAX_POST_REFS} posts as context and this frame has "
+                f"{len(frame)} rows; narrow it first, e.g. df.rds.top({MAX_POST_REFS})",
+            )
+        return [
+            {"id": str(i), "source": str(s)}
+            for s, i in zip(frame["source"], frame["id"], strict=True)
+        ]
+
+    def ask(self, question: str, client: Any = None) -> Any:
+        """Ask the assistant about exactly these posts (at most 50); returns the accepted
+        turn (``.wait()`` for the reply). Uses the client that fetched the frame unless
+        ``client`` is given.
+
+        Example:
+            >>> turn = df.rds.top(20).rds.ask("Why do these posts do so well?")  # doctest: +SKIP
+            >>> print(turn.wait().text)  # doctest: +SKIP
+        """
+        client = client if client is not None else origin_client(self._df)
+        if client is None:
+            raise RdsError(
+                "this frame has no client to ask with (it was not fetched by a client's "
+                "to_frame, or that client is gone): pass client=..."
+            )
+        return client.ask(question, post_refs=self.post_refs())
+
+    # --- audience profiles -------------------------------------------------------------------
+
+    def creator_tiers(self) -> pd.DataFrame:
+        """``profiles`` and ``share`` per creator tier, smallest tier first.
+
+        Example:
+            >>> profiles.rds.creator_tiers()  # doctest: +SKIP
+        """
+        counts = _value_counts(self._need("creator_tiers", "creator_tier")["creator_tier"])
+        order = [t for t in CREATOR_TIERS if t in counts.index]
+        counts = counts.reindex(order + [t for t in counts.index if t not in order])
+        return _shares(counts, "creator_tier")
+
+    def follower_distribution(self) -> pd.DataFrame:
+        """``profiles`` and ``share`` per follower-count band (<1k, 1k-10k, 10k-100k,
+        100k-1M, >=1M); profiles without a count are left out."""
+        followers = self._need("follower_distribution", "follower_count")["follower_count"]
+        bands = pd.cut(
+            followers.dropna().astype("float64"), FOLLOWER_BINS, right=False,
+            labels=FOLLOWER_LABELS,
+        )
+        return _shares(bands.value_counts(sort=False), "followers")
+
+    def top_interests(self, n: int = 10) -> pd.DataFrame:
+        """The ``n`` most common ``interest_clusters``: ``profiles`` having each and their
+        ``share`` of all profiles in the frame."""
+        frame = self._need("top_interests", "interest_clusters")
+        counts = _value_counts(frame["interest_clusters"]).head(n)
+        out = pd.DataFrame({"profiles": counts, "share": counts / len(frame)})
+        out.index.name = "interest"
+        return out
+
+    def verified_share(self) -> float:
+        """The share of profiles with ``is_verified`` true (profiles without the flag are
+        left out; NaN when none has it).
+
+        Example:
+            >>> pd.DataFrame({"is_verified": [True, False, False, None]}).rds.verified_share()
+            0.3333333333333333
+        """
+        flags = self._need("verified_share", "is_verified")["is_verified"].dropna()
+        return float(flags.astype(bool).mean()) if len(flags) else float("nan")
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _value_counts(values: pd.Series) -> pd.Series:
+    """Rows per value, largest first (ties by value); list columns count each row once
+    per distinct element; values no row has are left out."""
+    if isinstance(values.dtype, pd.ArrowDtype) and pa.types.is_list(values.dtype.pyarrow_dtype):
+        # Positions, not labels: a filtered frame's index may repeat.
+        exploded = values.reset_index(drop=True).explode().dropna()
+        values = exploded.reset_index().drop_duplicates().iloc[:, 1]
+    counts = values.value_counts()
+    counts = counts[counts > 0].sort_index(kind="stable")
+    return counts.sort_values(ascending=False, kind="stable").rename("count")
+
+
+def _shares(counts: pd.Series, name: str) -> pd.DataFrame:
+    total = counts.sum()
+    out = pd.DataFrame({"profiles": counts.astype("int64"), "share": counts / total})
+    out.index = pd.Index(out.index.astype(str), name=name)
+    return out
+
+
+def _media_columns(lists: pa.Array, flat: pa.Array, parents: pa.Array) -> dict[str, pa.Array]:
+    starts = _arrow.offsets(lists).to_numpy()[:-1]
+    position = np.arange(len(flat)) - starts[parents.to_numpy()]
+    versions = pc.struct_field(flat, [flat.type.get_field_index("version_list")])
+    first = _arrow.first_of(versions)
+    return {
+        "position": pa.array(position),
+        "url": pc.struct_field(first, ["url"]),
+        "width": pc.struct_field(first, ["width"]),
+        "height": pc.struct_field(first, ["height"]),
+        "versions": pc.fill_null(pc.list_value_length(versions), 0),
+    }

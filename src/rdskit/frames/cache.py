@@ -1,0 +1,135 @@
+"""The parquet cache behind ``client.mentions.to_frame(..., cache=True)``.
+
+One parquet file per (account, query) under :func:`cache_dir` (``RDSKIT_CACHE_DIR`` or
+the user cache directory), named by a hash of the account id (from ``client.me()``) and
+the normalised query: page size, cursor and sort do not change which mentions match, so
+they are left out of the key.
+
+A refresh asks for the mentions newest first by ``dataset_run_at`` (when each post
+entered the account's datasets) and stops at the first one already cached, so only
+newly collected posts are fetched, including old posts a new run picked up (sorting by
+``created_at`` would miss those). The new rows are merged over the cached ones and
+deduplicated on ``(source, id)`` (the fresh copy wins), then sorted as the query asked.
+
+Example:
+    >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
+    >>> # ... a new run completes; the next call fetches only its new posts:
+    >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from rdskit.frames import _arrow
+from rdskit.frames.columns import MENTIONS
+from rdskit.frames.fetch import mention_pages
+from rdskit.frames.mentions import mentions_table
+from rdskit.models import MentionsQuery
+
+__all__ = ["CACHE_ENV", "cache_dir", "cache_path", "cached_mentions", "query_key"]
+
+CACHE_ENV = "RDSKIT_CACHE_DIR"
+"""Environment variable overriding the cache directory."""
+
+_NOT_IN_KEY = ("sort", "order", "limit", "cursor")
+_UNORDERED = ("dataset_ids", "sources", "parameter_ids")
+
+# The frame column each mentions sort orders by.
+SORT_COLUMNS = {
+    "date": "created_at",
+    "likes": "num_likes",
+    "engagement_rate": "engagement_rate",
+    "views": "num_views",
+    "comments": "num_comments",
+    "shares": "num_shares",
+    "sentiment_score": "sentiment_score",
+    "dataset_run_at": "dataset_run_at",
+}
+
+
+def cache_dir() -> Path:
+    """Where cached frames live: ``$RDSKIT_CACHE_DIR`` or the platform's user cache dir.
+
+    Example:
+        >>> cache_dir().is_absolute()
+        True
+    """
+    return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("rdskit", "rdskit"))
+
+
+def query_key(account_id: str, query: Mapping[str, Any]) -> str:
+    """A stable hash of the account and the query's matching criteria.
+
+    Example:
+        >>> query_key("acc_1", {"dataset_ids": ["b", "a"], "sort": "likes"}) == query_key(
+        ...     "acc_1", {"dataset_ids": ["a", "b"], "limit": 50})
+        True
+    """
+    wire = MentionsQuery.model_validate(dict(query)).to_wire()
+    normal = {k: sorted(v) if k in _UNORDERED else v for k, v in wire.items()
+              if k not in _NOT_IN_KEY}
+    text = json.dumps({"account": account_id, "query": normal}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def cache_path(account_id: str, query: Mapping[str, Any]) -> Path:
+    """The cache file of ``query`` for ``account_id``."""
+    return cache_dir() / "mentions" / f"{query_key(account_id, query)}.parquet"
+
+
+def _newer(client: Any, query: Mapping[str, Any], cached: pa.Table | None) -> list[Any]:
+    """Mentions collected after the newest cached one (all of them without a cache)."""
+    fetch = {**query, "sort": "dataset_run_at", "order": "desc"}
+    watermark: datetime | None = None
+    known: set[tuple[str, str]] = set()
+    if cached is not None and cached.num_rows:
+        watermark = pc.max(cached["dataset_run_at"]).as_py()
+        known = set(zip(cached["source"].to_pylist(), cached["id"].to_pylist(), strict=True))
+    fresh = []
+    for page in mention_pages(client, fetch):
+        for mention in page:
+            seen = mention.dataset_run_at
+            # Posts of one run share a timestamp: stop at the first one already cached.
+            if watermark is not None and seen is not None and (
+                seen < watermark or (seen == watermark and (mention.source, mention.id) in known)
+            ):
+                return fresh
+            fresh.append(mention)
+    return fresh
+
+
+def _sorted(table: pa.Table, query: Mapping[str, Any]) -> pa.Table:
+    column = SORT_COLUMNS.get(query.get("sort") or "date")
+    if column is None:
+        return table
+    order = "ascending" if query.get("order") == "asc" else "descending"
+    return table.sort_by([(column, order)])
+
+
+def cached_mentions(
+    client: Any, query: Mapping[str, Any], parameter_names: Mapping[str, str]
+) -> pa.Table:
+    """The mentions of ``query``: the cached table refreshed with what is new, saved back."""
+    path = cache_path(client.me().account_id, query)
+    cached = pq.read_table(path) if path.exists() else None
+    fresh = mentions_table(_newer(client, query, cached), parameter_names)
+    # The fresh copy of a post wins over the cached one.
+    table = _arrow.combine([fresh] if cached is None else [fresh, cached], MENTIONS,
+                           ("source", "id"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    pq.write_table(table, partial)
+    os.replace(partial, path)  # atomic: a crash never leaves a half-written cache
+    return _sorted(table, query)

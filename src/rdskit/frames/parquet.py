@@ -1,0 +1,117 @@
+"""Stream any number of mentions to partitioned parquet, and read it back.
+
+:func:`mentions_to_parquet` holds one batch of mentions at a time (``batch_rows``) and
+writes each batch as its own files under hive partitions (``source=reddit/...``), so
+memory stays bounded however many mentions match. Files of different batches may differ
+in their key-named columns (``vibe_<key>``...): :func:`read_parquet` unifies them and
+gives back the frame's exact dtypes; DuckDB (``union_by_name=true``) and Polars
+(``missing_columns="insert"``) read the same files.
+
+Example:
+    >>> n = mentions_to_parquet(client, "oat.parquet", dataset_ids=["ds_1"])  # doctest: +SKIP
+    >>> df = read_parquet("oat.parquet")  # doctest: +SKIP
+    >>> duckdb.sql("SELECT source, count(*) FROM read_parquet('oat.parquet/**/*.parquet', "
+    ...            "hive_partitioning=true, union_by_name=true) GROUP BY 1")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+from rdskit.frames import _arrow
+from rdskit.frames.columns import MENTIONS
+from rdskit.frames.fetch import mention_pages, parameter_names
+from rdskit.frames.mentions import mentions_table
+
+__all__ = ["BATCH_ROWS", "mentions_to_parquet", "read_parquet"]
+
+BATCH_ROWS = 10_000
+"""Mentions held in memory before a batch is written."""
+
+
+def _write(
+    table: pa.Table, path: Path, partition_by: Sequence[str], batch: int
+) -> None:
+    # Partition values become directory names: write them as plain strings.
+    for name in partition_by:
+        table = table.set_column(
+            table.schema.get_field_index(name), name, table[name].cast(pa.string())
+        )
+    ds.write_dataset(
+        table,
+        path,
+        format="parquet",
+        partitioning=list(partition_by) or None,
+        partitioning_flavor="hive" if partition_by else None,
+        basename_template=f"part-{batch:05d}-{{i}}.parquet",
+        # The first batch refuses to mix with files already there; later ones add theirs.
+        existing_data_behavior="error" if batch == 0 else "overwrite_or_ignore",
+    )
+
+
+def mentions_to_parquet(
+    client: Any,
+    path: str | os.PathLike[str],
+    *,
+    partition_by: Sequence[str] = ("source",),
+    batch_rows: int = BATCH_ROWS,
+    **query: Any,
+) -> int:
+    """Write every mention matching ``query`` (the arguments of ``client.mentions.list``)
+    to a parquet dataset at ``path``; returns how many were written.
+
+    ``path`` must not hold data yet. Memory holds at most ``batch_rows`` mentions (plus
+    one page); each batch becomes one file per partition value.
+
+    Example:
+        >>> mentions_to_parquet(client, "/data/oat", dataset_ids=["ds_1"],
+        ...                     batch_rows=5_000)  # doctest: +SKIP
+        48210
+    """
+    names = parameter_names(client, query.get("parameter_ids"))
+    target = Path(path)
+    written = batches = 0
+    pending: list[Any] = []
+
+    def flush() -> None:
+        nonlocal written, batches, pending
+        table = mentions_table(pending, names)
+        _write(table, target, partition_by, batches)
+        written, batches, pending = written + table.num_rows, batches + 1, []
+
+    for page in mention_pages(client, query):
+        pending += page
+        if len(pending) >= batch_rows:
+            flush()
+    if pending:
+        flush()
+    return written
+
+
+def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A mentions frame from a parquet file or a (hive-partitioned) dataset directory
+    written by rdskit: same columns, same dtypes.
+
+    Example:
+        >>> df = read_parquet("/data/oat")  # doctest: +SKIP
+        >>> df.dtypes["source"], df.dtypes["created_at"]  # doctest: +SKIP
+        (CategoricalDtype(...), datetime64[us, UTC])
+    """
+    dataset = ds.dataset(path, format="parquet", partitioning="hive")
+    # Batches may differ in key-named columns: read every file footer, not only the first.
+    files = [fragment.physical_schema for fragment in dataset.get_fragments()]
+    partitions = dataset.partitioning.schema if dataset.partitioning else pa.schema([])
+    schema = pa.unify_schemas([*files, partitions]) if files else dataset.schema
+    table = ds.dataset(path, schema=schema, format="parquet", partitioning="hive").to_table()
+    table = table.select(_arrow.order_columns(table.column_names, MENTIONS))
+    for i, name in enumerate(table.column_names):
+        if name in MENTIONS:
+            table = table.set_column(i, name, _arrow.cast(table[name], MENTIONS[name].arrow))
+    return _arrow.to_frame(table, "mentions")

@@ -1,0 +1,128 @@
+"""What every resource module shares: the base class and client-side input checks.
+
+A resource method validates its input through the request model (so a dict, a list or
+a model are all accepted and checked before any request), describes the call with an
+:class:`~rdskit._base_client.APIRequest` and hands it to its client:
+
+- ``self._client._request(req)``: one call; the value (Client) or an awaitable (AsyncClient);
+- ``self._client._paginate(req)``: a list call; ``SyncPage`` or ``AsyncPager``;
+- ``self._client._run(flow)``: a flow of several calls written as a generator
+  (``yield from self._client._core.call(req)``), e.g. a paid call behind the budget guard
+  (``self._client._guarded(kind, req, params)``).
+
+Return annotations describe :class:`~rdskit.Client`; on :class:`~rdskit.AsyncClient` the
+same methods return awaitables of those types, and list calls return ``AsyncPager``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import pydantic
+
+from rdskit.errors import InvalidParameter
+from rdskit.models import RdsModel
+
+if TYPE_CHECKING:
+    from rdskit._base_client import APIRequest, Flow, HTTPCore
+
+__all__ = ["MAX_LIMIT", "APIClient", "Resource", "check_limit", "discard", "given", "validated"]
+
+M = TypeVar("M", bound=RdsModel)
+T = TypeVar("T")
+
+MAX_LIMIT = 100
+"""Upper bound of every list ``limit`` (1..100)."""
+
+
+class APIClient(Protocol):
+    """What resources use of a client (both :class:`~rdskit.Client` and the async one)."""
+
+    _core: HTTPCore
+
+    def _run(self, flow: Flow[T]) -> Any: ...
+
+    def _request(self, request: APIRequest[T]) -> Any: ...
+
+    def _paginate(self, request: APIRequest[T]) -> Any: ...
+
+    def _guarded(
+        self, kind: str, request: APIRequest[T], params: Mapping[str, Any]
+    ) -> Flow[T]: ...
+
+
+class Resource:
+    """Base of resource classes: holds the client every call goes through."""
+
+    def __init__(self, client: APIClient) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+def given(**fields: Any) -> dict[str, Any]:
+    """The keyword arguments that were passed (not None), as a request body.
+
+    Example:
+        >>> given(name="oat", limit=None)
+        {'name': 'oat'}
+    """
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def validated(model: type[M], value: Any, field: str | None = None, *, whole: str = "request") -> M:
+    """``value`` (a model or plain dict/list) validated by ``model``, before any request.
+
+    ``field`` prefixes error locations when ``value`` is one parameter of the call;
+    ``whole`` names errors about the value as a whole (a rule across several fields).
+
+    Raises:
+        InvalidParameter: naming the offending field(s) (a ``ValueError``).
+
+    Example:
+        >>> from rdskit.models import DatasetCreate
+        >>> validated(DatasetCreate, {"name": "oat"}).name
+        'oat'
+        >>> validated(DatasetCreate, {})
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.InvalidParameter: name: Field required
+    """
+    if isinstance(value, RdsModel):
+        value = value.to_wire()  # re-checked: a model may have been built without validation
+    try:
+        return model.model_validate(value)
+    except pydantic.ValidationError as exc:
+        problems = [_describe(error, field, whole) for error in exc.errors()]
+        name, message = problems[0]
+        if len(problems) > 1:
+            message = "; ".join(f"{loc}: {msg}" for loc, msg in problems)
+        raise InvalidParameter(name, message) from None
+
+
+def _describe(error: Any, field: str | None, whole: str) -> tuple[str, str]:
+    loc = [str(part) for part in error["loc"]]
+    name = ".".join([field, *loc] if field else loc) or whole
+    # Model validators often name the field themselves; say it once.
+    return name, str(error["msg"]).removeprefix("Value error, ").removeprefix(f"{name}: ")
+
+
+def check_limit(limit: int | None) -> None:
+    """Refuse a list ``limit`` outside 1..100 before any request.
+
+    Example:
+        >>> check_limit(0)
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.InvalidParameter: limit: must be between 1 and 100, got 0
+    """
+    if limit is None:
+        return
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidParameter("limit", f"must be between 1 and {MAX_LIMIT}, got {limit!r}")
+
+
+def discard(_: Any) -> None:
+    """``cast`` of calls whose response body is not shown by the spec (deletes, actions)."""

@@ -1,0 +1,228 @@
+"""Audience datasets, audience runs and profiles: ``/v1/audience_datasets``,
+``/v1/audience_profiles``.
+
+Example:
+    >>> fans = client.audience_datasets.create("Oat milk fans")  # doctest: +SKIP
+    >>> run = client.audience_datasets.runs.create(fans.id, source_dataset_id="ds_1",
+    ...     total_profile_count=200).wait()  # doctest: +SKIP
+    >>> verified = client.audience_profiles.list(audience_dataset_ids=[fans.id],
+    ...     filters=[{"type": "is_verified", "value": True}])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rdskit._base_client import APIRequest, path
+from rdskit.models import (
+    AudienceDataset,
+    AudienceDatasetCreate,
+    AudienceDatasetUpdate,
+    AudienceProfile,
+    AudienceRun,
+    AudienceRunCreate,
+    Order,
+    ProfilesQuery,
+)
+from rdskit.pagination import SyncPage
+from rdskit.resources._resource import (
+    APIClient,
+    Resource,
+    check_limit,
+    discard,
+    given,
+    validated,
+)
+
+__all__ = [
+    "DEFAULT_PROFILE_COUNT",
+    "AudienceDatasets",
+    "AudienceProfiles",
+    "AudienceRuns",
+    "get_audience_run",
+]
+
+DEFAULT_PROFILE_COUNT: int = AudienceRunCreate.model_fields["total_profile_count"].default
+"""Profiles an audience run collects when no count is given (the service's default, 300)."""
+
+
+def get_audience_run(audience_dataset_id: str, run_id: str) -> APIRequest[AudienceRun]:
+    """``GET /v1/audience_datasets/{id}/runs/{run_id}`` (also used by ``client.wait``)."""
+    return APIRequest(
+        "GET",
+        path("/v1/audience_datasets/{}/runs/{}", audience_dataset_id, run_id),
+        cast=AudienceRun.model_validate,
+    )
+
+
+class AudienceDatasets(Resource):
+    """``client.audience_datasets``: name-only containers of profiles; ``.runs`` fills them."""
+
+    def __init__(self, client: APIClient) -> None:
+        super().__init__(client)
+        self.runs = AudienceRuns(client)
+
+    def create(self, name: str) -> AudienceDataset:
+        """Create an empty audience dataset.
+
+        Example:
+            >>> client.audience_datasets.create("fans").id  # doctest: +SKIP
+            'ad_41c…'
+        """
+        body = validated(AudienceDatasetCreate, given(name=name))
+        return self._client._request(APIRequest(
+            "POST", "/v1/audience_datasets", kind="write", json=body.to_wire(),
+            cast=AudienceDataset.model_validate,
+            check_hint=f"look for {name!r} in client.audience_datasets.list() before creating "
+            "it again",
+        ))
+
+    def list(
+        self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
+    ) -> SyncPage[AudienceDataset]:
+        """Audience datasets of the account; iterate for every page.
+
+        Example:
+            >>> [ad.profile_count for ad in client.audience_datasets.list()]  # doctest: +SKIP
+            [200, 35]
+        """
+        check_limit(limit)
+        return self._client._paginate(APIRequest(
+            "GET", "/v1/audience_datasets", params=given(limit=limit, cursor=cursor, order=order),
+            cast=AudienceDataset.model_validate,
+        ))
+
+    def get(self, audience_dataset_id: str) -> AudienceDataset:
+        """One audience dataset with its ``profile_count``.
+
+        Example:
+            >>> client.audience_datasets.get("ad_1").profile_count  # doctest: +SKIP
+            200
+        """
+        return self._client._request(APIRequest(
+            "GET", path("/v1/audience_datasets/{}", audience_dataset_id),
+            cast=AudienceDataset.model_validate,
+        ))
+
+    def update(self, audience_dataset_id: str, *, name: str) -> AudienceDataset:
+        """Rename an audience dataset.
+
+        Example:
+            >>> client.audience_datasets.update("ad_1", name="EU fans").name  # doctest: +SKIP
+            'EU fans'
+        """
+        body = validated(AudienceDatasetUpdate, given(name=name))
+        return self._client._request(APIRequest(
+            "PATCH", path("/v1/audience_datasets/{}", audience_dataset_id), kind="write",
+            json=body.to_wire(), cast=AudienceDataset.model_validate,
+            check_hint=f"read it back with client.audience_datasets.get({audience_dataset_id!r})",
+        ))
+
+    def delete(self, audience_dataset_id: str) -> None:
+        """Delete an audience dataset.
+
+        Example:
+            >>> client.audience_datasets.delete("ad_1")  # doctest: +SKIP
+        """
+        return self._client._request(APIRequest(
+            "DELETE", path("/v1/audience_datasets/{}", audience_dataset_id), kind="write",
+            cast=discard,
+            check_hint=f"client.audience_datasets.get({audience_dataset_id!r}) raises "
+            "AudienceDatasetNotFound once deleted",
+        ))
+
+
+class AudienceRuns(Resource):
+    """``client.audience_datasets.runs``: profiling runs (paid per profile, one at a time)."""
+
+    def create(
+        self,
+        audience_dataset_id: str,
+        *,
+        source_dataset_id: str,
+        total_profile_count: int = DEFAULT_PROFILE_COUNT,
+    ) -> AudienceRun:
+        """Profile the authors and commenters of a dataset (1..2000 profiles, default 300).
+
+        Only one run per audience dataset may be in flight
+        (:class:`~rdskit.errors.AudienceDatasetRunAlreadyInFlight`).
+
+        Example:
+            >>> client.audience_datasets.runs.create("ad_1", source_dataset_id="ds_1",
+            ...     total_profile_count=200).status.type  # doctest: +SKIP
+            'pending'
+        """
+        body = validated(AudienceRunCreate, given(
+            source_dataset_id=source_dataset_id, total_profile_count=total_profile_count
+        ))
+        request = APIRequest(
+            "POST", path("/v1/audience_datasets/{}/runs", audience_dataset_id), kind="paid",
+            json=body.to_wire(), cast=AudienceRun.model_validate,
+            check_hint="list the audience dataset's runs with "
+            f"client.audience_datasets.runs.list({audience_dataset_id!r}) before retrying",
+        )
+        return self._client._run(self._client._guarded(
+            "audience_run", request, {"total_profile_count": body.total_profile_count}
+        ))
+
+    def list(
+        self, audience_dataset_id: str, *, limit: int | None = None, cursor: str | None = None,
+        order: Order | None = None,
+    ) -> SyncPage[AudienceRun]:
+        """Runs of an audience dataset; iterate for every page.
+
+        Example:
+            >>> runs = client.audience_datasets.runs.list("ad_1")  # doctest: +SKIP
+            >>> [run.status.type for run in runs]  # doctest: +SKIP
+            ['completed']
+        """
+        check_limit(limit)
+        return self._client._paginate(APIRequest(
+            "GET", path("/v1/audience_datasets/{}/runs", audience_dataset_id),
+            params=given(limit=limit, cursor=cursor, order=order), cast=AudienceRun.model_validate,
+        ))
+
+    def get(self, audience_dataset_id: str, run_id: str) -> AudienceRun:
+        """One audience run with its counts.
+
+        Example:
+            >>> client.audience_datasets.runs.get("ad_1", "adr_1").profile_count  # doctest: +SKIP
+            200
+        """
+        return self._client._request(get_audience_run(audience_dataset_id, run_id))
+
+
+class AudienceProfiles(Resource):
+    """``client.audience_profiles``: query collected profiles (free)."""
+
+    def list(
+        self,
+        *,
+        audience_dataset_ids: Sequence[str] | None = None,
+        filters: Any = None,
+        sort: str | None = None,
+        order: Order | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> SyncPage[AudienceProfile]:
+        """Profiles matching ``filters`` (groups OR-ed, filters AND-ed, at most 10).
+
+        Omit ``audience_dataset_ids`` to span every audience dataset. The cursor travels in
+        the body; next pages repeat the same sort and filters.
+
+        Example:
+            >>> page = client.audience_profiles.list(filters=[{"type": "creator_tier",
+            ...     "values": ["micro"]}], sort="created_at", limit=100)  # doctest: +SKIP
+            >>> [p.username for p in page]  # doctest: +SKIP
+            ['oat_lover', ...]
+        """
+        check_limit(limit)
+        body = validated(ProfilesQuery, given(
+            audience_dataset_ids=audience_dataset_ids, filters=filters, sort=sort, order=order,
+            limit=limit, cursor=cursor,
+        ))
+        return self._client._paginate(APIRequest(
+            "POST", "/v1/audience_profiles", kind="free_post", json=body.to_wire(),
+            cast=AudienceProfile.model_validate, cursor_in="json",
+        ))

@@ -1,0 +1,111 @@
+"""The assistant: ``client.ask(...)`` (``POST /v1/ask``) and ``client.chats`` (``/v1/chats``).
+
+Example:
+    >>> turn = client.ask("How does sentiment split?", dataset_ids=["ds_1"])  # doctest: +SKIP
+    >>> reply = turn.wait()  # the completed assistant message  # doctest: +SKIP
+    >>> reply.text[:30], len(reply.references)  # doctest: +SKIP
+    ('_Based on 60 posts in dataset', 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rdskit._base_client import APIRequest, path
+from rdskit.answers import chat_message
+from rdskit.models import AskAccepted, AskRequest, Chat, ChatMessage, Order, PostRef
+from rdskit.pagination import SyncPage
+from rdskit.resources._resource import Resource, check_limit, given, validated
+
+__all__ = ["AskMixin", "Chats", "get_chat_message"]
+
+
+def get_chat_message(chat_id: str, message_id: str) -> APIRequest[ChatMessage]:
+    """``GET /v1/chats/{chat_id}/messages/{message_id}`` (also used by ``client.wait``).
+
+    An assistant row is an :class:`~rdskit.answers.Answer` (a ChatMessage with ``posts()``,
+    ``resolve()``, ``follow_up()``, ...).
+    """
+    return APIRequest(
+        "GET", path("/v1/chats/{}/messages/{}", chat_id, message_id),
+        cast=chat_message(chat_id),
+    )
+
+
+class AskMixin:
+    """``client.ask(...)``, shared by both clients."""
+
+    _request: Callable[[APIRequest[Any]], Any]
+
+    def ask(
+        self,
+        message: str,
+        *,
+        dataset_ids: Sequence[str] | None = None,
+        post_refs: Sequence[PostRef | Mapping[str, Any]] | None = None,
+        chat_id: str | None = None,
+    ) -> AskAccepted:
+        """Ask the assistant; returns the accepted turn at once (``.wait()`` gets the reply).
+
+        Without ``dataset_ids`` the assistant may use any dataset of the account; narrow
+        the question in the text. ``post_refs``: at most 50 ``{source, id}``. Pass
+        ``chat_id`` to continue a chat. Charged for inference after the reply.
+
+        Example:
+            >>> turn = client.ask("Top complaints?", dataset_ids=["ds_1"])  # doctest: +SKIP
+            >>> turn.status, turn.wait().role  # doctest: +SKIP
+            ('working', 'assistant')
+        """
+        context = given(dataset_ids=dataset_ids, post_refs=post_refs)
+        body = validated(AskRequest, given(
+            message=message, chat_id=chat_id, context=context or None
+        ))
+        if chat_id is not None:
+            hint = f"list the chat's messages with client.chats.messages({chat_id!r}, order='desc')"
+        else:
+            hint = "the turn may have opened a new chat; asking again starts another charged turn"
+        return self._request(APIRequest(
+            "POST", "/v1/ask", kind="paid", json=body.to_wire(), cast=AskAccepted.model_validate,
+            check_hint=hint,
+        ))
+
+
+class Chats(Resource):
+    """``client.chats``: the seat's conversations with the assistant (free reads)."""
+
+    def get(self, chat_id: str) -> Chat:
+        """One chat (``ChatNotFound`` for another seat's chat).
+
+        Example:
+            >>> client.chats.get("ch_1").name  # doctest: +SKIP
+            'Oat milk sentiment'
+        """
+        return self._client._request(APIRequest(
+            "GET", path("/v1/chats/{}", chat_id), cast=Chat.model_validate
+        ))
+
+    def messages(
+        self, chat_id: str, *, limit: int | None = None, cursor: str | None = None,
+        order: Order | None = None,
+    ) -> SyncPage[ChatMessage]:
+        """The chat's rows (user rows carry ``context``; assistant rows ``references``).
+
+        Example:
+            >>> [m.role for m in client.chats.messages("ch_1", order="asc")]  # doctest: +SKIP
+            ['user', 'assistant']
+        """
+        check_limit(limit)
+        return self._client._paginate(APIRequest(
+            "GET", path("/v1/chats/{}/messages", chat_id),
+            params=given(limit=limit, cursor=cursor, order=order), cast=chat_message(chat_id),
+        ))
+
+    def message(self, chat_id: str, message_id: str) -> ChatMessage:
+        """One message; an Ask reply has ``status`` ``working`` until ``completed``.
+
+        Example:
+            >>> client.chats.message("ch_1", "msg_2").status  # doctest: +SKIP
+            'completed'
+        """
+        return self._client._request(get_chat_message(chat_id, message_id))

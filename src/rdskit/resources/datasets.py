@@ -1,0 +1,209 @@
+"""Datasets and dataset runs: ``/v1/datasets`` and ``/v1/datasets/{id}/runs``.
+
+Example:
+    >>> ds = client.datasets.create("Oat milk")  # doctest: +SKIP
+    >>> run = client.datasets.runs.create(ds.id, search_query={"type": "prompt",
+    ...     "sources": ["reddit"], "search_query": "oat milk"}, count=50)  # doctest: +SKIP
+    >>> run.wait().status.type  # doctest: +SKIP
+    'completed'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rdskit._base_client import APIRequest, path
+from rdskit.models import (
+    Dataset,
+    DatasetCreate,
+    DatasetRun,
+    DatasetRunCreate,
+    DatasetUpdate,
+    DateRange,
+    Order,
+    PromptSearchQuery,
+    UrlSearchQuery,
+)
+from rdskit.pagination import SyncPage
+from rdskit.resources._resource import (
+    APIClient,
+    Resource,
+    check_limit,
+    discard,
+    given,
+    validated,
+)
+
+__all__ = ["DatasetRuns", "Datasets", "get_dataset", "get_dataset_run", "list_dataset_runs"]
+
+
+def get_dataset(dataset_id: str) -> APIRequest[Dataset]:
+    """``GET /v1/datasets/{dataset_id}`` (also used by estimates)."""
+    return APIRequest("GET", path("/v1/datasets/{}", dataset_id), cast=Dataset.model_validate)
+
+
+def get_dataset_run(dataset_id: str, run_id: str) -> APIRequest[DatasetRun]:
+    """``GET /v1/datasets/{dataset_id}/runs/{run_id}`` (also used by ``client.wait``)."""
+    return APIRequest(
+        "GET", path("/v1/datasets/{}/runs/{}", dataset_id, run_id), cast=DatasetRun.model_validate
+    )
+
+
+def list_dataset_runs(
+    dataset_id: str, *, limit: int | None = None, cursor: str | None = None,
+    order: Order | None = None,
+) -> APIRequest[DatasetRun]:
+    """``GET /v1/datasets/{dataset_id}/runs`` (also used to follow tracking runs)."""
+    check_limit(limit)
+    return APIRequest(
+        "GET",
+        path("/v1/datasets/{}/runs", dataset_id),
+        params=given(limit=limit, cursor=cursor, order=order),
+        cast=DatasetRun.model_validate,
+    )
+
+
+class Datasets(Resource):
+    """``client.datasets``: named pools of mentions; ``.runs`` collects into them."""
+
+    def __init__(self, client: APIClient) -> None:
+        super().__init__(client)
+        self.runs = DatasetRuns(client)
+
+    def create(self, name: str) -> Dataset:
+        """Create an empty dataset (``POST /v1/datasets``).
+
+        Example:
+            >>> client.datasets.create("Oat milk").id  # doctest: +SKIP
+            'ds_8f2c…'
+        """
+        body = validated(DatasetCreate, given(name=name))
+        return self._client._request(APIRequest(
+            "POST", "/v1/datasets", kind="write", json=body.to_wire(),
+            cast=Dataset.model_validate,
+            check_hint=f"look for {name!r} in client.datasets.list() before creating it again",
+        ))
+
+    def list(
+        self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
+    ) -> SyncPage[Dataset]:
+        """Datasets of the account, newest first by default; iterate for every page.
+
+        Example:
+            >>> [ds.name for ds in client.datasets.list(limit=100)]  # doctest: +SKIP
+            ['Oat milk', ...]
+        """
+        check_limit(limit)
+        return self._client._paginate(APIRequest(
+            "GET", "/v1/datasets", params=given(limit=limit, cursor=cursor, order=order),
+            cast=Dataset.model_validate,
+        ))
+
+    def get(self, dataset_id: str) -> Dataset:
+        """One dataset with its counts (``DatasetNotFound`` if absent).
+
+        Example:
+            >>> client.datasets.get("ds_1").mentions_count  # doctest: +SKIP
+            120
+        """
+        return self._client._request(get_dataset(dataset_id))
+
+    def update(self, dataset_id: str, *, name: str) -> Dataset:
+        """Rename a dataset (``PATCH``).
+
+        Example:
+            >>> client.datasets.update("ds_1", name="Oat milk EU").name  # doctest: +SKIP
+            'Oat milk EU'
+        """
+        body = validated(DatasetUpdate, given(name=name))
+        return self._client._request(APIRequest(
+            "PATCH", path("/v1/datasets/{}", dataset_id), kind="write", json=body.to_wire(),
+            cast=Dataset.model_validate,
+            check_hint=f"read it back with client.datasets.get({dataset_id!r})",
+        ))
+
+    def delete(self, dataset_id: str) -> None:
+        """Soft-delete a dataset (its audience profiles are kept).
+
+        Example:
+            >>> client.datasets.delete("ds_1")  # doctest: +SKIP
+        """
+        return self._client._request(APIRequest(
+            "DELETE", path("/v1/datasets/{}", dataset_id), kind="write",
+            cast=discard,
+            check_hint=f"client.datasets.get({dataset_id!r}) raises DatasetNotFound once deleted",
+        ))
+
+
+class DatasetRuns(Resource):
+    """``client.datasets.runs``: collection runs (paid: each mention collected)."""
+
+    def create(
+        self,
+        dataset_id: str,
+        search_query: PromptSearchQuery | UrlSearchQuery | Mapping[str, Any],
+        *,
+        count: int | None = None,
+        date_range: DateRange | Mapping[str, Any] | None = None,
+        num_comments_per_post: int | None = None,
+        country_code: str | None = None,
+        language: str | None = None,
+        enable_visual_recognition: bool | None = None,
+        enable_transcribing: bool | None = None,
+        content_analysis_actions: Sequence[str] | None = None,
+    ) -> DatasetRun:
+        """Start a collection run; returns the pending run (``.wait()`` polls it).
+
+        ``search_query`` is ``{"type": "prompt", "sources": [...], "search_query": "..."}``
+        or ``{"type": "url", "source_urls": [...]}`` (or the model). Under a client budget
+        the run is refused unless ``count`` mentions fit in it.
+
+        Example:
+            >>> query = {"type": "prompt", "sources": ["reddit", "tiktok"],
+            ...          "search_query": "oat milk"}
+            >>> window = {"from": "2026-01-01", "to": "2026-03-31"}
+            >>> run = client.datasets.runs.create("ds_1", query, count=100,
+            ...     date_range=window)  # doctest: +SKIP
+            >>> run.status.type  # doctest: +SKIP
+            'pending'
+        """
+        body = validated(DatasetRunCreate, given(
+            search_query=search_query, count=count, date_range=date_range,
+            num_comments_per_post=num_comments_per_post, country_code=country_code,
+            language=language, enable_visual_recognition=enable_visual_recognition,
+            enable_transcribing=enable_transcribing,
+            content_analysis_actions=content_analysis_actions,
+        ))
+        request = APIRequest(
+            "POST", path("/v1/datasets/{}/runs", dataset_id), kind="paid", json=body.to_wire(),
+            cast=DatasetRun.model_validate,
+            check_hint=f"list the dataset's runs with client.datasets.runs.list({dataset_id!r}) "
+            "before retrying",
+        )
+        return self._client._run(
+            self._client._guarded("dataset_run", request, {"count": body.count})
+        )
+
+    def list(
+        self, dataset_id: str, *, limit: int | None = None, cursor: str | None = None,
+        order: Order | None = None,
+    ) -> SyncPage[DatasetRun]:
+        """Runs of a dataset, newest first by default; iterate for every page.
+
+        Example:
+            >>> [run.status.type for run in client.datasets.runs.list("ds_1")]  # doctest: +SKIP
+            ['completed', 'failed']
+        """
+        return self._client._paginate(
+            list_dataset_runs(dataset_id, limit=limit, cursor=cursor, order=order)
+        )
+
+    def get(self, dataset_id: str, run_id: str) -> DatasetRun:
+        """One run with its counts and status steps.
+
+        Example:
+            >>> client.datasets.runs.get("ds_1", "dsr_1").mentions_count  # doctest: +SKIP
+            98
+        """
+        return self._client._request(get_dataset_run(dataset_id, run_id))

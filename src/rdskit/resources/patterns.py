@@ -1,0 +1,85 @@
+"""Pattern detections and patterns: ``/v1/pattern_detections``, ``/v1/patterns``.
+
+Example:
+    >>> run = client.pattern_detections.create("ds_1", name="Why people switch",
+    ...     research_question="Why do people switch to oat milk?").wait()  # doctest: +SKIP
+    >>> pattern = client.patterns.get(run.pattern_id)  # doctest: +SKIP
+    >>> client.patterns.item(pattern.id, pattern.items[0].item_id).posts  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from rdskit._base_client import APIRequest, path
+from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
+from rdskit.resources._resource import Resource, given, validated
+
+__all__ = ["PatternDetections", "Patterns", "get_pattern_detection"]
+
+
+def get_pattern_detection(run_id: str) -> APIRequest[PatternDetectionRun]:
+    """``GET /v1/pattern_detections/{run_id}`` (also used by ``client.wait``)."""
+    return APIRequest(
+        "GET", path("/v1/pattern_detections/{}", run_id), cast=PatternDetectionRun.model_validate
+    )
+
+
+class PatternDetections(Resource):
+    """``client.pattern_detections``: find recurring patterns in a dataset (paid per post)."""
+
+    def create(self, dataset_id: str, name: str, research_question: str) -> PatternDetectionRun:
+        """Start a detection; returns the pending run (``.wait()`` polls it).
+
+        Example:
+            >>> client.pattern_detections.create("ds_1", name="switch",
+            ...     research_question="Why switch?").status.type  # doctest: +SKIP
+            'pending'
+        """
+        body = validated(PatternDetectionCreate, given(
+            dataset_id=dataset_id, name=name, research_question=research_question
+        ))
+        request = APIRequest(
+            "POST", "/v1/pattern_detections", kind="paid", json=body.to_wire(),
+            cast=PatternDetectionRun.model_validate,
+            check_hint="look for a new post_processing row in client.usage_history() before "
+            "retrying (detections cannot be listed)",
+        )
+        return self._client._run(
+            self._client._guarded("pattern_detection", request, {"dataset_id": dataset_id})
+        )
+
+    def get(self, run_id: str) -> PatternDetectionRun:
+        """One detection run; ``pattern_id`` is set once completed.
+
+        Example:
+            >>> client.pattern_detections.get("pdr_1").pattern_id  # doctest: +SKIP
+            'pt_3e9…'
+        """
+        return self._client._request(get_pattern_detection(run_id))
+
+
+class Patterns(Resource):
+    """``client.patterns``: read detected patterns and their items (free)."""
+
+    def get(self, pattern_id: str) -> Pattern:
+        """A pattern: summary plus items (title, synopsis, post_count, item_id).
+
+        Example:
+            >>> [item.title for item in client.patterns.get("pt_1").items]  # doctest: +SKIP
+            ['Lactose intolerance', 'Taste in coffee']
+        """
+        return self._client._request(APIRequest(
+            "GET", path("/v1/patterns/{}", pattern_id), cast=Pattern.model_validate
+        ))
+
+    def item(self, pattern_id: str, item_id: str) -> PatternItemDetail:
+        """One item with its posts (post references; resolve them with mentions).
+
+        Example:
+            >>> detail = client.patterns.item("pt_1", "pti_1")  # doctest: +SKIP
+            >>> refs = [{"source": p.source, "id": p.id} for p in detail.posts]  # doctest: +SKIP
+            >>> client.mentions.list(post_refs=refs).data  # doctest: +SKIP
+        """
+        return self._client._request(APIRequest(
+            "GET", path("/v1/patterns/{}/items/{}", pattern_id, item_id),
+            cast=PatternItemDetail.model_validate,
+        ))

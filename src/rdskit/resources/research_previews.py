@@ -1,0 +1,90 @@
+"""Research previews: a paid sample of what a search would collect (``/v1/research_previews``).
+
+Example:
+    >>> preview = client.research_previews.create(search_query="oat milk",
+    ...     sources=["tiktok", "reddit"], time_filter="past_month")  # doctest: +SKIP
+    >>> preview.estimated_number_of_results  # doctest: +SKIP
+    1200
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Literal
+
+from rdskit._base_client import APIRequest, path
+from rdskit.errors import InvalidParameter
+from rdskit.models import PromptPreviewRequest, ResearchPreview, UrlPreviewRequest
+from rdskit.resources._resource import Resource, given, validated
+
+__all__ = ["ResearchPreviews"]
+
+
+class ResearchPreviews(Resource):
+    """``client.research_previews``: sample posts before collecting (paid per source)."""
+
+    def create(
+        self,
+        type: Literal["prompt", "url"] | None = None,
+        *,
+        search_query: str | None = None,
+        sources: Sequence[str] | None = None,
+        time_filter: str | None = None,
+        date_since: str | date | None = None,
+        date_until: str | date | None = None,
+        source_urls: Sequence[str] | None = None,
+        date_filter_since: str | date | None = None,
+        date_filter_until: str | date | None = None,
+        language: str | None = None,
+        country_code: str | None = None,
+    ) -> ResearchPreview:
+        """Preview a search (``type="prompt"``) or given URLs (``type="url"``).
+
+        A prompt preview needs exactly one window: ``time_filter``, or both ``date_since``
+        and ``date_until``; a URL preview may set ``date_filter_since``/``_until``.
+        ``type`` defaults to ``"url"`` when ``source_urls`` is given, else ``"prompt"``.
+
+        Example:
+            >>> client.research_previews.create("url",
+            ...     source_urls=["https://www.tiktok.com/@oatly"]).profiles  # doctest: +SKIP
+            [...]
+        """
+        fields = {
+            "prompt": given(search_query=search_query, sources=sources, time_filter=time_filter,
+                            date_since=date_since, date_until=date_until),
+            "url": given(source_urls=source_urls, date_filter_since=date_filter_since,
+                         date_filter_until=date_filter_until),
+        }
+        kind = type or ("url" if source_urls is not None else "prompt")
+        if kind not in fields:
+            raise InvalidParameter("type", f"must be 'prompt' or 'url', got {type!r}")
+        for other, misplaced in fields.items():
+            if other != kind and misplaced:
+                raise InvalidParameter(next(iter(misplaced)), f"only applies to type={other!r}")
+        common = given(language=language, country_code=country_code)
+        body: PromptPreviewRequest | UrlPreviewRequest
+        if kind == "prompt":
+            body = validated(PromptPreviewRequest, {**fields[kind], **common}, whole="time window")
+            units = {"sources": body.sources}
+        else:
+            body = validated(UrlPreviewRequest, {**fields[kind], **common})
+            units = {"source_urls": body.source_urls}
+        request = APIRequest(
+            "POST", "/v1/research_previews", kind="paid", json=body.to_wire(),
+            cast=ResearchPreview.model_validate,
+            check_hint="look for a new preview_generation row in client.usage_history() before "
+            "retrying",
+        )
+        return self._client._run(self._client._guarded("research_preview", request, units))
+
+    def get(self, preview_id: str) -> ResearchPreview:
+        """A stored preview (free; no re-scrape).
+
+        Example:
+            >>> client.research_previews.get("rp_1").posts[0].source  # doctest: +SKIP
+            'tiktok'
+        """
+        return self._client._request(APIRequest(
+            "GET", path("/v1/research_previews/{}", preview_id), cast=ResearchPreview.model_validate
+        ))

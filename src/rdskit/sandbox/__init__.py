@@ -1,0 +1,268 @@
+"""Offline, stateful emulator of the Research Data Service (FastAPI + SQLite + a worker).
+
+``start()`` serves a sandbox on a free loopback port in a background thread and returns
+a handle with the base URL, a ready API key of the default account and admin helpers.
+``embedded()`` is the per-process shared sandbox behind ``rdskit.Client.sandbox()``.
+
+Example:
+    >>> import httpx
+    >>> with start(speed=100) as sb:
+    ...     r = httpx.get(f"{sb.url}/v1/datasets", headers={"x-api-key": sb.api_key})
+    >>> r.status_code
+    200
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from rdskit.sandbox.accounts import NewAccount, default_api_key
+from rdskit.sandbox.db import Store
+from rdskit.sandbox.settings import Settings
+
+__all__ = ["AdminClient", "NewAccount", "SandboxHandle", "embedded", "start"]
+
+
+class AdminClient:
+    """Calls the ``/sandbox/...`` admin endpoints of a running sandbox.
+
+    Example:
+        >>> with start(speed=100) as sb:
+        ...     acct = sb.admin.create_account(plan="Starter", wallet_usd="5")
+        ...     sb.admin.set_plan(acct.account_id, "Business")
+        ...     sb.admin.account(acct.account_id)["plan"]
+        'Business'
+    """
+
+    def __init__(self, url: str, admin_token: str) -> None:
+        self._http = httpx.Client(
+            base_url=f"{url}/sandbox", headers={"x-admin-token": admin_token}, timeout=30
+        )
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        response = self._http.request(method, path, json=body)
+        response.raise_for_status()
+        return response.json()["data"]
+
+    def create_account(
+        self,
+        *,
+        team_name: str = "Test Team",
+        email: str = "owner@example.test",
+        name: str | None = None,
+        plan: str = "Pro",
+        wallet_usd: Decimal | str | None = None,
+    ) -> NewAccount:
+        """A new account with an owner seat and key (``wallet_usd`` default: plan price)."""
+        data = self._call(
+            "POST",
+            "/accounts",
+            {
+                "team_name": team_name,
+                "email": email,
+                "name": name,
+                "plan": plan,
+                "wallet_usd": None if wallet_usd is None else str(wallet_usd),
+            },
+        )
+        return NewAccount(data["account_id"], data["seat_id"], data["api_key"])
+
+    def account(self, account_id: str) -> dict[str, Any]:
+        """Plan, wallet (USD strings: total, used, held, available), seats."""
+        result: dict[str, Any] = self._call("GET", f"/accounts/{account_id}")
+        return result
+
+    def create_seat(
+        self, account_id: str, *, email: str, name: str | None = None, kind: str = "member"
+    ) -> str:
+        """Add a member or an invitation; returns the seat id."""
+        body = {"email": email, "name": name, "kind": kind}
+        return str(self._call("POST", f"/accounts/{account_id}/seats", body)["seat_id"])
+
+    def delete_seat(self, seat_id: str) -> None:
+        """Remove a seat and its keys."""
+        self._call("DELETE", f"/seats/{seat_id}")
+
+    def create_key(self, seat_id: str) -> str:
+        """Mint a key for a seat (the raw value is only returned here)."""
+        return str(self._call("POST", f"/seats/{seat_id}/keys")["api_key"])
+
+    def revoke_key(self, api_key: str) -> None:
+        """Revoke a key: its next call is 401."""
+        self._call("POST", "/keys/revoke", {"api_key": api_key})
+
+    def set_plan(self, account_id: str, plan: str) -> None:
+        """Trial, Starter, Pro, Business or Legacy."""
+        self._call("PUT", f"/accounts/{account_id}/plan", {"plan": plan})
+
+    def set_wallet(
+        self,
+        account_id: str,
+        *,
+        total_usd: Decimal | str | None = None,
+        used_usd: Decimal | str | None = None,
+    ) -> None:
+        """Overwrite the wallet's total and/or used USD."""
+        body = {
+            "total_usd": None if total_usd is None else str(total_usd),
+            "used_usd": None if used_usd is None else str(used_usd),
+        }
+        self._call("PUT", f"/accounts/{account_id}/wallet", body)
+
+    def set_assistant_failure(self, account_id: str, failure: str | None) -> None:
+        """``ai_assistant_unavailable``, ``ai_assistant_timeout`` or ``None`` (healthy)."""
+        self._call("PUT", f"/accounts/{account_id}/assistant", {"failure": failure})
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+
+class SandboxHandle:
+    """A running sandbox: ``url`` (no ``/v1``), ``api_key``, ``admin``, ``stop()``."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        api_key: str,
+        admin_token: str,
+        account_id: str,
+        stop: Callable[[], None],
+        settings: Settings,
+        store: Store,
+    ) -> None:
+        self.url = url
+        self.api_key = api_key
+        self.admin_token = admin_token
+        self.account_id = account_id
+        self.settings = settings
+        self.store = store
+        self.admin = AdminClient(url, admin_token)
+        self._stop = stop
+
+    def stop(self) -> None:
+        """Shut the server and worker down and close the store (idempotent)."""
+        self.admin.close()
+        self._stop()
+
+    def __enter__(self) -> SandboxHandle:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"<SandboxHandle {self.url} account={self.account_id}>"
+
+
+def start(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    db: str | os.PathLike[str] | None = None,
+    seed: int = 0,
+    speed: float = 1.0,
+    rate_limit: float = 5.0,
+) -> SandboxHandle:
+    """Serve a sandbox in a background thread; ``port=0`` picks a free port.
+
+    ``db=None`` uses a temporary database deleted on ``stop()``; a path persists
+    everything across restarts.
+    """
+    import uvicorn
+
+    from rdskit.sandbox.app import create_app
+
+    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose proto
+    # says TCP; without it every keep-alive response waits ~40 ms for a delayed ACK.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))  # first, so a busy port fails before anything is opened
+    except OSError:
+        sock.close()
+        raise
+    bound_port = sock.getsockname()[1]
+    settings = Settings(rate_limit=rate_limit)
+    store = Store(db, seed=seed, speed=speed)
+    try:
+        app = create_app(store, settings)
+    except BaseException:
+        sock.close()
+        store.close()
+        raise
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            store.close()
+            raise RuntimeError("the sandbox server did not start")
+        time.sleep(0.01)
+
+    stopped = threading.Event()
+
+    def stop() -> None:
+        if stopped.is_set():
+            return
+        stopped.set()
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+        store.close()
+
+    with store.read() as conn:
+        account_id = conn.execute(
+            "SELECT value FROM meta WHERE key = 'default_account'"
+        ).fetchone()[0]
+    url_host = f"[{host}]" if ":" in host else host
+    return SandboxHandle(
+        url=f"http://{url_host}:{bound_port}",
+        api_key=default_api_key(store.seed),
+        admin_token=settings.admin_token,
+        account_id=account_id,
+        stop=stop,
+        settings=settings,
+        store=store,
+    )
+
+
+_embedded: SandboxHandle | None = None
+_embedded_lock = threading.Lock()
+
+
+def embedded() -> SandboxHandle:
+    """The process's shared sandbox, started on first use and stopped at exit.
+
+    Example:
+        >>> embedded() is embedded()
+        True
+    """
+    global _embedded
+    with _embedded_lock:
+        if _embedded is None:
+            _embedded = start()
+            atexit.register(_embedded.stop)
+        return _embedded

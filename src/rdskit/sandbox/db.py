@@ -1,0 +1,424 @@
+"""The sandbox's state: one SQLite database, one transaction per state change.
+
+``Store`` hands every thread its own connection (WAL journal, ``busy_timeout``, foreign
+keys on), so the threaded HTTP server, the worker threads and tests can interleave
+freely. Writers go through ``store.transaction()`` (``BEGIN IMMEDIATE``: the write lock is
+taken up front, so two read-modify-write sequences never interleave and nothing is lost or
+duplicated); multi-statement reads use ``store.read()`` for one consistent snapshot.
+
+The schema is the core tables below plus a ``SCHEMA`` string from every module under
+``rdskit.sandbox.routes`` that defines one (see docs/sandbox-internals.md).
+
+Example:
+    >>> store = Store(":memory:")
+    >>> with store.transaction() as conn:
+    ...     dataset_id = new_id(conn, "ds")
+    >>> dataset_id.startswith("ds_")
+    True
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import pkgutil
+import secrets
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CORE_SCHEMA", "Clock", "Connection", "Store", "dumps", "loads", "new_id"]
+
+CORE_SCHEMA = """
+-- ===== core: meta, accounts, billing ============================================
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS plans (
+    name            TEXT PRIMARY KEY,          -- Trial, Starter, Pro, Business, Legacy
+    type            TEXT NOT NULL,             -- subscription | one_time | one_time_renewable
+    price_usd       TEXT NOT NULL,             -- Decimal string
+    credits         INTEGER,                   -- credits bought by price_usd (NULL: USD billing)
+    credit_rate_usd TEXT,                      -- Decimal string, NULL when billed in USD
+    catalog_version TEXT NOT NULL,
+    prices_usd      TEXT NOT NULL,             -- JSON {category: USD string}; USD is canonical
+    features        TEXT NOT NULL,             -- JSON {flag: bool}
+    limits          TEXT NOT NULL              -- JSON {limit: int}
+);
+
+CREATE TABLE IF NOT EXISTS accounts (
+    id                TEXT PRIMARY KEY,        -- acc_
+    team_name         TEXT NOT NULL,
+    plan              TEXT NOT NULL REFERENCES plans(name),
+    created_at        REAL NOT NULL,
+    renews_at         REAL,
+    assistant_failure TEXT                     -- NULL or an ai_assistant_* error code
+);
+
+CREATE TABLE IF NOT EXISTS seats (
+    id         TEXT PRIMARY KEY,               -- usr_
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    kind       TEXT NOT NULL,                  -- owner | member | invitation
+    email      TEXT NOT NULL,
+    name       TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS seats_account ON seats(account_id, created_at);
+
+CREATE TABLE IF NOT EXISTS api_keys (
+    digest     TEXT PRIMARY KEY,               -- sha256 hex; the raw key is never stored
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    seat_id    TEXT NOT NULL REFERENCES seats(id) ON DELETE CASCADE,
+    hint       TEXT NOT NULL,                  -- bz_test_…last4, for listings
+    created_at REAL NOT NULL,
+    revoked_at REAL
+);
+
+CREATE TABLE IF NOT EXISTS wallets (
+    account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+    total_usd  TEXT NOT NULL,                  -- Decimal strings: money is never a float here
+    used_usd   TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS reservations (
+    id         TEXT PRIMARY KEY,               -- res_
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    category   TEXT NOT NULL,
+    quantity   TEXT NOT NULL,                  -- units reserved (Decimal string)
+    unit_usd   TEXT NOT NULL,                  -- price per unit at reservation time
+    amount_usd TEXT NOT NULL,                  -- quantity * unit_usd
+    ref        TEXT NOT NULL,                  -- the run/preview id it funds
+    state      TEXT NOT NULL,                  -- held | settled | refunded
+    created_at REAL NOT NULL,
+    closed_at  REAL
+);
+CREATE INDEX IF NOT EXISTS reservations_held ON reservations(account_id, state);
+
+CREATE TABLE IF NOT EXISTS usage_rows (
+    id                      INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id              TEXT NOT NULL REFERENCES accounts(id),
+    category                TEXT NOT NULL,
+    quantity_usd            TEXT NOT NULL,
+    quantity_credits        TEXT,
+    credit_rate_usd         TEXT,
+    billing_catalog_version TEXT,
+    credit_value_basis      TEXT,
+    ref                     TEXT,
+    created_at              REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS usage_rows_account ON usage_rows(account_id, created_at, id);
+
+-- ===== core: background jobs (sandbox/worker.py) ====================================
+CREATE TABLE IF NOT EXISTS jobs (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind       TEXT NOT NULL,
+    ref_id     TEXT NOT NULL,
+    payload    TEXT NOT NULL DEFAULT '{}',     -- JSON
+    run_at     REAL NOT NULL,
+    state      TEXT NOT NULL DEFAULT 'pending', -- pending | running | done | failed
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_due ON jobs(state, run_at);
+
+-- ===== core: datasets, runs, mentions (routes/datasets.py) ==========================
+CREATE TABLE IF NOT EXISTS datasets (
+    id           TEXT PRIMARY KEY,             -- ds_
+    account_id   TEXT NOT NULL REFERENCES accounts(id),
+    name         TEXT NOT NULL,
+    content_type TEXT,                         -- fixed by the first run (organic | ad)
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL,
+    deleted_at   REAL                          -- soft delete
+);
+CREATE INDEX IF NOT EXISTS datasets_list ON datasets(account_id, deleted_at, created_at, id);
+
+CREATE TABLE IF NOT EXISTS dataset_runs (
+    id                 TEXT PRIMARY KEY,       -- dsr_
+    dataset_id         TEXT NOT NULL REFERENCES datasets(id),
+    account_id         TEXT NOT NULL REFERENCES accounts(id),
+    ordinal            INTEGER NOT NULL,       -- 1-based position among the dataset's runs
+    params             TEXT NOT NULL,          -- JSON echo of the request (with defaults applied)
+    count              INTEGER NOT NULL,
+    requested_count    INTEGER NOT NULL,
+    status             TEXT NOT NULL,          -- pending | working | completed | failed
+    steps              TEXT NOT NULL DEFAULT '[]', -- JSON [{name, status, started_at, finished_at}]
+    reservation_id     TEXT REFERENCES reservations(id),
+    mentions_count     INTEGER NOT NULL DEFAULT 0,
+    new_mentions_count INTEGER NOT NULL DEFAULT 0,
+    images_count       INTEGER NOT NULL DEFAULT 0,
+    videos_count       INTEGER NOT NULL DEFAULT 0,
+    error              TEXT,
+    created_at         REAL NOT NULL,
+    updated_at         REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dataset_runs_list ON dataset_runs(dataset_id, created_at, id);
+
+-- One row per post per account; `body` is the Mention wire dict, the other columns are
+-- copies of it for indexed filtering and sorting.
+CREATE TABLE IF NOT EXISTS mentions (
+    account_id      TEXT NOT NULL REFERENCES accounts(id),
+    source          TEXT NOT NULL,
+    id              TEXT NOT NULL,
+    body            TEXT NOT NULL,             -- JSON
+    created_at      REAL NOT NULL,             -- post date
+    language        TEXT,
+    country_code    TEXT,
+    content_type    TEXT,
+    num_views       INTEGER NOT NULL DEFAULT 0,
+    num_likes       INTEGER NOT NULL DEFAULT 0,
+    num_comments    INTEGER NOT NULL DEFAULT 0,
+    num_shares      INTEGER NOT NULL DEFAULT 0,
+    engagement_rate REAL,
+    sentiment_score REAL,
+    images_count    INTEGER NOT NULL DEFAULT 0,
+    videos_count    INTEGER NOT NULL DEFAULT 0,
+    first_seen_at   REAL NOT NULL,
+    updated_at      REAL NOT NULL,
+    PRIMARY KEY (account_id, source, id)
+);
+CREATE INDEX IF NOT EXISTS mentions_date ON mentions(account_id, created_at, source, id);
+
+CREATE TABLE IF NOT EXISTS dataset_mentions (
+    dataset_id     TEXT NOT NULL REFERENCES datasets(id),
+    source         TEXT NOT NULL,
+    id             TEXT NOT NULL,
+    run_id         TEXT NOT NULL REFERENCES dataset_runs(id), -- the run that first collected it
+    dataset_run_at REAL NOT NULL,
+    PRIMARY KEY (dataset_id, source, id)
+);
+CREATE INDEX IF NOT EXISTS dataset_mentions_run_at ON dataset_mentions(dataset_id, dataset_run_at);
+CREATE INDEX IF NOT EXISTS dataset_mentions_post ON dataset_mentions(source, id);
+"""
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON for TEXT columns."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | None) -> Any:
+    """Inverse of :func:`dumps`; ``None`` stays ``None``."""
+    return None if text is None else json.loads(text)
+
+
+class Clock:
+    """Wall-clock time plus duration scaling for ``--speed``.
+
+    Timestamps stay real (``now()`` is Unix seconds, optionally shifted by ``advance``);
+    simulated durations shrink: ``scaled(60)`` is 0.6 s at ``speed=100``.
+
+    Example:
+        >>> Clock(speed=100).scaled(60)
+        0.6
+    """
+
+    def __init__(self, speed: float = 1.0) -> None:
+        if speed <= 0:
+            raise ValueError("speed must be positive")
+        self.speed = speed
+        self._offset = 0.0
+
+    def now(self) -> float:
+        """Current Unix time in seconds (float)."""
+        return time.time() + self._offset
+
+    def scaled(self, seconds: float) -> float:
+        """A simulated duration converted to real seconds at the current speed."""
+        return seconds / self.speed
+
+    def advance(self, seconds: float) -> None:
+        """Shift ``now()`` forward, e.g. to reach a tracking agent's next schedule."""
+        self._offset += seconds
+
+
+class Connection(sqlite3.Connection):
+    """A per-thread connection that knows its store and queues after-commit callbacks."""
+
+    store: Store
+    _depth: int = 0
+    _write: bool = False
+    _after_commit: list[Callable[[], None]]
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the outermost transaction commits (dropped on rollback)."""
+        self._after_commit.append(callback)
+
+
+class Store:
+    """Thread-safe access to the sandbox database.
+
+    ``path=None`` uses a fresh temporary file (removed by ``close()``); ``":memory:"``
+    is only for single-threaded use such as doctests; a real path persists across restarts.
+    ``seed`` makes ids and the synthetic corpus deterministic; a reopened database keeps the
+    seed it was created with.
+
+    Example:
+        >>> with Store(":memory:") as store, store.transaction() as conn:
+        ...     _ = conn.execute("INSERT INTO meta VALUES ('hello', 'world')")
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, seed: int = 0, speed: float = 1.0
+    ) -> None:
+        self._temp_dir: tempfile.TemporaryDirectory[str] | None = None
+        if path is None:
+            self._temp_dir = tempfile.TemporaryDirectory(prefix="rdskit-sandbox-")
+            path = Path(self._temp_dir.name) / "sandbox.db"
+        self.path = str(path)
+        self.clock = Clock(speed)
+        # Set whenever a job is scheduled, so the worker wakes without polling hard.
+        self.jobs_changed = threading.Event()
+        self._local = threading.local()
+        self._connections: list[Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._memory: Connection | None = None
+        # executescript() commits on its own, so the idempotent DDL runs outside a transaction.
+        self._connection().executescript(_schema())
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('seed', ?), ('secret', ?)",
+                (str(seed), secrets.token_hex(32)),
+            )
+            meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'secret')"))
+        self.seed = int(meta["seed"])
+        self.secret = bytes.fromhex(meta["secret"])
+
+    # -- connections -------------------------------------------------------------
+    def _connection(self) -> Connection:
+        if self._closed:
+            raise RuntimeError("the sandbox store is closed")
+        if self.path == ":memory:":
+            # One shared connection: a second ":memory:" connection would be another database.
+            if self._memory is None:
+                self._memory = self._open()
+            return self._memory
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    def _open(self) -> Connection:
+        conn = sqlite3.connect(
+            self.path,
+            factory=Connection,
+            isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+            check_same_thread=False,  # only so close() may run on another thread
+            timeout=30.0,
+        )
+        assert isinstance(conn, Connection)
+        conn.row_factory = sqlite3.Row
+        conn.store = self
+        conn._after_commit = []
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    # -- transactions ------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``, ``ROLLBACK`` on error).
+
+        Nested calls on the same thread join the outer transaction.
+        """
+        with self._enter(write=True) as conn:
+            yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only snapshot for several SELECTs; joins an enclosing transaction."""
+        with self._enter(write=False) as conn:
+            yield conn
+
+    @contextmanager
+    def _enter(self, *, write: bool) -> Iterator[Connection]:
+        conn = self._connection()
+        if conn._depth:
+            if write and not conn._write:
+                raise RuntimeError("store.transaction() cannot be opened inside store.read()")
+            conn._depth += 1
+            try:
+                yield conn
+            finally:
+                conn._depth -= 1
+            return
+        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        conn._depth, conn._write = 1, write
+        try:
+            yield conn
+        except BaseException:
+            conn._depth, conn._after_commit = 0, []
+            conn.execute("ROLLBACK")
+            raise
+        conn._depth = 0
+        callbacks, conn._after_commit = conn._after_commit, []
+        conn.execute("COMMIT")
+        for callback in callbacks:
+            callback()
+
+    # -- lifecycle ---------------------------------------------------------------
+    def close(self) -> None:
+        """Close every connection; a temporary database is deleted."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+        if self._temp_dir is not None:
+            self._temp_dir.cleanup()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def new_id(conn: sqlite3.Connection, prefix: str) -> str:
+    """The next opaque id with the spec's type prefix, e.g. ``new_id(conn, "ds")`` -> ``ds_…``.
+
+    Ids are a hash of (seed, prefix, per-prefix counter): opaque, unique, and the same
+    sequence for the same seed. Call it inside ``store.transaction()``.
+    """
+    key = f"seq:{prefix}"
+    conn.execute(
+        "INSERT INTO meta VALUES (?, '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        (key,),
+    )
+    (counter,) = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    seed = conn.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
+    digest = hashlib.blake2b(
+        f"{seed[0] if seed else 0}:{prefix}:{counter}".encode(), digest_size=8
+    ).hexdigest()
+    return f"{prefix}_{digest}"
+
+
+def _schema() -> str:
+    """The core schema followed by each route module's ``SCHEMA`` section, in name order."""
+    from rdskit.sandbox import routes
+
+    sections = [CORE_SCHEMA]
+    for info in sorted(pkgutil.iter_modules(routes.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{routes.__name__}.{info.name}")
+        extra = getattr(module, "SCHEMA", None)
+        if isinstance(extra, str):
+            sections.append(f"-- ===== routes/{info.name}.py =====\n{extra}")
+    return "\n".join(sections)

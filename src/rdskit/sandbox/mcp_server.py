@@ -1,0 +1,453 @@
+"""The sandbox's MCP server: Streamable HTTP at ``/mcp/``, built on the official ``mcp`` SDK.
+
+It exposes the assistant and read-only lookups as tools named with the ``service__``
+prefix (there are no create, update or delete tools):
+
+| Tool | What it does |
+|---|---|
+| ``service__ask`` | starts an Ask turn: ``{chat_id, message_id, status: working}`` at once |
+| ``service__get_message`` | long-polls a reply until ``stop_reason`` is set; returns its blocks |
+| ``service__render`` | renders a ``render: true`` block (a table) of a reply |
+| ``service__list_collections`` | datasets (``kind: mentions``) with their mention counts |
+| ``service__list_mentions`` | one page of a mentions query (sort, order, limit, cursor, ...) |
+| ``service__mentions_get`` | one post by (source, id) |
+| ``service__mentions_count`` | how many posts a query matches |
+| ``service__query`` | answers a question over collected data synchronously; charged |
+| ``service__collect_mentions`` | searches the sources through a billed research preview |
+
+Auth is the ``x-api-key`` header on every request (same accounts as REST); the plan must
+have the ``mcp`` feature. A missing or revoked key is an HTTP 401 and a plan without MCP an
+HTTP 403 (JSON-RPC error bodies); 429 comes from the app's shared rate limiter (the REST
+bucket, keyed by the key digest). Every other failure is a tool error: the tool result
+holds ``{error: {code, message, status}}`` with the REST code and HTTP status, and
+``isError`` is true.
+
+The server runs stateless (every POST stands alone) with JSON responses. ``/mcp`` without
+the slash answers 307 to ``/mcp/`` (the app's slash redirect).
+
+Example:
+    >>> from fastapi import FastAPI
+    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.settings import Settings
+    >>> store = Store()
+    >>> app = FastAPI()
+    >>> mount_mcp(app, store, Settings())
+    >>> [route.path for route in app.routes if route.path.startswith("/mcp")]
+    ['/mcp']
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from functools import partial
+from typing import Any
+
+import anyio
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from rdskit.models import MentionsQuery
+from rdskit.models.chats import AskRequest
+from rdskit.models.common import SOURCES
+from rdskit.sandbox.accounts import plan_of
+from rdskit.sandbox.db import Store, loads
+from rdskit.sandbox.routes import chats, mentions, previews
+from rdskit.sandbox.routes._common import ApiError, Principal, key_digest
+from rdskit.sandbox.settings import Settings
+
+__all__ = ["TOOL_PREFIX", "McpGate", "build_server", "mount_mcp"]
+
+TOOL_PREFIX = "service__"
+LONG_POLL_SECONDS = 120.0
+"""Longest a ``service__get_message`` call waits for a reply before returning it as working."""
+
+_POLL_INTERVAL = 0.05
+_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_CHARGED = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+# -- transport: auth gate and mounting -------------------------------------------------
+class McpGate:
+    """ASGI gate in front of the MCP app: ``x-api-key`` auth and the plan's ``mcp`` feature.
+
+    The caller's :class:`Principal` goes into the request state, where tools read it.
+    """
+
+    def __init__(self, app: ASGIApp, store: Store) -> None:
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        raw = dict(scope["headers"]).get(b"x-api-key", b"").decode("latin-1")
+        who, has_mcp = await anyio.to_thread.run_sync(self._principal, raw)
+        if who is None:
+            await _http_error(send, 401, "Missing or revoked API key (x-api-key header).")
+        elif not has_mcp:
+            await _http_error(send, 403, "The account's plan does not include MCP access.")
+        else:
+            scope.setdefault("state", {})["principal"] = who
+            await self.app(scope, receive, send)
+
+    def _principal(self, api_key: str) -> tuple[Principal | None, bool]:
+        if not api_key:
+            return None, False
+        digest = key_digest(api_key)
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT account_id, seat_id FROM api_keys WHERE digest = ? AND revoked_at IS NULL",
+                (digest,),
+            ).fetchone()
+            if row is None:
+                return None, False
+            features = plan_of(conn, row["account_id"])["features"]
+        return Principal(row["account_id"], row["seat_id"], digest), bool(features.get("mcp"))
+
+
+async def _http_error(send: Send, status: int, message: str) -> None:
+    """A transport-level error: HTTP ``status`` with a JSON-RPC error body (no request id)."""
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+
+
+def mount_mcp(app: FastAPI, store: Store, settings: Settings) -> None:
+    """Serve the MCP server at ``/mcp/`` of ``app`` and run its session manager with the app.
+
+    Call it from ``create_app`` after the routers are included. The session manager is
+    entered around the app's own lifespan.
+    """
+    server = build_server(store, settings)
+    transport = server.streamable_http_app(
+        streamable_http_path="/",
+        stateless_http=True,
+        json_response=True,
+        # Every request must carry an API key, which a rebinding page cannot have.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    app.mount("/mcp", McpGate(transport, store))
+    inner: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(application: Any) -> AsyncIterator[Any]:
+        async with server.session_manager.run(), inner(application) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
+
+
+# -- tools -----------------------------------------------------------------------------
+def _result(data: dict[str, Any], *, error: bool = False) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+        is_error=error,
+    )
+
+
+def _error(code: str, message: str, status: int) -> CallToolResult:
+    return _result({"error": {"code": code, "message": message, "status": status}}, error=True)
+
+
+def _from_api_error(exc: ApiError) -> CallToolResult:
+    detail = exc.detail["message"] if isinstance(exc.detail, dict) else exc.detail
+    return _error(exc.error_code, str(detail), exc.http_status)
+
+
+async def _run(ctx: Context, work: Callable[[Principal], dict[str, Any]]) -> CallToolResult:
+    """Run blocking ``work(principal)`` on a thread; map service errors to tool errors."""
+    who: Principal = ctx.request_context.request.state.principal
+    try:
+        return _result(await anyio.to_thread.run_sync(work, who))
+    except ApiError as exc:
+        return _from_api_error(exc)
+    except (ValidationError, RequestValidationError) as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return _error("validation_error", problems, 422)
+
+
+@contextmanager
+def _root_logging_kept() -> Iterator[None]:
+    """Undo the ``logging.basicConfig`` the SDK's server constructor runs: the sandbox is
+    embedded in notebooks and test runs whose logging is not ours to configure."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+def build_server(store: Store, settings: Settings) -> MCPServer:
+    """The MCP server with the ``service__`` tools over ``store``."""
+    with _root_logging_kept():
+        server: MCPServer = MCPServer(
+            "research-data-service",
+            instructions=(
+                "Research Data Service: ask the assistant about collected social posts "
+                "(service__ask, then service__get_message) or look posts up directly."
+            ),
+        )
+    tools = _Tools(store, settings)
+    for name, hints in (
+        ("ask", _CHARGED),
+        ("get_message", _READ_ONLY),
+        ("render", _READ_ONLY),
+        ("list_collections", _READ_ONLY),
+        ("list_mentions", _READ_ONLY),
+        ("mentions_get", _READ_ONLY),
+        ("mentions_count", _READ_ONLY),
+        ("query", _CHARGED),
+        ("collect_mentions", _CHARGED),
+    ):
+        method = getattr(tools, name)
+        server.add_tool(
+            method,
+            name=TOOL_PREFIX + name,
+            description=(method.__doc__ or "").strip(),
+            annotations=hints,
+        )
+    return server
+
+
+class _Tools:
+    """The tool functions; their signatures are the tools' input schemas."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    async def ask(
+        self,
+        message: str,
+        ctx: Context,
+        chat_id: str | None = None,
+        dataset_ids: list[str] | None = None,
+        post_refs: list[dict[str, str]] | None = None,
+    ) -> CallToolResult:
+        """Ask the assistant. Returns {chat_id, message_id, status: working} at once; fetch
+        the reply with service__get_message. Pass chat_id to continue a chat. Charged for
+        inference (tokens of question and answer)."""
+        context = {
+            key: value
+            for key, value in (("dataset_ids", dataset_ids), ("post_refs", post_refs))
+            if value is not None
+        }
+        body = {"message": message, "chat_id": chat_id, "context": context or None}
+        return await _run(ctx, partial(self._ask, body))
+
+    def _ask(self, body: dict[str, Any], who: Principal) -> dict[str, Any]:
+        request = AskRequest.model_validate(body)  # 422s become tool errors in _run
+        return chats.submit_ask(self.store, self.settings, who, request)
+
+    async def get_message(
+        self,
+        chat_id: str,
+        message_id: str,
+        ctx: Context,
+        timeout_seconds: float = LONG_POLL_SECONDS,
+    ) -> CallToolResult:
+        """Wait for an assistant reply (long poll, up to timeout_seconds) and return it as
+        blocks: render=false blocks carry markdown to relay (with [N] citation markers and
+        references), render=true blocks are shown with service__render. stop_reason stays
+        null while the assistant is still working."""
+        deadline = time.monotonic() + min(max(timeout_seconds, 0.0), LONG_POLL_SECONDS)
+        while True:
+            result = await _run(ctx, partial(self._reply, chat_id, message_id))
+            data = result.structured_content or {}
+            if result.is_error or data.get("stop_reason") or time.monotonic() >= deadline:
+                return result
+            await anyio.sleep(_POLL_INTERVAL)
+
+    def _reply(self, chat_id: str, message_id: str, who: Principal) -> dict[str, Any]:
+        with self.store.read() as conn:
+            row = chats.message_row(conn, who, chat_id, message_id)
+        wire = chats.message_wire(row)
+        blocks = []
+        for block in loads(row["blocks"]) or []:
+            if block["render"]:
+                blocks.append({key: block[key] for key in ("block_id", "type", "render", "title")})
+            else:
+                blocks.append({**block, "text": wire["text"], "references": wire["references"]})
+        return {
+            "chat_id": chat_id,
+            "message_id": message_id,
+            "status": wire["status"],
+            "stop_reason": row["stop_reason"],
+            "blocks": blocks,
+        }
+
+    async def render(self, message_id: str, block_id: str, ctx: Context) -> CallToolResult:
+        """Render a render=true block of an assistant reply (a table of the figures the reply
+        quotes) as a widget: title, columns, rows and a markdown rendering."""
+        return await _run(ctx, partial(self._render, message_id, block_id))
+
+    def _render(self, message_id: str, block_id: str, who: Principal) -> dict[str, Any]:
+        with self.store.read() as conn:
+            row = chats.own_message(conn, who, message_id)
+        block = next(
+            (b for b in loads(row["blocks"]) or [] if b["block_id"] == block_id and b["render"]),
+            None,
+        )
+        if block is None:
+            raise ApiError(404, "block_not_found", f"No render block {block_id} in {message_id}")
+        header = "| " + " | ".join(block["columns"]) + " |"
+        lines = [header, "|" + "---|" * len(block["columns"])]
+        lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in block["rows"]]
+        return {**block, "markdown": f"**{block['title']}**\n\n" + "\n".join(lines) + "\n"}
+
+    async def list_collections(
+        self, ctx: Context, kind: str = "mentions", limit: int = 25
+    ) -> CallToolResult:
+        """List the account's collections. kind "mentions" lists datasets with their mention
+        counts, newest first."""
+        return await _run(ctx, partial(self._collections, kind, limit))
+
+    def _collections(self, kind: str, limit: int, who: Principal) -> dict[str, Any]:
+        if kind != "mentions":
+            raise ApiError(422, "invalid_kind", f"Unknown collection kind {kind!r}; use 'mentions'")
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT d.id, d.name, d.created_at, COUNT(dm.id) AS mentions_count"
+                " FROM datasets d LEFT JOIN dataset_mentions dm ON dm.dataset_id = d.id"
+                " WHERE d.account_id = ? AND d.deleted_at IS NULL GROUP BY d.id"
+                " ORDER BY d.created_at DESC, d.id DESC LIMIT ?",
+                (who.account_id, max(1, min(limit, 100))),
+            ).fetchall()
+        return {
+            "collections": [
+                {
+                    "kind": "mentions",
+                    "id": row["id"],
+                    "name": row["name"],
+                    "mentions_count": row["mentions_count"],
+                    "created_at": int(row["created_at"]),
+                }
+                for row in rows
+            ]
+        }
+
+    async def list_mentions(
+        self,
+        ctx: Context,
+        dataset_ids: list[str] | None = None,
+        sources: list[str] | None = None,
+        q: str | None = None,
+        filters: list[Any] | None = None,
+        sort: str = "date",
+        order: str = "desc",
+        limit: int = 10,
+        cursor: str | None = None,
+    ) -> CallToolResult:
+        """One page of collected posts (same query as POST /v1/mentions): dataset_ids (all
+        datasets when omitted), sources, q (words), filters, sort (date, likes,
+        engagement_rate, views, comments, shares, sentiment_score, dataset_run_at), order,
+        limit (1..100) and the cursor of the previous page."""
+        query = {
+            "dataset_ids": dataset_ids,
+            "sources": sources,
+            "q": q,
+            "filters": filters,
+            "sort": sort,
+            "order": order,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return await _run(ctx, partial(self._mentions, query))
+
+    def _mentions(self, query: dict[str, Any], who: Principal) -> dict[str, Any]:
+        body = MentionsQuery.model_validate({k: v for k, v in query.items() if v is not None})
+        got = mentions.query_mentions(body, who, self.store)
+        return {"mentions": got["data"], "has_next": got["has_next"], "cursor": got["cursor"]}
+
+    async def mentions_get(
+        self, source: str, id: str, ctx: Context, dataset_ids: list[str] | None = None
+    ) -> CallToolResult:
+        """One collected post by its source and id."""
+        return await _run(ctx, partial(self._mention, source, id, dataset_ids))
+
+    def _mention(
+        self, source: str, post_id: str, dataset_ids: list[str] | None, who: Principal
+    ) -> dict[str, Any]:
+        query = {"post_refs": [{"source": source, "id": post_id}], "dataset_ids": dataset_ids}
+        found = self._mentions(query, who)["mentions"]
+        if not found:
+            raise ApiError(404, "mention_not_found", f"Post {source}:{post_id} not found")
+        return {"mention": found[0]}
+
+    async def mentions_count(
+        self,
+        ctx: Context,
+        dataset_ids: list[str] | None = None,
+        sources: list[str] | None = None,
+        q: str | None = None,
+        filters: list[Any] | None = None,
+    ) -> CallToolResult:
+        """How many collected posts match dataset_ids, sources, q and filters."""
+        query = {"dataset_ids": dataset_ids, "sources": sources, "q": q, "filters": filters}
+        return await _run(ctx, partial(self._count, query))
+
+    def _count(self, query: dict[str, Any], who: Principal) -> dict[str, Any]:
+        count, cursor = 0, None
+        while True:  # walk the query's pages: the engine has no COUNT of its own
+            got = self._mentions({**query, "limit": 100, "cursor": cursor}, who)
+            count += len(got["mentions"])
+            if not got["has_next"]:
+                return {"count": count}
+            cursor = got["cursor"]
+
+    async def query(
+        self, question: str, ctx: Context, dataset_ids: list[str] | None = None
+    ) -> CallToolResult:
+        """Answer a natural-language question over the collected data right away (no chat):
+        markdown with [N] citation markers plus references. Charged for inference."""
+        work = partial(chats.answer_now, self.store, self.settings, question, dataset_ids)
+        return await _run(ctx, work)
+
+    async def collect_mentions(
+        self,
+        search_query: str,
+        ctx: Context,
+        sources: list[str] | None = None,
+        time_filter: str = "past_month",
+        language: str | None = None,
+        country_code: str | None = None,
+    ) -> CallToolResult:
+        """Look for new posts about search_query on the sources (default: all five) within
+        time_filter (past_day, past_week, past_month, past_year, or like 30d) through a
+        research preview: an estimate plus sample posts. Billed as a research preview (one
+        preview_generation unit per source)."""
+        request = {
+            "type": "prompt",
+            "search_query": search_query,
+            "sources": sources or list(SOURCES),
+            "time_filter": time_filter,
+            "language": language,
+            "country_code": country_code,
+        }
+        raw = {key: value for key, value in request.items() if value is not None}
+        work = partial(self._preview, raw)
+        return await _run(ctx, work)
+
+    def _preview(self, raw: dict[str, Any], who: Principal) -> dict[str, Any]:
+        with self.store.transaction() as conn:
+            return previews.create_preview(conn, self.settings, who.account_id, raw)

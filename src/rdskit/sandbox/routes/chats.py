@@ -1,0 +1,444 @@
+"""Ask and chats: ``POST /v1/ask`` and ``/v1/chats/...``.
+
+``POST /v1/ask`` answers 202 ``{chat_id, message_id, status: working}`` at once; the
+worker writes the reply later (job ``ask.reply``, after a simulated think time), charges
+the inference tokens as an ``ai_assistant`` usage row and names the chat once it has two
+turns. The reply is read with ``GET /v1/chats/{chat_id}/messages/{message_id}``: the
+assistant row has ``status`` ``working`` then ``completed`` with markdown ``text`` and
+``references[]``.
+
+- A chat is created only by Ask and is private to the seat that created it: another seat
+  of the account (the owner included) gets 404 ``chat_not_found``.
+- ``GET /v1/chats/{chat_id}/messages`` lists rows newest first by default (``order=desc``,
+  as the spec's parameter listing shows); ``order=asc`` reads the conversation in order.
+- An Ask with an already-spent balance (available <= 0 USD) is 402
+  ``insufficient_credits_ask``: no turn, no charge. The admin switch
+  (``PUT /sandbox/accounts/{id}/assistant``) makes Ask fail with
+  ``ai_assistant_unavailable`` (503) or ``ai_assistant_timeout`` (504), both transient.
+- Billing: tokens of question + context + answer (:func:`assistant.count_tokens`) times
+  :data:`assistant.ASSISTANT_USD_PER_TOKEN`, booked after the reply.
+
+The MCP server (``sandbox/mcp_server.py``) reuses the service functions below.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
+from rdskit.sandbox import assistant, wallet
+from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.routes._common import (
+    ApiError,
+    Auth,
+    List25,
+    Principal,
+    SettingsDep,
+    StoreDep,
+    ok,
+    page,
+)
+from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.worker import Job, register, schedule
+
+__all__ = [
+    "SCHEMA",
+    "THINK_SECONDS",
+    "answer_now",
+    "chat_or_404",
+    "check_assistant",
+    "compose_reply",
+    "message_row",
+    "message_wire",
+    "open_chat",
+    "own_message",
+    "router",
+    "submit_ask",
+]
+
+router = APIRouter(prefix="/v1", tags=["assistant"])
+
+SCHEMA = """
+-- Chats are private to the seat that created them (seat_id is never returned).
+CREATE TABLE IF NOT EXISTS chats (
+    id                TEXT PRIMARY KEY,        -- ch_
+    account_id        TEXT NOT NULL REFERENCES accounts(id),
+    seat_id           TEXT NOT NULL,           -- creating seat; no FK, a chat outlives its seat
+    name              TEXT,                    -- set by the assistant after two turns
+    tracking_agent_id TEXT,                    -- set for a tracking agent's dialogue
+    created_at        REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chats_seat ON chats(account_id, seat_id, created_at);
+
+CREATE TABLE IF NOT EXISTS chat_messages (
+    id          TEXT PRIMARY KEY,              -- msg_
+    chat_id     TEXT NOT NULL REFERENCES chats(id),
+    seq         INTEGER NOT NULL,              -- position in the chat: 1, 2, ...
+    role        TEXT NOT NULL,                 -- user | assistant
+    text        TEXT,                          -- NULL while the assistant is working
+    context     TEXT,                          -- JSON, user rows
+    refs        TEXT,                          -- JSON references[], assistant rows
+    blocks      TEXT,                          -- JSON render blocks (MCP), assistant rows
+    status      TEXT NOT NULL,                 -- completed | working | failed
+    stop_reason TEXT,                          -- NULL while working, then end_turn | error
+    reply_to    TEXT,                          -- the user row an assistant row answers
+    tokens      INTEGER,                       -- inference tokens charged
+    created_at  REAL NOT NULL,
+    UNIQUE (chat_id, seq)
+);
+"""
+
+THINK_SECONDS = 3.0
+"""Simulated time the assistant takes to answer (divided by --speed)."""
+
+_REPLY_JOB = "ask.reply"
+_BY_POSITION = Sort("created_at", "seq", "id")  # seq is creation order, unique per chat
+_FAILURES = {"ai_assistant_unavailable": 503, "ai_assistant_timeout": 504}
+
+
+# -- service functions (REST and MCP) -------------------------------------------------
+def open_chat(
+    conn: Connection, account_id: str, seat_id: str, *, tracking_agent_id: str | None = None
+) -> str:
+    """Create a chat owned by ``seat_id`` and return its ``ch_`` id.
+
+    Ask calls it for a new conversation; a tracking agent's dialogue passes its id.
+    """
+    chat_id = new_id(conn, "ch")
+    conn.execute(
+        "INSERT INTO chats (id, account_id, seat_id, tracking_agent_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (chat_id, account_id, seat_id, tracking_agent_id, conn.store.clock.now()),
+    )
+    return chat_id
+
+
+def chat_or_404(conn: sqlite3.Connection, who: Principal, chat_id: str) -> sqlite3.Row:
+    """The caller's own chat, or 404 ``chat_not_found`` (absent, or another seat's)."""
+    row = conn.execute(
+        "SELECT * FROM chats WHERE id = ? AND account_id = ? AND seat_id = ?",
+        (chat_id, who.account_id, who.seat_id),
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, "chat_not_found", f"Chat {chat_id} not found")
+    return row
+
+
+def check_assistant(
+    conn: sqlite3.Connection, who: Principal, settings: Settings, question: str
+) -> None:
+    """Refuse a turn the assistant cannot take: the admin failure switch, a spent balance."""
+    (failure,) = conn.execute(
+        "SELECT assistant_failure FROM accounts WHERE id = ?", (who.account_id,)
+    ).fetchone()
+    if failure in _FAILURES:
+        message = "The assistant is not answering right now; try again shortly."
+        raise ApiError(_FAILURES[failure], failure, message, transient=True)
+    available = wallet.balance(conn, who.account_id).available
+    if available <= 0:
+        estimate = assistant.inference_cost(assistant.count_tokens(question))
+        current = wallet.terms(conn, who.account_id)
+        raise wallet.insufficient(
+            current, "insufficient_credits_ask", estimate, available, settings.top_up_url
+        )
+
+
+def submit_ask(
+    store: Store, settings: Settings, who: Principal, request: AskRequest
+) -> dict[str, Any]:
+    """Accept one Ask turn: write the user row and a working assistant row, queue the reply.
+
+    Returns the AskAccepted wire dict; raises the spec's errors (see the module docstring).
+    """
+    context = request.context.to_wire() if request.context is not None else {}
+    with store.transaction() as conn:
+        check_assistant(conn, who, settings, request.message)
+        if request.chat_id is not None:
+            chat_id = chat_or_404(conn, who, request.chat_id)["id"]
+        else:
+            chat_id = open_chat(conn, who.account_id, who.seat_id)
+        (last,) = conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM chat_messages WHERE chat_id = ?", (chat_id,)
+        ).fetchone()
+        now = conn.store.clock.now()
+        question_id, reply_id = new_id(conn, "msg"), new_id(conn, "msg")
+        conn.executemany(
+            "INSERT INTO chat_messages (id, chat_id, seq, role, text, context, status, reply_to,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (question_id, chat_id, last + 1, "user", request.message, dumps(context),
+                 "completed", None, now),
+                (reply_id, chat_id, last + 2, "assistant", None, None, "working", question_id, now),
+            ],
+        )  # fmt: skip
+        schedule(conn, _REPLY_JOB, reply_id, delay=conn.store.clock.scaled(THINK_SECONDS))
+    accepted = {"chat_id": chat_id, "message_id": reply_id, "status": "working"}
+    return AskAccepted.model_validate(accepted).to_wire()
+
+
+def answer_now(
+    store: Store,
+    settings: Settings,
+    question: str,
+    dataset_ids: Sequence[str] | None,
+    who: Principal,
+) -> dict[str, Any]:
+    """Answer synchronously, without a chat (the MCP query tool), and charge the tokens."""
+    context = {"dataset_ids": list(dataset_ids)} if dataset_ids else {}
+    with store.read() as conn:
+        check_assistant(conn, who, settings, question)
+        reply = compose_reply(conn, who.account_id, question, context)
+    tokens = assistant.count_tokens(question, dumps(context), reply.text)
+    with store.transaction() as conn:
+        wallet.charge(conn, who.account_id, "ai_assistant", assistant.inference_cost(tokens))
+    return {"text": reply.text, "references": reply.references, "blocks": reply.blocks}
+
+
+def compose_reply(
+    conn: sqlite3.Connection,
+    account_id: str,
+    question: str,
+    context: Mapping[str, Any],
+    previous_questions: Sequence[str] = (),
+) -> assistant.Reply:
+    """The database adapter of the answer engine: load the scope's posts, then answer.
+
+    ``context.dataset_ids`` narrows the datasets (default: every live dataset of the
+    account); ``context.post_refs`` focuses the answer on those posts.
+    """
+    rows = conn.execute(
+        "SELECT id, name FROM datasets WHERE account_id = ? AND deleted_at IS NULL"
+        " ORDER BY created_at, id",
+        (account_id,),
+    ).fetchall()
+    known = {row["id"]: assistant.Scope(row["id"], row["name"]) for row in rows}
+    wanted = list(context.get("dataset_ids") or known)
+    scope = [known[dataset_id] for dataset_id in wanted if dataset_id in known]
+    return assistant.answer(
+        question,
+        _scope_posts(conn, account_id, scope),
+        scope,
+        post_refs=context.get("post_refs") or (),
+        previous_questions=previous_questions,
+        related=_related(conn, account_id, [item.id for item in scope]),
+        unknown_dataset_ids=[dataset_id for dataset_id in wanted if dataset_id not in known],
+    )
+
+
+def _scope_posts(
+    conn: sqlite3.Connection, account_id: str, scope: Sequence[assistant.Scope]
+) -> list[dict[str, Any]]:
+    """Mention dicts of the scope's datasets, each with its ``datasets`` [{id, name}]."""
+    if not scope:
+        return []
+    names = {item.id: item.name for item in scope}
+    marks = ", ".join("?" * len(names))
+    posts: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in conn.execute(
+        "SELECT dm.dataset_id, m.source, m.id, m.body FROM dataset_mentions dm JOIN mentions m"
+        " ON m.account_id = ? AND m.source = dm.source AND m.id = dm.id"
+        f" WHERE dm.dataset_id IN ({marks}) ORDER BY m.created_at, m.source, m.id",
+        (account_id, *names),
+    ):
+        post = posts.setdefault((row["source"], row["id"]), {**loads(row["body"]), "datasets": []})
+        post["datasets"].append({"id": row["dataset_id"], "name": names[row["dataset_id"]]})
+    return list(posts.values())
+
+
+def _related(
+    conn: sqlite3.Connection, account_id: str, dataset_ids: Sequence[str]
+) -> list[assistant.Related]:
+    """Work done on the scope's datasets (and the account's latest previews), which an
+    answer cites when the question is about patterns, parameters, audiences or previews."""
+    marks = ", ".join("?" * len(dataset_ids)) or "NULL"
+    found: list[assistant.Related] = []
+    for row in conn.execute(
+        "SELECT id, name, status, pattern_id FROM pattern_detection_runs"
+        f" WHERE account_id = ? AND dataset_id IN ({marks}) ORDER BY created_at, id",
+        (account_id, *dataset_ids),
+    ):
+        label = f"Pattern detection “{row['name']}” ({row['status']})"
+        found.append(assistant.Related("pattern_detection_run", row["id"], label, "pattern"))
+        if row["pattern_id"]:
+            pattern = f"Pattern “{row['name']}”"
+            found.append(assistant.Related("pattern", row["pattern_id"], pattern, "pattern"))
+    for row in conn.execute(
+        "SELECT r.id, r.status, r.mentions_done, r.mentions_total, p.name"
+        " FROM custom_parameter_runs r JOIN custom_parameters p ON p.id = r.parameter_id"
+        f" WHERE r.account_id = ? AND r.scope_id IN ({marks}) ORDER BY r.created_at, r.id",
+        (account_id, *dataset_ids),
+    ):
+        label = (
+            f"Custom parameter “{row['name']}” run ({row['status']},"
+            f" {row['mentions_done']}/{row['mentions_total']} posts)"
+        )
+        found.append(assistant.Related("custom_parameter_run", row["id"], label, "parameter"))
+    for row in conn.execute(
+        "SELECT DISTINCT a.id, a.name FROM audience_datasets a"
+        " JOIN audience_runs r ON r.audience_dataset_id = a.id"
+        f" WHERE a.account_id = ? AND a.deleted_at IS NULL AND r.source_dataset_id IN ({marks})"
+        " ORDER BY a.id",
+        (account_id, *dataset_ids),
+    ):
+        label = f"Audience dataset “{row['name']}”"
+        found.append(assistant.Related("audience_dataset", row["id"], label, "audience"))
+    for row in conn.execute(
+        "SELECT id, type, request FROM research_previews WHERE account_id = ?"
+        " ORDER BY created_at DESC, id DESC LIMIT 3",
+        (account_id,),
+    ):
+        request = loads(row["request"])
+        subject = request.get("search_query") or ", ".join(request.get("source_urls") or [])
+        label = f"Research preview ({row['type']}) for “{subject}”"
+        found.append(assistant.Related("research_preview", row["id"], label, "preview"))
+    return found
+
+
+def message_row(
+    conn: sqlite3.Connection, who: Principal, chat_id: str, message_id: str
+) -> sqlite3.Row:
+    """A message of the caller's chat; 404 ``chat_not_found`` or ``message_not_found``."""
+    chat_or_404(conn, who, chat_id)
+    row = conn.execute(
+        "SELECT * FROM chat_messages WHERE id = ? AND chat_id = ?", (message_id, chat_id)
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, "message_not_found", f"Message {message_id} not in chat {chat_id}")
+    return row
+
+
+def own_message(conn: sqlite3.Connection, who: Principal, message_id: str) -> sqlite3.Row:
+    """A message of any of the caller's chats, found by its id alone (404 otherwise)."""
+    row = conn.execute(
+        "SELECT m.* FROM chat_messages m JOIN chats c ON c.id = m.chat_id"
+        " WHERE m.id = ? AND c.account_id = ? AND c.seat_id = ?",
+        (message_id, who.account_id, who.seat_id),
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, "message_not_found", f"Message {message_id} not found")
+    return row
+
+
+def message_wire(row: sqlite3.Row) -> dict[str, Any]:
+    """A message row on the wire: user rows carry ``context``; assistant rows carry
+    ``references``, ``status`` and ``stop_reason``."""
+    data: dict[str, Any] = {
+        "id": row["id"],
+        "chat_id": row["chat_id"],
+        "role": row["role"],
+        "text": row["text"],
+        "status": row["status"],
+        "created_at": row["created_at"],
+    }
+    if row["role"] == "user":
+        data["context"] = loads(row["context"]) or {}
+    else:
+        data["references"] = loads(row["refs"]) or []
+        data["stop_reason"] = row["stop_reason"]
+    return ChatMessage.model_validate(data).to_wire()
+
+
+def _chat_wire(row: sqlite3.Row) -> dict[str, Any]:
+    chat = {key: row[key] for key in ("id", "name", "tracking_agent_id", "created_at")}
+    return Chat.model_validate(chat).to_wire()
+
+
+# -- the reply job --------------------------------------------------------------------
+def _reply(store: Store, job: Job) -> None:
+    """Answer outside the write lock, then store the reply, charge it and name the chat."""
+    with store.read() as conn:
+        row = conn.execute(
+            "SELECT m.chat_id, m.status, c.account_id, q.text AS question, q.context, q.seq"
+            " FROM chat_messages m JOIN chats c ON c.id = m.chat_id"
+            " JOIN chat_messages q ON q.id = m.reply_to WHERE m.id = ?",
+            (job.ref_id,),
+        ).fetchone()
+        if row is None or row["status"] != "working":
+            return  # already answered (a job re-run after a restart)
+        earlier = [
+            text
+            for (text,) in conn.execute(
+                "SELECT text FROM chat_messages WHERE chat_id = ? AND role = 'user' AND seq < ?"
+                " ORDER BY seq",
+                (row["chat_id"], row["seq"]),
+            )
+        ]
+        context = loads(row["context"]) or {}
+        reply = compose_reply(conn, row["account_id"], row["question"], context, earlier)
+    tokens = assistant.count_tokens(row["question"], dumps(context), reply.text)
+    with store.transaction() as conn:
+        updated = conn.execute(
+            "UPDATE chat_messages SET text = ?, refs = ?, blocks = ?, status = 'completed',"
+            " stop_reason = 'end_turn', tokens = ? WHERE id = ? AND status = 'working'",
+            (reply.text, dumps(reply.references), dumps(reply.blocks), tokens, job.ref_id),
+        ).rowcount
+        if not updated:
+            return
+        usd = assistant.inference_cost(tokens)
+        wallet.charge(conn, row["account_id"], "ai_assistant", usd, ref=job.ref_id)
+        if earlier:  # the second turn or later: the assistant names the chat
+            conn.execute(
+                "UPDATE chats SET name = ? WHERE id = ? AND name IS NULL",
+                (assistant.chat_name(earlier[0]), row["chat_id"]),
+            )
+
+
+def _reply_failed(store: Store, job: Job, exc: BaseException) -> None:
+    """A crashed reply ends the turn with an apology and no charge."""
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE chat_messages SET text = ?, status = 'failed', stop_reason = 'error'"
+            " WHERE id = ? AND status = 'working'",
+            ("Sorry, I could not answer this question.", job.ref_id),
+        )
+
+
+register(_REPLY_JOB, _reply, atomic=False, on_error=_reply_failed)
+
+
+# -- routes ---------------------------------------------------------------------------
+@router.post("/ask", status_code=202)
+def ask(body: AskRequest, who: Auth, store: StoreDep, settings: SettingsDep) -> JSONResponse:
+    """Start an assistant turn: 202 with the ids to poll; never the reply itself."""
+    return JSONResponse(ok(submit_ask(store, settings, who, body)), status_code=202)
+
+
+@router.get("/chats/{chat_id}")
+def get_chat(chat_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """One of the caller's chats."""
+    with store.read() as conn:
+        return ok(_chat_wire(chat_or_404(conn, who, chat_id)))
+
+
+@router.get("/chats/{chat_id}/messages")
+def list_messages(chat_id: str, who: Auth, store: StoreDep, params: List25) -> dict[str, Any]:
+    """The chat's rows, newest first unless ``order=asc``."""
+    with store.read() as conn:
+        chat_or_404(conn, who, chat_id)
+        got = fetch_page(
+            conn,
+            columns="*",
+            source="chat_messages",
+            where="chat_id = ?",
+            params=[chat_id],
+            sort=_BY_POSITION,
+            order=params.order,
+            limit=params.limit,
+            cursor=params.cursor,
+            scope=chat_id,
+        )
+    rows = [message_wire(row) for row in got.rows]
+    return page(rows, has_next=got.has_next, cursor=got.cursor)
+
+
+@router.get("/chats/{chat_id}/messages/{message_id}")
+def get_message(chat_id: str, message_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """One row; poll an assistant row until its ``status`` is ``completed``."""
+    with store.read() as conn:
+        return ok(message_wire(message_row(conn, who, chat_id, message_id)))

@@ -1,0 +1,540 @@
+"""Custom parameters: ``/v1/custom_parameters...`` (CRUD, free preview, runs).
+
+A parameter is a named extraction instruction; :mod:`rdskit.sandbox.rules` carries it out,
+the same way for the free preview and for runs. A run over a dataset:
+
+- is accepted with ``mentions_total`` = the dataset's mentions, reserving that many
+  ``post_processing`` units (402 ``insufficient_credits_content_analysis`` starts nothing);
+- shows ``status.type == "processing"`` while the worker handles a batch per tick and
+  ``mentions_done`` / ``mentions_error`` / ``mentions_remaining`` advance; posts the rules
+  cannot process (no analysable text) are final failures and count in ``mentions_error``
+  (the engine is deterministic, so a retry would give the same answer);
+- is ``completed`` once done + error == total: the processed posts are charged
+  (``mentions_done``), the rest of the reservation is refunded. A run that fails
+  (its dataset deleted, or instructions containing ``__fail__``) refunds everything and
+  drops the values it wrote.
+
+Extracted values live in ``mention_parameters`` (defined with the mentions query in
+:mod:`rdskit.sandbox.search`, which reads it): one row per (post, parameter) with the value
+as JSON, ``status`` ``pending`` until the run reaches the post, then ``completed`` or
+``failed``. A run's own bookkeeping (which posts, with the rule's explanation) is in
+``custom_parameter_run_posts``.
+
+Example (HTTP)::
+
+    POST /v1/custom_parameters {"name": "Brand", "value_type": "string",
+                                "instructions": "Which brand? One of: Oatly, Alpro"}
+    POST /v1/custom_parameters/cp_…/runs {"scope": {"kind": "dataset", "id": "ds_…"}}
+    -> {"status": "success", "data": {"run_id": "cpr_…"}}
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from contextlib import suppress
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Body
+from fastapi.exceptions import RequestValidationError
+
+from rdskit.models import (
+    SCOPE_KINDS,
+    CustomParameter,
+    CustomParameterCreate,
+    CustomParameterPreview,
+    CustomParameterPreviewRequest,
+    CustomParameterRun,
+    CustomParameterRunCreate,
+    CustomParameterRunStarted,
+    CustomParameterUpdate,
+)
+from rdskit.sandbox import wallet
+from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.routes._common import (
+    ApiError,
+    Auth,
+    List10,
+    SettingsDep,
+    StoreDep,
+    ok,
+    page,
+    parse_body,
+)
+from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
+from rdskit.sandbox.rules import VALUE_TYPES, Extraction, Rule, UnprocessablePost, compile_rule
+from rdskit.sandbox.worker import Job, register, schedule
+
+__all__ = ["QUOTA", "SCHEMA", "router"]
+
+router = APIRouter(prefix="/v1", tags=["custom parameters"])
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS custom_parameters (
+    id           TEXT PRIMARY KEY,             -- cp_
+    account_id   TEXT NOT NULL REFERENCES accounts(id),
+    name         TEXT NOT NULL,
+    instructions TEXT NOT NULL,
+    value_type   TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL,
+    UNIQUE (account_id, name)
+);
+
+CREATE TABLE IF NOT EXISTS custom_parameter_runs (
+    id             TEXT PRIMARY KEY,           -- cpr_
+    account_id     TEXT NOT NULL REFERENCES accounts(id),
+    parameter_id   TEXT NOT NULL REFERENCES custom_parameters(id) ON DELETE CASCADE,
+    scope_kind     TEXT NOT NULL,              -- dataset
+    scope_id       TEXT NOT NULL,
+    status         TEXT NOT NULL,              -- processing | completed | failed
+    mentions_total INTEGER NOT NULL,
+    mentions_done  INTEGER NOT NULL DEFAULT 0,
+    mentions_error INTEGER NOT NULL DEFAULT 0,
+    reservation_id TEXT REFERENCES reservations(id),
+    error          TEXT,
+    created_at     REAL NOT NULL,
+    updated_at     REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS custom_parameter_runs_list
+    ON custom_parameter_runs(parameter_id, created_at, id);
+
+-- The posts of a run and the rule engine's reason for each value (for debugging).
+CREATE TABLE IF NOT EXISTS custom_parameter_run_posts (
+    run_id      TEXT NOT NULL REFERENCES custom_parameter_runs(id) ON DELETE CASCADE,
+    source      TEXT NOT NULL,
+    mention_id  TEXT NOT NULL,
+    status      TEXT NOT NULL,                 -- pending | completed | failed
+    explanation TEXT,
+    PRIMARY KEY (run_id, source, mention_id)
+);
+CREATE INDEX IF NOT EXISTS custom_parameter_run_posts_pending
+    ON custom_parameter_run_posts(run_id, status, source, mention_id);
+"""
+
+QUOTA = {"Trial": 3, "Starter": 10, "Pro": 25, "Business": 100, "Legacy": 25}
+"""Custom parameters per account by plan (the spec gives no numbers)."""
+
+_DEFAULT_QUOTA = 25
+_STEP = "custom_parameter_run.step"
+_TICKS = 4  # a run processes its posts in about this many worker ticks
+_TICK_SECONDS = 1.0  # simulated seconds between ticks
+_ACTIVE = "processing"
+_BY_CREATED = Sort("created_at", "created_at", "id")
+
+
+def _parameter_or_404(conn: sqlite3.Connection, account_id: str, parameter_id: str) -> sqlite3.Row:
+    row = conn.execute(
+        "SELECT * FROM custom_parameters WHERE id = ? AND account_id = ?",
+        (parameter_id, account_id),
+    ).fetchone()
+    if row is None:
+        raise ApiError(
+            404, "custom_parameter_not_found", f"Custom parameter {parameter_id} not found"
+        )
+    return row
+
+
+def _parameter_wire(row: sqlite3.Row) -> dict[str, Any]:
+    return CustomParameter.model_validate(
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "instructions": row["instructions"],
+            "value_type": row["value_type"],
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+        }
+    ).to_wire()
+
+
+def _run_wire(row: sqlite3.Row) -> dict[str, Any]:
+    handled = row["mentions_done"] + row["mentions_error"]
+    return CustomParameterRun.model_validate(
+        {
+            "id": row["id"],
+            "custom_parameter_id": row["parameter_id"],
+            "scope": {"kind": row["scope_kind"], "id": row["scope_id"]},
+            "status": {"type": row["status"]},
+            "mentions_total": row["mentions_total"],
+            "mentions_done": row["mentions_done"],
+            "mentions_error": row["mentions_error"],
+            "mentions_remaining": row["mentions_total"] - handled,
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+        }
+    ).to_wire()
+
+
+def _extract(
+    conn: sqlite3.Connection, rule: Rule, account_id: str, source: str, post_id: str
+) -> Extraction:
+    """Apply ``rule`` to one stored post; a post that is not stored cannot be processed."""
+    row = conn.execute(
+        "SELECT body FROM mentions WHERE account_id = ? AND source = ? AND id = ?",
+        (account_id, source, post_id),
+    ).fetchone()
+    if row is None:
+        raise UnprocessablePost("the post is not stored")
+    body = loads(row["body"])
+    return rule.apply(body.get("title"), body.get("text"))
+
+
+# -- parameter endpoints ----------------------------------------------------------------
+Request = TypeVar("Request", CustomParameterCreate, CustomParameterUpdate)
+
+
+def _parse(model: type[Request], raw: dict[str, Any]) -> Request:
+    """The request body as ``model``.
+
+    An empty name is the spec's 400 ``custom_parameter_empty_name`` rather than the model's
+    422, and ``value_type`` must be one the rule engine produces.
+    """
+    name = raw.get("name")
+    if isinstance(name, str) and not name.strip():
+        raise ApiError(
+            400, "custom_parameter_empty_name", "A custom parameter needs a non-empty name."
+        )
+    body = parse_body(model, raw)
+    if body.value_type is not None and body.value_type not in VALUE_TYPES:
+        raise _invalid(("value_type",), f"value_type must be one of {', '.join(VALUE_TYPES)}")
+    return body
+
+
+def _invalid(loc: tuple[str, ...], message: str) -> RequestValidationError:
+    """A 422 for a body field the request model accepts but this service does not."""
+    return RequestValidationError([{"loc": ("body", *loc), "msg": message, "type": "value_error"}])
+
+
+def _unique_name(conn: sqlite3.Connection, account_id: str, name: str, own_id: str | None) -> str:
+    """The trimmed name, or 409 ``custom_parameter_duplicate_name``."""
+    name = name.strip()
+    clash = conn.execute(
+        "SELECT id FROM custom_parameters WHERE account_id = ? AND name = ? AND id IS NOT ?",
+        (account_id, name, own_id),
+    ).fetchone()
+    if clash is not None:
+        raise ApiError(
+            409,
+            "custom_parameter_duplicate_name",
+            f"A custom parameter named {name!r} exists ({clash['id']}).",
+        )
+    return name
+
+
+@router.post("/custom_parameters")
+def create_parameter(
+    raw: Annotated[dict[str, Any], Body()], who: Auth, store: StoreDep
+) -> dict[str, Any]:
+    """Create a parameter (name unique per account, within the plan's quota)."""
+    body = _parse(CustomParameterCreate, raw)
+    with store.transaction() as conn:
+        name = _unique_name(conn, who.account_id, body.name, None)
+        plan = conn.execute("SELECT plan FROM accounts WHERE id = ?", (who.account_id,)).fetchone()
+        quota = QUOTA.get(plan["plan"], _DEFAULT_QUOTA)
+        (used,) = conn.execute(
+            "SELECT COUNT(*) FROM custom_parameters WHERE account_id = ?", (who.account_id,)
+        ).fetchone()
+        if used >= quota:
+            raise ApiError(
+                400,
+                "custom_parameter_limit_exceeded",
+                f"The {plan['plan']} plan allows {quota} custom parameters.",
+            )
+        parameter_id = new_id(conn, "cp")
+        now = store.clock.now()
+        conn.execute(
+            "INSERT INTO custom_parameters VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (parameter_id, who.account_id, name, body.instructions, body.value_type, now, now),
+        )
+        row = _parameter_or_404(conn, who.account_id, parameter_id)
+    return ok(_parameter_wire(row))
+
+
+@router.get("/custom_parameters")
+def list_parameters(who: Auth, store: StoreDep) -> dict[str, Any]:
+    """Every parameter of the account, oldest first (no pagination fields)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            "SELECT * FROM custom_parameters WHERE account_id = ? ORDER BY created_at, id",
+            (who.account_id,),
+        ).fetchall()
+    return ok([_parameter_wire(row) for row in rows])
+
+
+@router.post("/custom_parameters/preview")
+def preview(body: CustomParameterPreviewRequest, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """Apply instructions to 1..5 stored posts; free. Unknown or unreadable posts give null."""
+    rule = compile_rule(body.instructions, body.value_type)
+    results = []
+    with store.read() as conn:
+        for ref in body.post_refs:
+            value = None
+            with suppress(UnprocessablePost):
+                value = _extract(conn, rule, who.account_id, ref.source, ref.id).value
+            results.append({"post_id": ref.id, "source": ref.source, "value": value})
+    return ok(CustomParameterPreview.model_validate({"results": results}).to_wire())
+
+
+@router.get("/custom_parameters/{parameter_id}")
+def get_parameter(parameter_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """One parameter."""
+    with store.read() as conn:
+        return ok(_parameter_wire(_parameter_or_404(conn, who.account_id, parameter_id)))
+
+
+@router.patch("/custom_parameters/{parameter_id}")
+def update_parameter(
+    parameter_id: str, raw: Annotated[dict[str, Any], Body()], who: Auth, store: StoreDep
+) -> dict[str, Any]:
+    """Partial update of name, instructions and value_type (stored values are kept)."""
+    body = _parse(CustomParameterUpdate, raw)
+    changes = body.model_dump(exclude_none=True, include={"name", "instructions", "value_type"})
+    with store.transaction() as conn:
+        row = _parameter_or_404(conn, who.account_id, parameter_id)
+        if "name" in changes:
+            changes["name"] = _unique_name(conn, who.account_id, changes["name"], parameter_id)
+        merged = {key: changes.get(key, row[key]) for key in ("name", "instructions", "value_type")}
+        conn.execute(
+            "UPDATE custom_parameters SET name = ?, instructions = ?, value_type = ?,"
+            " updated_at = ? WHERE id = ?",
+            (
+                merged["name"],
+                merged["instructions"],
+                merged["value_type"],
+                store.clock.now(),
+                parameter_id,
+            ),
+        )
+        row = _parameter_or_404(conn, who.account_id, parameter_id)
+    return ok(_parameter_wire(row))
+
+
+@router.delete("/custom_parameters/{parameter_id}")
+def delete_parameter(parameter_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """Delete a parameter, its runs and its values; an active run is charged for its progress."""
+    with store.transaction() as conn:
+        _parameter_or_404(conn, who.account_id, parameter_id)
+        for run in conn.execute(
+            "SELECT * FROM custom_parameter_runs WHERE parameter_id = ? AND status = ?",
+            (parameter_id, _ACTIVE),
+        ).fetchall():
+            wallet.settle(conn, run["reservation_id"], run["mentions_done"])
+        conn.execute(
+            "DELETE FROM mention_parameters WHERE account_id = ? AND parameter_id = ?",
+            (who.account_id, parameter_id),
+        )
+        conn.execute("DELETE FROM custom_parameters WHERE id = ?", (parameter_id,))
+    return ok({"id": parameter_id, "deleted": True})
+
+
+# -- runs -----------------------------------------------------------------------------------
+@router.post("/custom_parameters/{parameter_id}/runs")
+def start_run(
+    parameter_id: str,
+    body: CustomParameterRunCreate,
+    who: Auth,
+    store: StoreDep,
+    settings: SettingsDep,
+) -> dict[str, Any]:
+    """Extract the parameter for every mention of the scope's dataset; returns ``{run_id}``."""
+    with store.transaction() as conn:
+        _parameter_or_404(conn, who.account_id, parameter_id)
+        if body.scope.kind not in SCOPE_KINDS:
+            raise _invalid(("scope", "kind"), f"kind must be one of {', '.join(SCOPE_KINDS)}")
+        dataset_id = body.scope.id
+        dataset_or_404(conn, who.account_id, dataset_id)
+        active = conn.execute(
+            "SELECT id FROM custom_parameter_runs WHERE parameter_id = ? AND status = ?",
+            (parameter_id, _ACTIVE),
+        ).fetchone()
+        if active is not None:
+            raise ApiError(
+                409,
+                "custom_parameter_run_in_flight",
+                f"Run {active['id']} of {parameter_id} is still processing.",
+            )
+        posts = conn.execute(
+            "SELECT source, id FROM dataset_mentions WHERE dataset_id = ?"
+            " ORDER BY dataset_run_at, source, id",
+            (dataset_id,),
+        ).fetchall()
+        if not posts:
+            raise ApiError(
+                400, "nothing_to_analyze", f"Dataset {dataset_id} has no mentions to analyze."
+            )
+        run_id = new_id(conn, "cpr")
+        reservation_id = wallet.reserve(
+            conn,
+            who.account_id,
+            "post_processing",
+            len(posts),
+            run_id,
+            error_code="insufficient_credits_content_analysis",
+            top_up_url=settings.top_up_url,
+        )
+        now = store.clock.now()
+        conn.execute(
+            "INSERT INTO custom_parameter_runs (id, account_id, parameter_id, scope_kind, scope_id,"
+            " status, mentions_total, reservation_id, created_at, updated_at)"
+            " VALUES (?, ?, ?, 'dataset', ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                who.account_id,
+                parameter_id,
+                dataset_id,
+                _ACTIVE,
+                len(posts),
+                reservation_id,
+                now,
+                now,
+            ),
+        )
+        keys = [(p["source"], p["id"]) for p in posts]
+        conn.executemany(
+            "INSERT INTO custom_parameter_run_posts (run_id, source, mention_id, status)"
+            " VALUES (?, ?, ?, 'pending')",
+            [(run_id, *key) for key in keys],
+        )
+        # A new run replaces the parameter's earlier values for these posts.
+        _drop_values(conn, who.account_id, parameter_id, run_id)
+        conn.executemany(
+            "INSERT INTO mention_parameters (account_id, source, mention_id, parameter_id,"
+            " value, status, computed_at) VALUES (?, ?, ?, ?, NULL, 'pending', NULL)",
+            [(who.account_id, *key, parameter_id) for key in keys],
+        )
+        schedule(conn, _STEP, run_id, delay=store.clock.scaled(_TICK_SECONDS))
+    return ok(CustomParameterRunStarted(run_id=run_id).to_wire())
+
+
+@router.get("/custom_parameters/{parameter_id}/runs")
+def list_runs(parameter_id: str, who: Auth, store: StoreDep, params: List10) -> dict[str, Any]:
+    """The parameter's runs, newest first by default."""
+    with store.read() as conn:
+        _parameter_or_404(conn, who.account_id, parameter_id)
+        got = fetch_page(
+            conn,
+            columns="*",
+            source="custom_parameter_runs",
+            where="parameter_id = ?",
+            params=[parameter_id],
+            sort=_BY_CREATED,
+            order=params.order,
+            limit=params.limit,
+            cursor=params.cursor,
+            scope=parameter_id,
+        )
+    return page([_run_wire(row) for row in got.rows], has_next=got.has_next, cursor=got.cursor)
+
+
+@router.get("/custom_parameters/{parameter_id}/runs/{run_id}")
+def get_run(parameter_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """One run with its counters."""
+    with store.read() as conn:
+        _parameter_or_404(conn, who.account_id, parameter_id)
+        row = conn.execute(
+            "SELECT * FROM custom_parameter_runs WHERE id = ? AND parameter_id = ?",
+            (run_id, parameter_id),
+        ).fetchone()
+    if row is None:
+        raise ApiError(
+            404, "custom_parameter_not_found", f"Run {run_id} not found for {parameter_id}"
+        )
+    return ok(_run_wire(row))
+
+
+# -- the worker ---------------------------------------------------------------------------
+def _fail(conn: Connection, run: sqlite3.Row, reason: str) -> None:
+    """Failed: refund everything and drop the values this run wrote."""
+    conn.execute(
+        "UPDATE custom_parameter_runs SET status = 'failed', error = ?, updated_at = ?"
+        " WHERE id = ?",
+        (reason, conn.store.clock.now(), run["id"]),
+    )
+    _drop_values(conn, run["account_id"], run["parameter_id"], run["id"])
+    wallet.refund(conn, run["reservation_id"])
+
+
+def _drop_values(conn: Connection, account_id: str, parameter_id: str, run_id: str) -> None:
+    """Delete the parameter's values for the posts of ``run_id``."""
+    conn.execute(
+        "DELETE FROM mention_parameters WHERE account_id = ? AND parameter_id = ?"
+        " AND (source, mention_id) IN"
+        " (SELECT source, mention_id FROM custom_parameter_run_posts WHERE run_id = ?)",
+        (account_id, parameter_id, run_id),
+    )
+
+
+def _step(store: Store, job: Job) -> None:
+    """One tick: extract a batch of pending posts; complete (and settle) when none remain."""
+    with store.transaction() as conn:
+        run = conn.execute(
+            "SELECT * FROM custom_parameter_runs WHERE id = ?", (job.ref_id,)
+        ).fetchone()
+        if run is None or run["status"] != _ACTIVE:
+            return  # deleted, or a job re-run after a restart
+        parameter = conn.execute(
+            "SELECT * FROM custom_parameters WHERE id = ?", (run["parameter_id"],)
+        ).fetchone()
+        dataset = conn.execute(
+            "SELECT deleted_at FROM datasets WHERE id = ?", (run["scope_id"],)
+        ).fetchone()
+        if dataset is None or dataset["deleted_at"] is not None:
+            _fail(conn, run, "the dataset was deleted")
+            return
+        if FAIL_TOKEN in parameter["instructions"] and run["mentions_done"] + run["mentions_error"]:
+            _fail(conn, run, "the extraction model failed")
+            return
+        rule = compile_rule(parameter["instructions"], parameter["value_type"])
+        batch = conn.execute(
+            "SELECT source, mention_id FROM custom_parameter_run_posts"
+            " WHERE run_id = ? AND status = 'pending' ORDER BY source, mention_id LIMIT ?",
+            (run["id"], max(1, math.ceil(run["mentions_total"] / _TICKS))),
+        ).fetchall()
+        now = store.clock.now()
+        done = errors = 0
+        for post in batch:
+            try:
+                result = _extract(conn, rule, run["account_id"], post["source"], post["mention_id"])
+                status, value, why = "completed", dumps(result.value), result.explanation
+                done += 1
+            except UnprocessablePost as exc:
+                status, value, why = "failed", None, str(exc)
+                errors += 1
+            key = (post["source"], post["mention_id"])
+            conn.execute(
+                "UPDATE mention_parameters SET value = ?, status = ?, computed_at = ?"
+                " WHERE account_id = ? AND parameter_id = ? AND source = ? AND mention_id = ?",
+                (value, status, now, run["account_id"], run["parameter_id"], *key),
+            )
+            conn.execute(
+                "UPDATE custom_parameter_run_posts SET status = ?, explanation = ?"
+                " WHERE run_id = ? AND source = ? AND mention_id = ?",
+                (status, why, run["id"], *key),
+            )
+        done += run["mentions_done"]
+        errors += run["mentions_error"]
+        finished = done + errors >= run["mentions_total"]
+        conn.execute(
+            "UPDATE custom_parameter_runs SET mentions_done = ?, mentions_error = ?, status = ?,"
+            " updated_at = ? WHERE id = ?",
+            (done, errors, "completed" if finished else _ACTIVE, now, run["id"]),
+        )
+        if finished:
+            wallet.settle(conn, run["reservation_id"], done)
+        else:
+            schedule(conn, _STEP, run["id"], delay=store.clock.scaled(_TICK_SECONDS))
+
+
+def _on_error(store: Store, job: Job, exc: BaseException) -> None:
+    """A crash fails the run and refunds it in full."""
+    with store.transaction() as conn:
+        run = conn.execute(
+            "SELECT * FROM custom_parameter_runs WHERE id = ?", (job.ref_id,)
+        ).fetchone()
+        if run is not None and run["status"] == _ACTIVE:
+            _fail(conn, run, f"internal error: {type(exc).__name__}")
+
+
+register(_STEP, _step, on_error=_on_error)

@@ -1,0 +1,551 @@
+"""Datasets and dataset runs: ``/v1/datasets...``.
+
+A run is accepted as ``pending`` with the mention price x ``count`` reserved, then the
+worker walks it through ``working`` (steps scraping -> enrichment -> analysis) to
+``completed`` (mentions written, actuals charged, the rest refunded) or ``failed`` (all
+refunded). Mentions accumulate per dataset and dedupe on ``(source, id)``.
+
+Other modules reuse :func:`dataset_or_404` and :func:`start_run` (tracking cycles).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from fastapi import APIRouter
+
+from rdskit.models import Dataset, DatasetCreate, DatasetRun, DatasetRunCreate, DatasetUpdate
+from rdskit.models._base import parse_datetime, to_iso
+from rdskit.sandbox import wallet
+from rdskit.sandbox.accounts import plan_of
+from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.routes._common import ApiError, Auth, List10, SettingsDep, StoreDep, ok, page
+from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.worker import Job, register, schedule
+
+__all__ = ["FAIL_TOKEN", "collect_mentions", "dataset_or_404", "router", "start_run"]
+
+router = APIRouter(prefix="/v1", tags=["datasets"])
+
+FAIL_TOKEN = "__fail__"
+"""A search query (or source URL) containing this fails the run in its scraping step."""
+
+DEFAULT_COUNT = 100
+PROMPT_WINDOW = timedelta(days=365)
+STEPS = ("scraping", "enrichment", "analysis")
+PARAM_KEYS = (
+    "content_analysis_actions",
+    "count",
+    "country_code",
+    "date_range",
+    "enable_transcribing",
+    "enable_visual_recognition",
+    "language",
+    "num_comments_per_post",
+    "search_query",
+)
+# Simulated seconds spent queued and in each step (divided by --speed).
+QUEUE_SECONDS = 1.0
+STEP_SECONDS = {"scraping": 3.0, "enrichment": 2.0, "analysis": 1.0}
+_ADVANCE = "dataset_run.advance"
+_BY_CREATED = Sort("created_at", "created_at", "id")
+
+
+# -- reads ------------------------------------------------------------------------
+def dataset_or_404(conn: sqlite3.Connection, account_id: str, dataset_id: str) -> sqlite3.Row:
+    """The account's live (not deleted) dataset row, or 404 ``dataset_not_found``."""
+    row = conn.execute(
+        "SELECT * FROM datasets WHERE id = ? AND account_id = ? AND deleted_at IS NULL",
+        (dataset_id, account_id),
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, "dataset_not_found", f"Dataset {dataset_id} not found")
+    return row
+
+
+def _dataset_wire(conn: sqlite3.Connection, row: sqlite3.Row, settings: Settings) -> dict[str, Any]:
+    counts = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(m.images_count), 0), COALESCE(SUM(m.videos_count), 0)"
+        " FROM dataset_mentions dm JOIN mentions m"
+        " ON m.account_id = ? AND m.source = dm.source AND m.id = dm.id"
+        " WHERE dm.dataset_id = ?",
+        (row["account_id"], row["id"]),
+    ).fetchone()
+    return Dataset.model_validate(
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+            "mentions_count": counts[0],
+            "images_count": counts[1],
+            "videos_count": counts[2],
+            "url": f"{settings.app_url}/datasets/{row['id']}",
+        }
+    ).to_wire()
+
+
+def _steps_wire(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": step["name"],
+            "status": step["status"],
+            "started_at": None if step["started_at"] is None else to_iso(_dt(step["started_at"])),
+            "finished_at": None
+            if step["finished_at"] is None
+            else to_iso(_dt(step["finished_at"])),
+        }
+        for step in steps
+    ]
+
+
+def _dt(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def _run_wire(row: sqlite3.Row) -> dict[str, Any]:
+    return DatasetRun.model_validate(
+        {
+            "id": row["id"],
+            "dataset_id": row["dataset_id"],
+            "status": {"type": row["status"], "steps": _steps_wire(loads(row["steps"]))},
+            "count": row["count"],
+            "requested_count": row["requested_count"],
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+            "mentions_count": row["mentions_count"],
+            "images_count": row["images_count"],
+            "videos_count": row["videos_count"],
+            "new_mentions_count": row["new_mentions_count"],
+            "params": loads(row["params"]),
+        }
+    ).to_wire()
+
+
+# -- dataset endpoints ------------------------------------------------------------
+@router.post("/datasets")
+def create_dataset(body: DatasetCreate, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """Create a named, empty dataset."""
+    with store.transaction() as conn:
+        dataset_id = new_id(conn, "ds")
+        now = store.clock.now()
+        conn.execute(
+            "INSERT INTO datasets (id, account_id, name, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (dataset_id, who.account_id, body.name, now, now),
+        )
+    return ok(
+        Dataset.model_validate({"id": dataset_id, "name": body.name, "created_at": now}).to_wire()
+    )
+
+
+@router.get("/datasets")
+def list_datasets(
+    who: Auth, store: StoreDep, settings: SettingsDep, params: List10
+) -> dict[str, Any]:
+    """The account's datasets, newest first by default."""
+    with store.read() as conn:
+        got = fetch_page(
+            conn,
+            columns="*",
+            source="datasets",
+            where="account_id = ? AND deleted_at IS NULL",
+            params=[who.account_id],
+            sort=_BY_CREATED,
+            order=params.order,
+            limit=params.limit,
+            cursor=params.cursor,
+        )
+        items = [_dataset_wire(conn, row, settings) for row in got.rows]
+    return page(items, has_next=got.has_next, cursor=got.cursor)
+
+
+@router.get("/datasets/{dataset_id}")
+def get_dataset(
+    dataset_id: str, who: Auth, store: StoreDep, settings: SettingsDep
+) -> dict[str, Any]:
+    """One dataset with its counts."""
+    with store.read() as conn:
+        return ok(_dataset_wire(conn, dataset_or_404(conn, who.account_id, dataset_id), settings))
+
+
+@router.patch("/datasets/{dataset_id}")
+def rename_dataset(
+    dataset_id: str, body: DatasetUpdate, who: Auth, store: StoreDep, settings: SettingsDep
+) -> dict[str, Any]:
+    """Rename a dataset."""
+    with store.transaction() as conn:
+        dataset_or_404(conn, who.account_id, dataset_id)
+        conn.execute(
+            "UPDATE datasets SET name = ?, updated_at = ? WHERE id = ?",
+            (body.name, store.clock.now(), dataset_id),
+        )
+        return ok(_dataset_wire(conn, dataset_or_404(conn, who.account_id, dataset_id), settings))
+
+
+@router.delete("/datasets/{dataset_id}")
+def delete_dataset(dataset_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """Soft-delete: hidden everywhere, kept for the audience datasets built from it."""
+    with store.transaction() as conn:
+        dataset_or_404(conn, who.account_id, dataset_id)
+        now = store.clock.now()
+        conn.execute(
+            "UPDATE datasets SET deleted_at = ?, updated_at = ? WHERE id = ?",
+            (now, now, dataset_id),
+        )
+    return ok({"id": dataset_id, "deleted": True})
+
+
+# -- run endpoints ----------------------------------------------------------------
+def _window(request: dict[str, Any], now: float) -> tuple[datetime | None, datetime | None]:
+    """The collection window: explicit range, else the past 365 days; none for url search."""
+    if request["search_query"]["type"] == "url":
+        return None, None
+    date_range = request.get("date_range")
+    if date_range:
+        start = datetime.combine(date.fromisoformat(date_range["from"]), time.min, tzinfo=UTC)
+        end = datetime.combine(date.fromisoformat(date_range["to"]), time.max, tzinfo=UTC)
+        return start, end
+    end = _dt(now)
+    return end - PROMPT_WINDOW, end
+
+
+def start_run(
+    conn: Connection,
+    settings: Settings,
+    account_id: str,
+    dataset_id: str,
+    request: DatasetRunCreate,
+    *,
+    error_code: str = "insufficient_credits_dataset_run",
+) -> sqlite3.Row:
+    """Accept a run: validate against the plan, reserve, insert ``pending``, schedule.
+
+    Raises 404 ``dataset_not_found``, 400 ``date_filter_unavailable`` /
+    ``collection_content_type_mismatch``, or 402 ``error_code`` (nothing written).
+    """
+    dataset = dataset_or_404(conn, account_id, dataset_id)
+    # The echo: what was sent, with every documented key present (null when not sent).
+    params = dict.fromkeys(PARAM_KEYS) | request.to_wire()
+    search_query = params["search_query"]
+    plan = plan_of(conn, account_id)
+    explicit_range = params.get("date_range") and search_query["type"] == "prompt"
+    if explicit_range and not plan["features"].get("custom_date_filter"):
+        raise ApiError(
+            400,
+            "date_filter_unavailable",
+            f"Custom date ranges are not on the {plan['name']} plan.",
+        )
+    content_type = search_query.get("content_type") or "organic"
+    if dataset["content_type"] not in (None, content_type):
+        raise ApiError(
+            400,
+            "collection_content_type_mismatch",
+            f"Dataset {dataset_id} collects {dataset['content_type']} content, not {content_type}.",
+        )
+    requested = params.get("count") or DEFAULT_COUNT
+    depth = plan["limits"]["max_research_depth"]
+    count = min(requested, depth) if depth > 0 else requested
+    params["count"] = requested
+    run_id = new_id(conn, "dsr")
+    reservation_id = wallet.reserve(
+        conn,
+        account_id,
+        "mention",
+        count,
+        run_id,
+        error_code=error_code,
+        top_up_url=settings.top_up_url,
+    )
+    (ordinal,) = conn.execute(
+        "SELECT COUNT(*) + 1 FROM dataset_runs WHERE dataset_id = ?", (dataset_id,)
+    ).fetchone()
+    now = conn.store.clock.now()
+    steps = [
+        {"name": name, "status": "pending", "started_at": None, "finished_at": None}
+        for name in STEPS
+    ]
+    conn.execute(
+        "INSERT INTO dataset_runs (id, dataset_id, account_id, ordinal, params, count,"
+        " requested_count, status, steps, reservation_id, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
+        (
+            run_id,
+            dataset_id,
+            account_id,
+            ordinal,
+            dumps(params),
+            count,
+            requested,
+            dumps(steps),
+            reservation_id,
+            now,
+            now,
+        ),
+    )
+    conn.execute(
+        "UPDATE datasets SET content_type = ? WHERE id = ? AND content_type IS NULL",
+        (content_type, dataset_id),
+    )
+    schedule(conn, _ADVANCE, run_id, delay=conn.store.clock.scaled(QUEUE_SECONDS))
+    return conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (run_id,)).fetchone()
+
+
+@router.post("/datasets/{dataset_id}/runs")
+def create_run(
+    dataset_id: str, body: DatasetRunCreate, who: Auth, store: StoreDep, settings: SettingsDep
+) -> dict[str, Any]:
+    """Start a collection run; returns at once with ``status.type == "pending"``."""
+    with store.transaction() as conn:
+        row = start_run(conn, settings, who.account_id, dataset_id, body)
+    return ok(
+        DatasetRun.model_validate(
+            {
+                "id": row["id"],
+                "dataset_id": row["dataset_id"],
+                "count": row["count"],
+                "requested_count": row["requested_count"],
+                "created_at": row["created_at"],
+                "status": {"type": "pending"},
+            }
+        ).to_wire()
+    )
+
+
+@router.get("/datasets/{dataset_id}/runs")
+def list_runs(dataset_id: str, who: Auth, store: StoreDep, params: List10) -> dict[str, Any]:
+    """The dataset's runs, newest first by default."""
+    with store.read() as conn:
+        dataset_or_404(conn, who.account_id, dataset_id)
+        got = fetch_page(
+            conn,
+            columns="*",
+            source="dataset_runs",
+            where="dataset_id = ?",
+            params=[dataset_id],
+            sort=_BY_CREATED,
+            order=params.order,
+            limit=params.limit,
+            cursor=params.cursor,
+            scope=dataset_id,
+        )
+    return page([_run_wire(row) for row in got.rows], has_next=got.has_next, cursor=got.cursor)
+
+
+@router.get("/datasets/{dataset_id}/runs/{run_id}")
+def get_run(dataset_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    """One run with its status steps, counts and params echo."""
+    with store.read() as conn:
+        dataset_or_404(conn, who.account_id, dataset_id)
+        row = conn.execute(
+            "SELECT * FROM dataset_runs WHERE id = ? AND dataset_id = ?", (run_id, dataset_id)
+        ).fetchone()
+    if row is None:
+        raise ApiError(404, "dataset_not_found", f"Run {run_id} not found in dataset {dataset_id}")
+    return ok(_run_wire(row))
+
+
+# -- the state machine (worker jobs) ----------------------------------------------
+def collect_mentions(
+    seed: int,
+    params: dict[str, Any],
+    *,
+    ordinal: int,
+    window: tuple[datetime | None, datetime | None],
+) -> list[dict[str, Any]]:
+    """The run's mentions: synthetic corpus posts, enriched with the requested analyses."""
+    from rdskit.sandbox import corpus, enrichment
+
+    posts = corpus.collect(
+        seed,
+        params["search_query"],
+        params["count"],
+        window[0],
+        window[1],
+        params.get("num_comments_per_post") or 0,
+        params.get("language"),
+        params.get("country_code"),
+        ordinal,
+    )
+    actions = params.get("content_analysis_actions") or []
+    # One post is collected (and charged) once per run, even if the corpus repeats it.
+    unique = {(post["source"], post["id"]): post for post in posts}
+    return [enrichment.enrich(post, actions) for post in unique.values()]
+
+
+def _should_fail(search_query: dict[str, Any]) -> bool:
+    texts = [search_query.get("search_query") or "", *(search_query.get("source_urls") or [])]
+    return any(FAIL_TOKEN in text for text in texts)
+
+
+def _set_state(
+    conn: Connection, run: sqlite3.Row, status: str, steps: list[dict[str, Any]]
+) -> None:
+    conn.execute(
+        "UPDATE dataset_runs SET status = ?, steps = ?, updated_at = ? WHERE id = ?",
+        (status, dumps(steps), conn.store.clock.now(), run["id"]),
+    )
+
+
+def _working_step(run: sqlite3.Row) -> int | None:
+    """Index of the step in progress; ``None`` while pending."""
+    steps = loads(run["steps"])
+    return next((i for i, step in enumerate(steps) if step["status"] == "working"), None)
+
+
+def _run_at(conn: Connection, run_id: str, step: int | None) -> sqlite3.Row | None:
+    """The run if it is still live at ``step`` (so a tick re-run after a restart is a no-op)."""
+    run = conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (run_id,)).fetchone()
+    if run is None or run["status"] in ("completed", "failed") or _working_step(run) != step:
+        return None
+    return run
+
+
+def _fail(conn: Connection, run: sqlite3.Row, reason: str) -> None:
+    now = conn.store.clock.now()
+    steps = loads(run["steps"])
+    for step in steps:
+        if step["status"] == "working":
+            step.update(status="failed", finished_at=now)
+    _set_state(conn, run, "failed", steps)
+    conn.execute("UPDATE dataset_runs SET error = ? WHERE id = ?", (reason, run["id"]))
+    wallet.refund(conn, run["reservation_id"])
+
+
+def _advance(store: Store, job: Job) -> None:
+    """One tick: pending -> scraping -> enrichment -> analysis -> completed (or failed).
+
+    ``job.payload["step"]`` is the step this tick ends (absent: the run is pending).
+    """
+    step: int | None = job.payload.get("step")
+    if step == len(STEPS) - 1:
+        _complete(store, job.ref_id)
+        return
+    with store.transaction() as conn:
+        run = _run_at(conn, job.ref_id, step)
+        if run is None:
+            return
+        if step == 0 and _should_fail(loads(run["params"])["search_query"]):
+            _fail(conn, run, "scraping failed: the source could not be searched")
+            return
+        now = store.clock.now()
+        steps = loads(run["steps"])
+        if step is not None:
+            steps[step].update(status="completed", finished_at=now)
+        nxt = 0 if step is None else step + 1
+        steps[nxt].update(status="working", started_at=now)
+        _set_state(conn, run, "working", steps)
+        delay = store.clock.scaled(STEP_SECONDS[STEPS[nxt]])
+        schedule(conn, _ADVANCE, run["id"], delay=delay, payload={"step": nxt})
+
+
+def _complete(store: Store, run_id: str) -> None:
+    """Generate (outside the write lock), then store mentions, settle and complete at once."""
+    last = len(STEPS) - 1
+    with store.read() as conn:
+        run = _run_at(conn, run_id, last)
+    if run is None:
+        return
+    params = loads(run["params"])
+    mentions = collect_mentions(
+        store.seed,
+        {**params, "count": run["count"]},
+        ordinal=run["ordinal"],
+        window=_window(params, run["created_at"]),
+    )
+    with store.transaction() as conn:
+        if _run_at(conn, run_id, last) is None:
+            return
+        now = store.clock.now()
+        new, images, videos = _store_mentions(conn, run, mentions, now)
+        steps = loads(run["steps"])
+        steps[last].update(status="completed", finished_at=now)
+        _set_state(conn, run, "completed", steps)
+        conn.execute(
+            "UPDATE dataset_runs SET mentions_count = ?, new_mentions_count = ?,"
+            " images_count = ?, videos_count = ? WHERE id = ?",
+            (len(mentions), new, images, videos, run["id"]),
+        )
+        wallet.settle(conn, run["reservation_id"], len(mentions))
+
+
+def _media_counts(mention: dict[str, Any]) -> tuple[int, int]:
+    kinds = [item.get("type") for item in mention.get("media") or []]
+    return kinds.count("image"), kinds.count("video")
+
+
+def _number(value: Any) -> float | None:
+    return None if value in (None, "") else float(value)
+
+
+def _store_mentions(
+    conn: Connection, run: sqlite3.Row, mentions: list[dict[str, Any]], now: float
+) -> tuple[int, int, int]:
+    """Upsert the account's mentions and the dataset membership; return (new, images, videos)."""
+    new = images = videos = 0
+    for mention in mentions:
+        key = (run["account_id"], mention["source"], mention["id"])
+        old = conn.execute(
+            "SELECT body FROM mentions WHERE account_id = ? AND source = ? AND id = ?", key
+        ).fetchone()
+        body = mention
+        if old is not None:
+            previous = loads(old["body"])
+            body = {**previous, **mention}
+            if mention.get("sound") is None and previous.get("sound") is not None:
+                body["sound"] = previous["sound"]  # spec: an omitted sound keeps the stored one
+        n_images, n_videos = _media_counts(body)
+        images, videos = images + n_images, videos + n_videos
+        conn.execute(
+            "INSERT INTO mentions (account_id, source, id, body, created_at, language,"
+            " country_code, content_type, num_views, num_likes, num_comments, num_shares,"
+            " engagement_rate, sentiment_score, images_count, videos_count, first_seen_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (account_id, source, id) DO UPDATE SET body = excluded.body,"
+            " created_at = excluded.created_at, language = excluded.language,"
+            " country_code = excluded.country_code, content_type = excluded.content_type,"
+            " num_views = excluded.num_views, num_likes = excluded.num_likes,"
+            " num_comments = excluded.num_comments, num_shares = excluded.num_shares,"
+            " engagement_rate = excluded.engagement_rate,"
+            " sentiment_score = excluded.sentiment_score, images_count = excluded.images_count,"
+            " videos_count = excluded.videos_count, updated_at = excluded.updated_at",
+            (
+                *key,
+                dumps(body),
+                parse_datetime(body["created_at"]).timestamp()
+                if body.get("created_at") is not None
+                else now,
+                body.get("language"),
+                body.get("country_code"),
+                body.get("content_type"),
+                body.get("num_views") or 0,
+                body.get("num_likes") or 0,
+                body.get("num_comments") or 0,
+                body.get("num_shares") or 0,
+                _number(body.get("engagement_rate")),
+                _number(body.get("sentiment_score")),
+                n_images,
+                n_videos,
+                now,
+                now,
+            ),
+        )
+        new += conn.execute(
+            "INSERT OR IGNORE INTO dataset_mentions VALUES (?, ?, ?, ?, ?)",
+            (run["dataset_id"], mention["source"], mention["id"], run["id"], now),
+        ).rowcount
+    return new, images, videos
+
+
+def _on_error(store: Store, job: Job, exc: BaseException) -> None:
+    """An unexpected crash fails the run and refunds it in full."""
+    with store.transaction() as conn:
+        run = conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (job.ref_id,)).fetchone()
+        if run is not None and run["status"] not in ("completed", "failed"):
+            _fail(conn, run, f"internal error: {type(exc).__name__}")
+
+
+register(_ADVANCE, _advance, atomic=False, on_error=_on_error)

@@ -1,0 +1,534 @@
+"""The mentions query engine behind ``POST /v1/mentions`` (and any other reader of mentions).
+
+Everything a query asks is pushed into one SQL statement over ``mentions m``:
+
+- scope: the account, the selected live datasets (an ``EXISTS`` on ``dataset_mentions``
+  through its ``(dataset_id, source, id)`` key) and ``sources``;
+- filters: groups OR-ed, filters in a group AND-ed, each compiled by :func:`compile_filter`
+  into a predicate over the indexed columns or ``json_extract`` on the stored body;
+- ``q``: every term must start a word of the title or text (``search_mode: semantic``
+  uses the same token matching);
+- order: one of :data:`SORTS`, each backed by an index ``(account_id, sort, source:id)``,
+  paged with signed keyset cursors (:mod:`rdskit.sandbox.cursors`), never ``OFFSET``.
+  Walking the index in order and stopping after ``limit + 1`` matches makes page 900 cost
+  what page 1 costs (see :func:`keyset_page` for ties).
+
+Derived values:
+
+- ``dataset_run_at`` is when the post first entered the account's datasets (the completion
+  of the run that first collected it, ``mentions.first_seen_at``);
+- ``datasets`` lists every live dataset holding the post;
+- the dominant sentiment/emotion is the largest share, ties to neutral
+  (:func:`rdskit.sandbox.enrichment.dominant`);
+- ``metric_change`` ``changed_by`` compares a metric with its value when the post was
+  first collected (kept by a trigger, see ``SCHEMA``).
+
+Example:
+    >>> sql, params = compile_groups([[{"type": "source", "values": ["reddit"]}]])
+    >>> sql, params
+    ('((m.source IN (?)))', ['reddit'])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from fastapi.exceptions import RequestValidationError
+
+from rdskit.sandbox.cursors import Page, Sort, decode_cursor, encode_cursor
+from rdskit.sandbox.db import Connection, dumps, loads
+from rdskit.sandbox.enrichment import dominant
+from rdskit.sandbox.routes.patterns import pattern_assignments
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "METRICS",
+    "SCHEMA",
+    "SORTS",
+    "MentionQuery",
+    "compile_filter",
+    "compile_groups",
+    "fingerprint",
+    "hydrate",
+    "invalid",
+    "keyset_page",
+    "lookup",
+    "page_limit",
+    "search",
+    "text_pattern",
+]
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 100
+
+_KEY = "(m.source || ':' || m.id)"
+
+SORTS: dict[str, Sort] = {
+    "date": Sort("date", "m.created_at", _KEY),
+    "likes": Sort("likes", "m.num_likes", _KEY),
+    "views": Sort("views", "m.num_views", _KEY),
+    "comments": Sort("comments", "m.num_comments", _KEY),
+    "shares": Sort("shares", "m.num_shares", _KEY),
+    "engagement_rate": Sort("engagement_rate", "COALESCE(m.engagement_rate, -1.0)", _KEY),
+    # Compound scores lie in -1..1; posts never analysed sort below every analysed one.
+    "sentiment_score": Sort("sentiment_score", "COALESCE(m.sentiment_score, -2.0)", _KEY),
+    "dataset_run_at": Sort("dataset_run_at", "m.first_seen_at", _KEY),
+}
+"""The sorts of ``POST /v1/mentions``: public name -> SQL key (each has an index)."""
+
+METRICS = {
+    "likes": "m.num_likes",
+    "views": "m.num_views",
+    "comments": "m.num_comments",
+    "engagement_rate": "m.engagement_rate",
+}
+"""``metric_change`` metrics -> current-value columns (first values: ``mention_first_metrics``)."""
+
+
+def _index(name: str, sort: Sort) -> str:
+    # Index expressions are written without the table alias; SQLite matches them to m.*.
+    columns = f"account_id, {sort.column}, {sort.tiebreak}".replace("m.", "")
+    return f"CREATE INDEX IF NOT EXISTS mentions_by_{name} ON mentions({columns});"
+
+
+SCHEMA = "\n".join(
+    [
+        *(_index(name, sort) for name, sort in SORTS.items()),
+        """
+-- A post's metrics when it was first collected, for metric_change changed_by.
+CREATE TABLE IF NOT EXISTS mention_first_metrics (
+    account_id      TEXT NOT NULL,
+    source          TEXT NOT NULL,
+    id              TEXT NOT NULL,
+    num_views       INTEGER,
+    num_likes       INTEGER,
+    num_comments    INTEGER,
+    engagement_rate REAL,
+    PRIMARY KEY (account_id, source, id)
+);
+CREATE TRIGGER IF NOT EXISTS mentions_first_metrics AFTER INSERT ON mentions BEGIN
+    INSERT OR IGNORE INTO mention_first_metrics VALUES (NEW.account_id, NEW.source, NEW.id,
+        NEW.num_views, NEW.num_likes, NEW.num_comments, NEW.engagement_rate);
+END;
+
+-- Extracted custom parameter values, written by custom parameter runs, read here.
+CREATE TABLE IF NOT EXISTS mention_parameters (
+    account_id   TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    mention_id   TEXT NOT NULL,
+    parameter_id TEXT NOT NULL,
+    value        TEXT,                          -- JSON
+    status       TEXT NOT NULL,
+    computed_at  REAL,
+    PRIMARY KEY (account_id, parameter_id, source, mention_id)
+);
+""",
+    ]
+)
+"""Indexes on ``mentions`` for every sort, the first-metrics trigger and the parameter values."""
+
+
+# --- SQL functions -----------------------------------------------------------------------
+
+_WITH_FUNCTIONS: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
+
+
+@lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I | re.S)
+
+
+def _matches(text: str | None, pattern: str) -> int:
+    return int(text is not None and _regex(pattern).search(text) is not None)
+
+
+def _dominant(shares: str | None) -> str | None:
+    return None if shares is None else dominant(json.loads(shares))
+
+
+def _ensure_functions(conn: sqlite3.Connection) -> None:
+    """Register ``rds_match(text, regex)`` and ``rds_dominant(json)`` once per connection."""
+    if conn not in _WITH_FUNCTIONS:
+        conn.create_function("rds_match", 2, _matches, deterministic=True)
+        conn.create_function("rds_dominant", 1, _dominant, deterministic=True)
+        _WITH_FUNCTIONS.add(conn)
+
+
+def text_pattern(words: Iterable[str], *, whole: bool) -> str:
+    """A regex for terms in a post: ``whole`` = the words as one phrase, else each a word prefix.
+
+    Example:
+        >>> text_pattern(["oat", "milk"], whole=True)
+        '\\\\boat\\\\W+milk\\\\b'
+        >>> text_pattern(["oat", "milk"], whole=False)
+        '^(?=.*\\\\boat)(?=.*\\\\bmilk)'
+    """
+    escaped = [re.escape(w) for w in words]
+    if whole:
+        return r"\b" + r"\W+".join(escaped) + r"\b"
+    return "^" + "".join(rf"(?=.*\b{w})" for w in escaped)
+
+
+_TEXT = (
+    "(COALESCE(json_extract(m.body, '$.title'), '') || char(10)"
+    " || COALESCE(json_extract(m.body, '$.text'), ''))"
+)
+_WORDS = re.compile(r"\w+")
+
+
+def fingerprint(*parts: Any) -> str:
+    """A short digest of JSON-able query parts, for a cursor's ``scope``.
+
+    Example:
+        >>> a, b = fingerprint(["ds_1"], "oat"), fingerprint(["ds_2"], "oat")
+        >>> a == fingerprint(["ds_1"], "oat") != b
+        True
+    """
+    return hashlib.blake2b(dumps(list(parts)).encode(), digest_size=8).hexdigest()
+
+
+def invalid(loc: Sequence[str], msg: str) -> RequestValidationError:
+    """The spec's 422 for a request field the engine cannot accept."""
+    return RequestValidationError([{"loc": ("body", *loc), "msg": msg, "type": "value_error"}])
+
+
+# --- filters -----------------------------------------------------------------------------
+
+
+def _in(expr: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+    return f"{expr} IN ({', '.join('?' * len(values))})", list(values)
+
+
+def _lowered(values: Iterable[Any]) -> list[str]:
+    return [str(v).lower() for v in values]
+
+
+def _any_json(path: str, item: str, values: Sequence[str]) -> tuple[str, list[Any]]:
+    """Some element of the array at ``path`` has ``item`` (lower-cased) among ``values``."""
+    inner, params = _in(f"lower({item})", values)
+    return f"EXISTS (SELECT 1 FROM json_each(m.body, '{path}') WHERE {inner})", params
+
+
+def _brands(operator: Any, filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """``mentioned_brands``: ``operator`` is ``{type, values|value}`` (or a bare type name)."""
+    spec = operator if isinstance(operator, Mapping) else {"type": operator}
+    kind = spec.get("type", "any_of")
+    values = spec.get("values", filt.get("values"))
+    value = spec.get("value", filt.get("value"))
+    if kind == "any_of":
+        return _any_json("$.mentioned_brands", "value", _lowered(values or []))
+    if kind == "equals":
+        return _any_json("$.mentioned_brands", "value", _lowered([value]))
+    if kind == "contains":
+        return (
+            "EXISTS (SELECT 1 FROM json_each(m.body, '$.mentioned_brands')"
+            " WHERE instr(lower(value), ?) > 0)",
+            [str(value).lower()],
+        )
+    raise invalid(("filters",), f"unknown mentioned_brands operator {kind!r}")
+
+
+def _metric_change(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    column = METRICS[filt["metric"]]
+    operator = filt["operator"]
+    if operator == "greater_than":
+        return f"{column} > ?", [filt["value"]]
+    if operator == "less_than":
+        return f"{column} < ?", [filt["value"]]
+    if operator == "in_range":
+        low, high = filt.get("min"), filt.get("max")
+        return (
+            f"{column} BETWEEN COALESCE(?, -1e308) AND COALESCE(?, 1e308)",
+            [low, high],
+        )
+    if operator == "changed_by":
+        first = column.replace("m.", "f.")
+        change = f"abs({column} - {first}) * 100.0 / max(abs({first}), 1e-9)"
+        return (
+            f"(SELECT {change} FROM mention_first_metrics f WHERE f.account_id = m.account_id"
+            " AND f.source = m.source AND f.id = m.id) >= ?",
+            [abs(float(filt["value"]))],
+        )
+    raise invalid(("filters",), f"unknown metric_change operator {operator!r}")
+
+
+def compile_filter(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """One wire filter -> ``(SQL predicate over m, params)``.
+
+    Matching is case-insensitive for labels (topics, intentions, tones, hook types, CTA
+    labels, brands); ``keyword`` matches whole words of title + text. ``metric_change``:
+    ``greater_than``/``less_than`` take ``value``; ``in_range`` takes ``min``/``max``
+    (bounds included, either may be open); ``changed_by`` takes ``value``, a percentage: the
+    metric moved at least that much since the post was first collected. A filter type the
+    engine cannot evaluate is a 422.
+
+    Example:
+        >>> compile_filter({"type": "has_media", "value": True})
+        ("(COALESCE(json_array_length(m.body, '$.media'), 0) > 0) = ?", [True])
+    """
+    kind = filt["type"]
+    values = list(filt.get("values") or [])
+    if kind == "keyword":
+        words = _WORDS.findall(str(filt["value"]))
+        sql = f"rds_match({_TEXT}, ?)"
+        return (f"NOT {sql}" if filt.get("operator") == "is_not" else sql), [
+            text_pattern(words, whole=True)
+        ]
+    if kind == "sentiment":
+        return _in("rds_dominant(json_extract(m.body, '$.sentiment'))", _lowered(values))
+    if kind == "dominant_emotion":
+        return _in("rds_dominant(json_extract(m.body, '$.emotions'))", _lowered(values))
+    if kind == "metric_change":
+        return _metric_change(filt)
+    if kind == "source":
+        return _in("m.source", _lowered(values))
+    if kind == "country_code":
+        return _in("m.country_code", [str(v).upper() for v in values])
+    if kind == "has_media":
+        return "(COALESCE(json_array_length(m.body, '$.media'), 0) > 0) = ?", [bool(filt["value"])]
+    if kind == "content_topic":
+        return _any_json("$.content_topics", "json_extract(value, '$.text')", _lowered(values))
+    if kind == "hook":
+        return _any_json("$.hooks", "json_extract(value, '$.type')", _lowered(values))
+    if kind == "content_intention":
+        return _in("lower(json_extract(m.body, '$.content_intention'))", _lowered(values))
+    if kind == "tone_of_voice":
+        return _in("lower(json_extract(m.body, '$.tone_of_voice.text'))", _lowered(values))
+    if kind == "cta":
+        return _in("lower(json_extract(m.body, '$.cta.text'))", _lowered(values))
+    if kind == "mentioned_brands":
+        return _brands(filt.get("operator"), filt)
+    raise invalid(("filters",), f"filter type {kind!r} does not apply to mentions")
+
+
+def compile_groups(groups: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[str, list[Any]]:
+    """Groups OR-ed, filters inside a group AND-ed; no groups -> ``1`` (everything)."""
+    ors, params = [], []
+    for group in groups:
+        ands = []
+        for filt in group:
+            sql, values = compile_filter(filt)
+            ands.append(f"({sql})")
+            params += values
+        if ands:
+            ors.append("(" + " AND ".join(ands) + ")")
+    return (" OR ".join(ors) if ors else "1"), params
+
+
+def _stored_value(text: str | None) -> Any:
+    """A parameter value column: JSON as agreed; plain text is tolerated as a string."""
+    try:
+        return loads(text)
+    except ValueError:
+        return text
+
+
+def page_limit(limit: int | None) -> int:
+    """``limit`` of a query body: default 10, at most 100 (the service's list bounds)."""
+    if limit is None:
+        return DEFAULT_LIMIT
+    if not 1 <= limit <= MAX_LIMIT:
+        raise invalid(("limit",), f"limit must be between 1 and {MAX_LIMIT}")
+    return limit
+
+
+# --- queries -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MentionQuery:
+    """A validated mentions query (the engine's view of the request body)."""
+
+    dataset_ids: Sequence[str]
+    sources: Sequence[str] = ()
+    groups: Sequence[Sequence[Mapping[str, Any]]] = ()
+    q: str | None = None
+    sort: str = "date"
+    order: Literal["asc", "desc"] = "desc"
+    limit: int = 10
+    cursor: str | None = None
+
+    def scope(self) -> str:
+        """A fingerprint of everything but the page position: a cursor only fits its query."""
+        return fingerprint(sorted(self.dataset_ids), sorted(self.sources), self.groups, self.q)
+
+
+def _membership(dataset_ids: Sequence[str]) -> tuple[str, list[Any]]:
+    inner, params = _in("dm.dataset_id", dataset_ids)
+    return (
+        f"EXISTS (SELECT 1 FROM dataset_mentions dm WHERE dm.source = m.source"
+        f" AND dm.id = m.id AND {inner})",
+        params,
+    )
+
+
+def search(conn: Connection, account_id: str, query: MentionQuery) -> Page:
+    """One page of mentions rows (``m.*``) matching ``query``, in its sort order.
+
+    ``query.dataset_ids`` must already be the account's live datasets (the route checks).
+    """
+    _ensure_functions(conn)
+    where = ["m.account_id = ?"]
+    params: list[Any] = [account_id]
+    membership, member_params = _membership(query.dataset_ids)
+    where.append(membership)
+    params += member_params
+    if query.sources:
+        sql, values = _in("m.source", list(query.sources))
+        where.append(sql)
+        params += values
+    if query.groups:
+        sql, values = compile_groups(query.groups)
+        where.append(f"({sql})")
+        params += values
+    terms = _WORDS.findall(query.q or "")
+    if terms:
+        where.append(f"rds_match({_TEXT}, ?)")
+        params.append(text_pattern(terms, whole=False))
+    sort = SORTS[query.sort]
+    return keyset_page(
+        conn,
+        # Pinning the sort's index keeps the plan an ordered index walk whatever the stats.
+        source=f"mentions m INDEXED BY mentions_by_{sort.name}",
+        where=" AND ".join(where),
+        params=params,
+        sort=sort,
+        order=query.order,
+        limit=query.limit,
+        cursor=query.cursor,
+        scope=query.scope(),
+    )
+
+
+def keyset_page(
+    conn: Connection,
+    *,
+    source: str,
+    where: str,
+    params: Sequence[Any],
+    sort: Sort,
+    order: Literal["asc", "desc"],
+    limit: int,
+    cursor: str | None,
+    scope: str,
+) -> Page:
+    """One page of ``SELECT * FROM {source} WHERE {where}`` after the cursor's key.
+
+    Like :func:`rdskit.sandbox.cursors.fetch_page`, but as at most two index range scans:
+    a row-value bound ``(sort, tie) < (?, ?)`` only narrows the index on ``sort``, so a
+    deep page inside one big tie group (100k posts of one run share ``dataset_run_at``)
+    would re-scan the group from its start. Reading the rest of the tie group (``sort = ?
+    AND tie < ?``), then the values beyond (``sort < ?``), keeps every page equally cheap.
+    The index to walk is ``(…, sort, tie)``; ``scope`` binds the cursor to the query.
+    """
+    secret = conn.store.secret
+    after = decode_cursor(secret, cursor, sort, order, scope=scope) if cursor else None
+    direction, op = ("DESC", "<") if order == "desc" else ("ASC", ">")
+    select = f"SELECT *, {sort.column} AS _k0, {sort.tiebreak} AS _k1 FROM {source} WHERE {where}"
+    order_by = f"ORDER BY {sort.column} {direction}, {sort.tiebreak} {direction} LIMIT ?"
+    want = limit + 1
+    if after is None:
+        rows = conn.execute(f"{select} {order_by}", [*params, want]).fetchall()
+    else:
+        rows = conn.execute(
+            f"{select} AND {sort.column} = ? AND {sort.tiebreak} {op} ? {order_by}",
+            [*params, after[0], after[1], want],
+        ).fetchall()
+        if len(rows) < want:
+            rows += conn.execute(
+                f"{select} AND {sort.column} {op} ? {order_by}",
+                [*params, after[0], want - len(rows)],
+            ).fetchall()
+    has_next = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = (
+        encode_cursor(secret, sort, order, (rows[-1]["_k0"], rows[-1]["_k1"]), scope=scope)
+        if has_next
+        else None
+    )
+    return Page(rows, has_next, next_cursor)
+
+
+def lookup(
+    conn: Connection, account_id: str, refs: Sequence[Mapping[str, str]], dataset_ids: Sequence[str]
+) -> list[sqlite3.Row]:
+    """The mentions behind ``refs`` ([{source, id}]) in the order given; unknown refs skipped."""
+    if not refs or not dataset_ids:
+        return []
+    membership, params = _membership(dataset_ids)
+    pairs = " OR ".join("(m.source = ? AND m.id = ?)" for _ in refs)
+    rows = conn.execute(
+        f"SELECT m.* FROM mentions m WHERE m.account_id = ? AND ({pairs}) AND {membership}",
+        [account_id, *(v for ref in refs for v in (ref["source"], ref["id"])), *params],
+    ).fetchall()
+    by_key = {(row["source"], row["id"]): row for row in rows}
+    seen: set[tuple[str, str]] = set()
+    ordered = []
+    for ref in refs:
+        key = (ref["source"], ref["id"])
+        if key in by_key and key not in seen:
+            seen.add(key)
+            ordered.append(by_key[key])
+    return ordered
+
+
+def hydrate(
+    conn: Connection,
+    account_id: str,
+    rows: Sequence[sqlite3.Row],
+    parameter_ids: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Mention dicts: the stored body plus ``datasets``, ``dataset_run_at``, ``parameters``
+    (when ``parameter_ids`` are asked) and ``pattern_assignments`` (posts in pattern items).
+    """
+
+    if not rows:
+        return []
+    keys = [(row["source"], row["id"]) for row in rows]
+    pairs = " OR ".join("(dm.source = ? AND dm.id = ?)" for _ in keys)
+    flat = [v for key in keys for v in key]
+    datasets: dict[tuple[str, str], list[dict[str, str]]] = {key: [] for key in keys}
+    for dm in conn.execute(
+        "SELECT dm.source, dm.id, d.id AS dataset_id, d.name FROM dataset_mentions dm"
+        " JOIN datasets d ON d.id = dm.dataset_id"
+        f" WHERE d.account_id = ? AND d.deleted_at IS NULL AND ({pairs})"
+        " ORDER BY dm.dataset_run_at, d.id",
+        [account_id, *flat],
+    ):
+        datasets[(dm["source"], dm["id"])].append({"id": dm["dataset_id"], "name": dm["name"]})
+    parameters: dict[tuple[str, str], dict[str, Any]] = {}
+    if parameter_ids:
+        wanted, wanted_params = _in("p.parameter_id", list(parameter_ids))
+        for p in conn.execute(
+            "SELECT p.source, p.mention_id, p.parameter_id, p.value, p.status, p.computed_at"
+            f" FROM mention_parameters p WHERE p.account_id = ? AND {wanted} AND ("
+            + " OR ".join("(p.source = ? AND p.mention_id = ?)" for _ in keys)
+            + ")",
+            [account_id, *wanted_params, *flat],
+        ):
+            parameters.setdefault((p["source"], p["mention_id"]), {})[p["parameter_id"]] = {
+                "value": _stored_value(p["value"]),
+                "status": p["status"],
+                "computed_at": None if p["computed_at"] is None else int(p["computed_at"]),
+            }
+    patterns = pattern_assignments(conn, account_id, keys)
+    out = []
+    for row, key in zip(rows, keys, strict=True):
+        body = loads(row["body"])
+        body["datasets"] = datasets[key]
+        body["dataset_run_at"] = int(row["first_seen_at"])
+        if parameter_ids:
+            body["parameters"] = parameters.get(key, {})
+        if key in patterns:
+            body["pattern_assignments"] = patterns[key]
+        out.append(body)
+    return out

@@ -1,0 +1,276 @@
+"""The MCP server over real HTTP, driven by the official MCP Python client (``mcp`` SDK)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from rdskit.mcp import McpSession, McpToolError
+from rdskit.references import check_references
+from rdskit.sandbox import SandboxHandle, start
+
+T = TypeVar("T")
+TOOLS = {
+    "service__ask",
+    "service__get_message",
+    "service__render",
+    "service__list_collections",
+    "service__list_mentions",
+    "service__mentions_get",
+    "service__mentions_count",
+    "service__query",
+    "service__collect_mentions",
+}
+
+
+@dataclass
+class Setup:
+    url: str
+    api_key: str
+    dataset_id: str
+    posts: list[dict[str, Any]]
+    http: httpx.Client
+
+
+@pytest.fixture(scope="module")
+def setup(sandbox: SandboxHandle) -> Iterator[Setup]:
+    """A Pro account (MCP enabled) with one collected dataset."""
+    created = sandbox.admin.create_account(plan="Pro")
+    headers = {"x-api-key": created.api_key}
+    with httpx.Client(base_url=sandbox.url, headers=headers, timeout=30) as http:
+        dataset = http.post("/v1/datasets", json={"name": "Cold brew"}).json()["data"]
+        search = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "cold brew"}
+        body = {"search_query": search, "count": 30, "content_analysis_actions": ["sentiment"]}
+        run = http.post(f"/v1/datasets/{dataset['id']}/runs", json=body).json()["data"]
+        path = f"/v1/datasets/{dataset['id']}/runs/{run['id']}"
+        for _ in range(1500):
+            if http.get(path).json()["data"]["status"]["type"] == "completed":
+                break
+            asyncio.run(asyncio.sleep(0.02))
+        listed = http.post("/v1/mentions", json={"dataset_ids": [dataset["id"]], "limit": 100})
+        yield Setup(sandbox.url, created.api_key, dataset["id"], listed.json()["data"], http)
+
+
+@asynccontextmanager
+async def mcp_client(url: str, api_key: str | None, **options: Any) -> AsyncIterator[Client]:
+    """The official client on ``<url>/mcp/`` sending ``x-api-key`` on every request."""
+    headers = {"x-api-key": api_key} if api_key else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(f"{url}/mcp/", http_client=http), **options) as client,
+    ):
+        yield client
+
+
+def run(setup: Setup, work: Callable[[Client], Awaitable[T]], **options: Any) -> T:
+    async def main() -> T:
+        async with mcp_client(setup.url, setup.api_key, **options) as client:
+            return await work(client)
+
+    return asyncio.run(main())
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return dict(result.structured_content or {})
+
+
+def test_without_the_slash_is_a_307_to_the_slash(setup: Setup) -> None:
+    response = httpx.post(f"{setup.url}/mcp", headers={"x-api-key": setup.api_key}, json={})
+    assert response.status_code == 307
+    assert response.headers["location"].endswith("/mcp/")
+
+
+def test_initialize_and_list_tools(setup: Setup) -> None:
+    async def work(client: Client) -> tuple[Any, set[str], dict[str, Any]]:
+        listed = await client.list_tools()
+        schemas = {tool.name: tool.input_schema for tool in listed.tools}
+        return client.server_info, set(schemas), schemas
+
+    # mode="legacy" runs the initialize handshake explicitly.
+    info, names, schemas = run(setup, work, mode="legacy")
+    assert info is not None and info.name == "research-data-service"
+    assert names == TOOLS
+    assert schemas["service__ask"]["required"] == ["message"]
+    assert set(schemas["service__get_message"]["required"]) == {"chat_id", "message_id"}
+
+
+def test_ask_then_get_message_and_render(setup: Setup) -> None:
+    async def work(client: Client) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        question = "How does sentiment split?"
+        started = await call(
+            client, "service__ask", message=question, dataset_ids=[setup.dataset_id]
+        )
+        reply = await call(client, "service__get_message", **started)
+        table = await call(
+            client, "service__render", message_id=started["message_id"], block_id="b2"
+        )
+        return started, reply, table
+
+    started, reply, table = run(setup, work)
+    assert started.keys() == {"chat_id", "message_id", "status"} and started["status"] == "working"
+    assert reply["stop_reason"] == "end_turn" and reply["status"] == "completed"
+    text_block, table_block = reply["blocks"]
+    assert text_block["render"] is False and table_block == {
+        "block_id": "b2", "type": "table", "render": True, "title": "Sentiment split"
+    }  # fmt: skip
+    assert check_references(text_block["text"], text_block["references"]) == []
+    keys = {(post["source"], post["id"]) for post in setup.posts}
+    cited = {(r["source"], r["id"]) for r in text_block["references"] if r["type"] == "post"}
+    assert cited and cited <= keys
+    assert table["columns"] == ["sentiment", "posts", "share"]
+    assert sum(row[1] for row in table["rows"]) == len(setup.posts)
+    # The same turn is a chat of the REST API.
+    chat = setup.http.get(f"/v1/chats/{started['chat_id']}/messages/{started['message_id']}")
+    assert chat.json()["data"]["text"] == text_block["text"]
+
+
+def test_lookups_list_collections_and_mentions(setup: Setup) -> None:
+    async def work(client: Client) -> tuple[dict[str, Any], ...]:
+        collections = await call(client, "service__list_collections", kind="mentions")
+        page = await call(client, "service__list_mentions", dataset_ids=[setup.dataset_id], limit=5)
+        count = await call(client, "service__mentions_count", dataset_ids=[setup.dataset_id])
+        first = page["mentions"][0]
+        one = await call(client, "service__mentions_get", source=first["source"], id=first["id"])
+        return collections, page, count, one
+
+    collections, page, count, one = run(setup, work)
+    listed = {c["id"]: c for c in collections["collections"]}
+    assert listed[setup.dataset_id]["mentions_count"] == len(setup.posts)
+    keys = {(post["source"], post["id"]) for post in setup.posts}
+    assert len(page["mentions"]) == 5 and page["has_next"] is True
+    assert {(m["source"], m["id"]) for m in page["mentions"]} <= keys
+    assert count["count"] == len(setup.posts)
+    assert (one["mention"]["source"], one["mention"]["id"]) == (
+        page["mentions"][0]["source"],
+        page["mentions"][0]["id"],
+    )
+
+
+def test_query_answers_synchronously_and_is_charged(setup: Setup) -> None:
+    async def work(client: Client) -> dict[str, Any]:
+        return await call(
+            client,
+            "service__query",
+            question="Top 3 posts by views",
+            dataset_ids=[setup.dataset_id],
+        )
+
+    before = len(setup.http.get("/v1/me/usage_history").json()["data"])
+    answer = run(setup, work)
+    assert check_references(answer["text"], answer["references"]) == []
+    expected = sorted(setup.posts, key=lambda p: (-p["num_views"], p["source"], p["id"]))[:3]
+    cited = [(r["source"], r["id"]) for r in answer["references"] if r["type"] == "post"]
+    assert cited == [(p["source"], p["id"]) for p in expected]
+    rows = setup.http.get("/v1/me/usage_history").json()["data"]
+    assert len(rows) == before + 1 and rows[0]["category"] == "ai_assistant"
+
+
+def test_collect_mentions_runs_a_billed_research_preview(setup: Setup) -> None:
+    async def work(client: Client) -> dict[str, Any]:
+        return await call(
+            client,
+            "service__collect_mentions",
+            search_query="cold brew",
+            sources=["reddit", "tiktok"],
+        )
+
+    before = {row["id"] for row in setup.http.get("/v1/me/usage_history").json()["data"]}
+    preview = run(setup, work)
+    assert preview["preview_id"] and preview["type"] == "prompt" and preview["posts"]
+    stored = setup.http.get(f"/v1/research_previews/{preview['preview_id']}").json()["data"]
+    assert stored == preview
+    rows = setup.http.get("/v1/me/usage_history").json()["data"]
+    new = [row for row in rows if row["id"] not in before]
+    assert [row["category"] for row in new] == ["preview_generation"]
+
+
+def test_the_notebook_helper_calls_tools_synchronously(setup: Setup) -> None:
+    with McpSession(setup.api_key, base_url=setup.url) as session:
+        assert set(session.tools()) == TOOLS
+        started = session.call(
+            "ask", message="Top 3 posts by likes", dataset_ids=[setup.dataset_id]
+        )
+        reply = session.call("service__get_message", **started)
+        assert reply["stop_reason"] == "end_turn"
+        with pytest.raises(McpToolError) as caught:
+            session.call("render", message_id=started["message_id"], block_id="b9")
+    assert (caught.value.code, caught.value.status) == ("block_not_found", 404)
+
+
+def test_tool_errors_come_back_inside_the_result(setup: Setup) -> None:
+    async def work(client: Client) -> list[Any]:
+        missing = await client.call_tool(
+            "service__get_message", {"chat_id": "ch_nope", "message_id": "msg_nope"}
+        )
+        kind = await client.call_tool("service__list_collections", {"kind": "audiences"})
+        refs = [{"source": "reddit", "id": str(n)} for n in range(51)]
+        too_many = await client.call_tool("service__ask", {"message": "hi", "post_refs": refs})
+        return [missing, kind, too_many]
+
+    missing, kind, too_many = run(setup, work)
+    assert too_many.is_error and too_many.structured_content["error"]["status"] == 422
+    assert missing.is_error and missing.structured_content == {
+        "error": {"code": "chat_not_found", "message": "Chat ch_nope not found", "status": 404}
+    }
+    assert kind.is_error and kind.structured_content["error"]["status"] == 422
+
+
+def test_spent_balance_is_a_402_tool_error(sandbox: SandboxHandle, setup: Setup) -> None:
+    broke = sandbox.admin.create_account(plan="Pro", wallet_usd="0")
+
+    async def work(client: Client) -> list[Any]:
+        ask = await client.call_tool("service__ask", {"message": "hi"})
+        preview = await client.call_tool("service__collect_mentions", {"search_query": "tea"})
+        return [ask.structured_content, preview.structured_content]
+
+    ask, preview = run(Setup(setup.url, broke.api_key, "", [], setup.http), work)
+    assert ask["error"]["code"] == "insufficient_credits_ask" and ask["error"]["status"] == 402
+    assert preview["error"]["code"] == "insufficient_credits_research_preview"
+
+
+def _refused(setup: Setup, api_key: str) -> pytest.ExceptionInfo[BaseExceptionGroup[Any]]:
+    """Connecting with ``api_key`` fails; the SDK wraps the transport error in task groups."""
+    with pytest.raises(BaseExceptionGroup) as caught:
+        run(Setup(setup.url, api_key, "", [], setup.http), lambda client: client.list_tools())
+    return caught
+
+
+def test_bad_key_is_a_401_transport_error(setup: Setup) -> None:
+    assert _refused(setup, "bz_test_" + "0" * 32).group_contains(
+        MCPError, match="API key", depth=None
+    )
+    response = httpx.post(
+        f"{setup.url}/mcp/", json={}, headers={"accept": "application/json, text/event-stream"}
+    )
+    assert response.status_code == 401
+
+
+def test_plan_without_mcp_is_refused(sandbox: SandboxHandle, setup: Setup) -> None:
+    starter = sandbox.admin.create_account(plan="Starter")
+    assert _refused(setup, starter.api_key).group_contains(MCPError, match="MCP", depth=None)
+    response = httpx.post(f"{setup.url}/mcp/", json={}, headers={"x-api-key": starter.api_key})
+    assert response.status_code == 403
+
+
+def test_mcp_shares_the_rest_rate_limit() -> None:
+    with start(speed=500, rate_limit=5, seed=3) as sandbox:
+        headers = {"x-api-key": sandbox.api_key}
+        with httpx.Client(base_url=sandbox.url, headers=headers) as http:
+            statuses = [http.get("/v1/datasets", params={"limit": 1}).status_code for _ in range(5)]
+            assert statuses == [200] * 5
+            mcp = http.post(
+                "/mcp/", json={}, headers={"accept": "application/json, text/event-stream"}
+            )
+        assert mcp.status_code == 429 and "Retry-After" in mcp.headers
