@@ -8,7 +8,7 @@ Example:
 
 from importlib.metadata import PackageNotFoundError, version
 
-from rdskit import errors
+from rdskit import errors, frames
 from rdskit.billing import Estimate, credits_to_usd, usd_to_credits
 from rdskit.client import AsyncClient, Client
 from rdskit.errors import (
@@ -49,5 +49,6 @@ __all__ = [
     "__version__",
     "credits_to_usd",
     "errors",
+    "frames",
     "usd_to_credits",
 ]

@@ -8,7 +8,7 @@ holds it never reveals it.
 Example:
     >>> key = SecretKey("bz_live_0123456789abcdef0123456789abcdef")
     >>> key
-    SecretKey('bz_live_…cdef')
+    SecretKey('bz_live_…#dfbb150c')
     >>> key.digest[:12]
     'dfbb150c2612'
 """
@@ -34,23 +34,23 @@ ENV_API_KEY: Final = "RDSKIT_API_KEY"
 ENV_BASE_URL: Final = "RDSKIT_BASE_URL"
 
 _KNOWN_PREFIXES = ("bz_live_", "bz_test_")
-_SHOWN_TAIL = 4
-_MIN_LENGTH_TO_SHOW_TAIL = 20  # a shorter secret would leak too large a share of itself
+_FINGERPRINT = 8
 
 
 def mask_key(key: str) -> str:
-    """A display form of ``key``: the known prefix and the last 4 characters at most.
+    """A display form of ``key``: its known prefix and a fingerprint of its SHA-256 digest.
+
+    No character of the key past the public prefix is shown; the fingerprint (the digest's
+    first 8 hex digits, as the service stores only digests) tells two keys apart.
 
     Example:
         >>> mask_key("bz_test_0123456789abcdef0123456789abcdef")
-        'bz_test_…cdef'
+        'bz_test_…#0044f9ce'
         >>> mask_key("short-secret")
-        '…'
+        '…#4cce0265'
     """
-    if len(key) < _MIN_LENGTH_TO_SHOW_TAIL:
-        return "…"
     prefix = next((p for p in _KNOWN_PREFIXES if key.startswith(p)), "")
-    return f"{prefix}…{key[-_SHOWN_TAIL:]}"
+    return f"{prefix}…#{hashlib.sha256(key.encode()).hexdigest()[:_FINGERPRINT]}"
 
 
 class SecretKey:
@@ -60,7 +60,7 @@ class SecretKey:
 
     Example:
         >>> f"{SecretKey('bz_live_0123456789abcdef0123456789abcdef')}"
-        'bz_live_…cdef'
+        'bz_live_…#dfbb150c'
     """
 
     __slots__ = ("_digest", "_value")

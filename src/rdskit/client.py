@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any, Self
 
 from rdskit._base_client import AsyncAPIClient, SyncAPIClient
 from rdskit.billing import BillingMixin
@@ -91,6 +92,24 @@ class _Service(AccountMixin, AskMixin, BillingMixin, WaitingMixin):
         """Paid samples of what a search would collect."""
         return ResearchPreviews(self)
 
+    @classmethod
+    def sandbox(cls, **options: Any) -> Self:
+        """A client of the process's embedded sandbox (started once, stopped at exit).
+
+        No key and no network: the sandbox serves the whole API on a loopback port with a
+        ready Pro account. ``options`` are the client's other arguments (``timeout``,
+        ``budget_credits``...).
+
+        Example:
+            >>> client = Client.sandbox()
+            >>> client.me().plan.name
+            'Pro'
+        """
+        from rdskit.sandbox import embedded
+
+        handle = embedded()
+        return cls(handle.api_key, base_url=handle.url, **options)  # type: ignore[call-arg]
+
 
 class Client(_Service, SyncAPIClient):
     """The blocking client; see :class:`~rdskit._base_client.SyncAPIClient` for arguments.
@@ -99,7 +118,7 @@ class Client(_Service, SyncAPIClient):
         >>> client = Client("bz_test_0123456789abcdef0123456789abcdef",
         ...                 base_url="http://127.0.0.1:8000")
         >>> client
-        Client(base_url='http://127.0.0.1:8000', api_key=SecretKey('bz_test_…cdef'))
+        Client(base_url='http://127.0.0.1:8000', api_key=SecretKey('bz_test_…#0044f9ce'))
         >>> client.close()
     """
 

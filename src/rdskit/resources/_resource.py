@@ -27,7 +27,16 @@ from rdskit.models import RdsModel
 if TYPE_CHECKING:
     from rdskit._base_client import APIRequest, Flow, HTTPCore
 
-__all__ = ["MAX_LIMIT", "APIClient", "Resource", "check_limit", "discard", "given", "validated"]
+__all__ = [
+    "MAX_LIMIT",
+    "APIClient",
+    "Resource",
+    "check_limit",
+    "discard",
+    "given",
+    "sync_only",
+    "validated",
+]
 
 M = TypeVar("M", bound=RdsModel)
 T = TypeVar("T")
@@ -60,6 +69,21 @@ class Resource:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
+
+    def _frames_client(self, method: str) -> Any:
+        return sync_only(self._client, method)
+
+
+def sync_only(client: Any, method: str) -> Any:
+    """``client``, for a DataFrame loader (they page synchronously); refuses AsyncClient."""
+    from rdskit._base_client import AsyncAPIClient
+
+    if isinstance(client, AsyncAPIClient):
+        raise TypeError(
+            f"{method}() needs rdskit.Client (DataFrame loaders page synchronously); "
+            "with AsyncClient, collect the models and pass them to the rdskit.frames loaders"
+        )
+    return client
 
 
 def given(**fields: Any) -> dict[str, Any]:

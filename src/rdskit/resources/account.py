@@ -11,12 +11,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._base_client import APIRequest
 from rdskit.models import Account, Prices, UsageRow
 from rdskit.pagination import SyncPage
-from rdskit.resources._resource import check_limit, given
+from rdskit.resources._resource import check_limit, given, sync_only
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PRICES", "AccountMixin"]
 
@@ -63,3 +66,13 @@ class AccountMixin:
             Decimal('0.0588')
         """
         return self._request(PRICES)
+
+    def usage_history_frame(self) -> pd.DataFrame:
+        """Every usage row as a frame, with credits and USD as numbers.
+
+        Example:
+            >>> client.usage_history_frame().groupby("kind")["credits"].sum()  # doctest: +SKIP
+        """
+        from rdskit.frames.fetch import usage_history_to_frame
+
+        return usage_history_to_frame(sync_only(self, "usage_history_frame"))

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._base_client import APIRequest, path
 from rdskit.models import (
@@ -34,6 +34,9 @@ from rdskit.resources._resource import (
     given,
     validated,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_PROFILE_COUNT",
@@ -226,3 +229,17 @@ class AudienceProfiles(Resource):
             "POST", "/v1/audience_profiles", kind="free_post", json=body.to_wire(),
             cast=AudienceProfile.model_validate, cursor_in="json",
         ))
+
+    def to_frame(self, **query: Any) -> pd.DataFrame:
+        """Every profile matching ``query`` (the arguments of :meth:`list`) as a frame.
+
+        OCEAN traits and platform metadata flattened, interest lists kept.
+
+        Example:
+            >>> df = client.audience_profiles.to_frame(
+            ...     audience_dataset_ids=["ad_1"])  # doctest: +SKIP
+            >>> df.rds.creator_tiers()  # doctest: +SKIP
+        """
+        from rdskit.frames.fetch import profiles_to_frame
+
+        return profiles_to_frame(self._frames_client("audience_profiles.to_frame"), **query)

@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._base_client import APIRequest, path
 from rdskit.models import (
@@ -34,6 +34,9 @@ from rdskit.resources._resource import (
     given,
     validated,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DatasetRuns", "Datasets", "get_dataset", "get_dataset_run", "list_dataset_runs"]
 
@@ -135,6 +138,16 @@ class Datasets(Resource):
             check_hint=f"client.datasets.get({dataset_id!r}) raises DatasetNotFound once deleted",
         ))
 
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every dataset of the account as a frame (one row per dataset).
+
+        Example:
+            >>> client.datasets.to_frame()[["id", "name"]]  # doctest: +SKIP
+        """
+        from rdskit.frames.fetch import datasets_to_frame
+
+        return datasets_to_frame(self._frames_client("datasets.to_frame"))
 
 class DatasetRuns(Resource):
     """``client.datasets.runs``: collection runs (paid: each mention collected)."""

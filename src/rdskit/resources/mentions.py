@@ -8,13 +8,17 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._base_client import APIRequest
 from rdskit.models import Mention, MentionsQuery, Order, PostRef
 from rdskit.pagination import SyncPage
 from rdskit.resources._resource import Resource, check_limit, given, validated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Mentions"]
 
@@ -61,3 +65,32 @@ class Mentions(Resource):
             "POST", "/v1/mentions", kind="free_post", json=body.to_wire(),
             cast=Mention.model_validate, cursor_in="json",
         ))
+
+    def to_frame(self, *, cache: bool = False, **query: Any) -> pd.DataFrame:
+        """Every mention matching ``query`` (the arguments of :meth:`list`) as a frame.
+
+        One row per (source, id); columns in ``docs/columns.md``. ``cache=True`` keeps the
+        pages in a parquet cache under the user cache dir and later fetches only newer
+        mentions.
+
+        Example:
+            >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
+            >>> df.rds.sentiment_over_time("W")  # doctest: +SKIP
+        """
+        from rdskit.frames.fetch import mentions_to_frame
+
+        return mentions_to_frame(self._frames_client("mentions.to_frame"), cache=cache, **query)
+
+    def to_parquet(self, path: str | os.PathLike[str], **options: Any) -> int:
+        """Stream every matching mention to partitioned parquet; returns how many.
+
+        ``options``: the arguments of :meth:`list`, plus ``partition_by`` and
+        ``batch_rows`` (memory bound). Read back with :func:`rdskit.frames.read_parquet`.
+
+        Example:
+            >>> client.mentions.to_parquet("oat/", dataset_ids=["ds_1"])  # doctest: +SKIP
+            48210
+        """
+        from rdskit.frames.parquet import mentions_to_parquet
+
+        return mentions_to_parquet(self._frames_client("mentions.to_parquet"), path, **options)

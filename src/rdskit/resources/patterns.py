@@ -9,9 +9,14 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rdskit._base_client import APIRequest, path
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.resources._resource import Resource, given, validated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PatternDetections", "Patterns", "get_pattern_detection"]
 
@@ -83,3 +88,15 @@ class Patterns(Resource):
             "GET", path("/v1/patterns/{}/items/{}", pattern_id, item_id),
             cast=PatternItemDetail.model_validate,
         ))
+
+    def items_frame(self, pattern_id: str, posts: bool = False) -> pd.DataFrame:
+        """The pattern's items as a frame; ``posts=True`` joins each item's post columns.
+
+        Example:
+            >>> client.patterns.items_frame("pat_1", posts=True)  # doctest: +SKIP
+        """
+        from rdskit.frames.fetch import pattern_items_to_frame
+
+        return pattern_items_to_frame(
+            self._frames_client("patterns.items_frame"), pattern_id, posts=posts
+        )

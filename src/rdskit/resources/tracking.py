@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._base_client import APIRequest, path
 from rdskit.models import (
@@ -24,6 +24,9 @@ from rdskit.models import (
 )
 from rdskit.pagination import SyncPage
 from rdskit.resources._resource import Resource, check_limit, discard, given, validated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TrackingAgents", "get_tracking_agent"]
 
@@ -187,3 +190,13 @@ class TrackingAgents(Resource):
     @staticmethod
     def _read_back(agent_id: str) -> str:
         return f"read it back with client.tracking_agents.get({agent_id!r})"
+
+    def messages_frame(self, agent_id: str) -> pd.DataFrame:
+        """Every alert message of the agent as a frame (one row per message).
+
+        Example:
+            >>> client.tracking_agents.messages_frame("ta_1")  # doctest: +SKIP
+        """
+        from rdskit.frames.fetch import messages_to_frame
+
+        return messages_to_frame(self._frames_client("tracking_agents.messages_frame"), agent_id)
