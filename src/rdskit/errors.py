@@ -175,7 +175,7 @@ class BudgetExceeded(RdsError):
 class APIError(RdsError):
     """The service answered with an error.
 
-    Attributes: ``status_code`` (HTTP), ``error_code`` (None when the body has none),
+    Attributes: ``status_code`` (HTTP; also ``status``), ``error_code`` (None when the body has none),
     ``detail`` (string, or the 402 object), ``transient``, ``body`` (the parsed JSON),
     ``method`` and ``path`` of the request.
     """
@@ -207,6 +207,12 @@ class APIError(RdsError):
         self.method = method
         self.path = path
         super().__init__(self._describe())
+
+    @property
+    def status(self) -> int:
+        """The HTTP status (same as ``status_code``); the body's own ``status`` string is
+        ``body["status"]``."""
+        return self.status_code
 
     @property
     def message(self) -> str:

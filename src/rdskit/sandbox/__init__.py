@@ -30,7 +30,16 @@ from rdskit.sandbox.accounts import NewAccount, default_api_key
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.settings import Settings
 
-__all__ = ["AdminClient", "NewAccount", "SandboxHandle", "embedded", "start"]
+__all__ = [
+    "ENV_DB",
+    "ENV_SEED",
+    "ENV_SPEED",
+    "AdminClient",
+    "NewAccount",
+    "SandboxHandle",
+    "embedded",
+    "start",
+]
 
 
 class AdminClient:
@@ -253,8 +262,18 @@ _embedded: SandboxHandle | None = None
 _embedded_lock = threading.Lock()
 
 
+ENV_SPEED = "RDSKIT_SANDBOX_SPEED"
+ENV_SEED = "RDSKIT_SANDBOX_SEED"
+ENV_DB = "RDSKIT_SANDBOX_DB"
+
+
 def embedded() -> SandboxHandle:
     """The process's shared sandbox, started on first use and stopped at exit.
+
+    Its options come from the environment, so a classroom or a CI job can tune every
+    notebook at once: ``RDSKIT_SANDBOX_SPEED`` (simulated-time speed-up, default 1),
+    ``RDSKIT_SANDBOX_SEED`` (corpus and id seed, default 0) and ``RDSKIT_SANDBOX_DB``
+    (a SQLite file that keeps the state across restarts; default a temporary one).
 
     Example:
         >>> embedded() is embedded()
@@ -263,6 +282,10 @@ def embedded() -> SandboxHandle:
     global _embedded
     with _embedded_lock:
         if _embedded is None:
-            _embedded = start()
+            _embedded = start(
+                speed=float(os.environ.get(ENV_SPEED) or 1.0),
+                seed=int(os.environ.get(ENV_SEED) or 0),
+                db=os.environ.get(ENV_DB) or None,
+            )
             atexit.register(_embedded.stop)
         return _embedded
