@@ -7,6 +7,7 @@ Example:
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from rdskit import errors, frames
 from rdskit.billing import Estimate, credits_to_usd, usd_to_credits
@@ -30,6 +31,28 @@ from rdskit.errors import (
     WaitTimeout,
 )
 from rdskit.pagination import AsyncPager, SyncPage
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext rdskit``: the ``%rds``/``%%ask`` magics and rich displays."""
+    from rdskit.jupyter import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext rdskit``."""
+    from rdskit.jupyter import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
+def _jupyter_server_extension_points() -> list[dict[str, Any]]:
+    """The Jupyter server extension (the gateway), enabled by ``jupyter-config/``."""
+    from rdskit.jupyter.gateway import RdsGateway
+
+    return [{"module": "rdskit.jupyter.gateway", "app": RdsGateway}]
+
 
 try:
     __version__ = version("rdskit")

@@ -27,7 +27,8 @@ Retry policy by ``kind``:
   /v1/custom_parameters/preview): retried on 5xx, timeouts, broken connections and
   ``transient: true`` errors;
 - ``write`` and ``paid``: never re-sent once the request may have reached the service;
-  a lost answer raises :class:`~rdskit.errors.OutcomeUnknown` with ``check_hint``;
+  a lost answer (or a 5xx without one of the spec's error codes) raises
+  :class:`~rdskit.errors.OutcomeUnknown` with ``check_hint``;
 - every kind: retried on 429 (nothing started) and on connection errors raised before
   the request left (connect error, connect timeout, pool timeout).
 """
@@ -45,7 +46,7 @@ from urllib.parse import quote
 
 import httpx
 
-from rdskit._config import SecretKey, resolve_api_key, resolve_base_url
+from rdskit._config import SecretKey, resolve_credentials
 from rdskit._ratelimit import DEFAULT_RATE, RateLimiter, shared_limiter
 from rdskit.errors import (
     APIConnectionError,
@@ -183,6 +184,8 @@ class HTTPCore:
         self.max_retries = max_retries
         self.limiter = limiter
         self.clock: Callable[[], float] = time.monotonic
+        # The RateLimit-* headers of the last response that had them (``%rds status``).
+        self.rate_limit_headers: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"HTTPCore(base_url={self.base_url!r}, api_key={self.api_key!r})"
@@ -226,6 +229,11 @@ class HTTPCore:
                 ) from exc
             if self.limiter is not None:
                 self.limiter.observe(response.headers)
+            if "ratelimit-limit" in response.headers:
+                self.rate_limit_headers = {
+                    name: value for name, value in response.headers.items()
+                    if name.startswith("ratelimit-")
+                }
             body = _decode(response)
             log.debug("%s %s -> %d", request.method, request.path, response.status_code)
             if response.is_success:
@@ -250,8 +258,9 @@ class HTTPCore:
                 yield Sleep(delay)
                 continue
             server_side = response.status_code >= 500
-            if server_side and not request.resendable:
-                # A 5xx does not say whether the work started before the failure.
+            if server_side and not request.resendable and error.code is None:
+                # A 5xx does not say whether the work started before the failure, unless it
+                # carries one of the spec's codes (e.g. ai_assistant_unavailable on Ask).
                 raise OutcomeUnknown(
                     request.method, request.path, self._hint(request),
                     f"HTTP {response.status_code}",
@@ -349,12 +358,12 @@ class _ClientBase:
     ) -> None:
         from rdskit.billing import Budget, PriceCache  # billing's flows import this module
 
-        key = SecretKey(resolve_api_key(api_key))
+        key, url = resolve_credentials(api_key, base_url)
         limiter = None if rate_limit is None else shared_limiter(key.digest, rate_limit)
         self._core = HTTPCore(
             owner=self,
             api_key=key,
-            base_url=resolve_base_url(base_url),
+            base_url=url,
             timeout=timeout,
             max_retries=max_retries,
             limiter=limiter,

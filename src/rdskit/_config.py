@@ -1,7 +1,10 @@
 """API key and base URL resolution, and the holder that keeps the key out of every output.
 
 The key comes from ``api_key=`` or the ``RDSKIT_API_KEY`` environment variable; the base
-URL from ``base_url=`` or ``RDSKIT_BASE_URL``. The key lives in a :class:`SecretKey`, whose
+URL from ``base_url=`` or ``RDSKIT_BASE_URL``. When none of the four is set and the process
+runs in a Jupyter server with the rdskit gateway (``RDSKIT_GATEWAY`` names its discovery
+file), the client talks to the gateway with short-lived tokens instead
+(:func:`resolve_credentials`). The key lives in a :class:`SecretKey`, whose
 ``repr``/``str`` show a mask, so printing a client, an exception or a log record that
 holds it never reveals it.
 
@@ -24,14 +27,18 @@ from rdskit.errors import ConfigurationError
 __all__ = [
     "ENV_API_KEY",
     "ENV_BASE_URL",
+    "ENV_GATEWAY",
     "SecretKey",
     "mask_key",
     "resolve_api_key",
     "resolve_base_url",
+    "resolve_credentials",
 ]
 
 ENV_API_KEY: Final = "RDSKIT_API_KEY"
 ENV_BASE_URL: Final = "RDSKIT_BASE_URL"
+ENV_GATEWAY: Final = "RDSKIT_GATEWAY"
+"""Set by the Jupyter server extension for its kernels: the path of the gateway file."""
 
 _KNOWN_PREFIXES = ("bz_live_", "bz_test_")
 _FINGERPRINT = 8
@@ -142,3 +149,28 @@ def resolve_base_url(base_url: str | None = None) -> str:
     if not value.startswith(("http://", "https://")):
         raise ConfigurationError(f"base URL must start with http:// or https://, got {value!r}")
     return value.rstrip("/").removesuffix("/v1").rstrip("/")
+
+
+def resolve_credentials(
+    api_key: str | SecretKey | None = None, base_url: str | None = None
+) -> tuple[SecretKey, str]:
+    """The key and base URL a client uses.
+
+    An explicit ``api_key``/``base_url`` or ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL`` always
+    wins; only when none is set and ``RDSKIT_GATEWAY`` is (a kernel of a Jupyter server
+    running the rdskit extension) does the client go through the server's gateway, with a
+    refreshing short-lived token in place of the key.
+
+    Example:
+        >>> key, url = resolve_credentials("bz_test_0123456789abcdef0123456789abcdef",
+        ...                                "http://127.0.0.1:8000/v1")
+        >>> key, url
+        (SecretKey('bz_test_…#0044f9ce'), 'http://127.0.0.1:8000')
+    """
+    configured = any(os.environ.get(name, "").strip() for name in (ENV_API_KEY, ENV_BASE_URL))
+    gateway = os.environ.get(ENV_GATEWAY, "").strip()
+    if api_key is None and base_url is None and not configured and gateway:
+        from rdskit.jupyter.discovery import gateway_credentials
+
+        return gateway_credentials(gateway)
+    return SecretKey(resolve_api_key(api_key)), resolve_base_url(base_url)

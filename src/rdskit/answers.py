@@ -143,8 +143,12 @@ class Answer(ChatMessage):
             message, chat_id=self.chat_id, dataset_ids=dataset_ids, post_refs=post_refs
         )
 
-    def _repr_markdown_(self) -> str:
-        return self.text or ""
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """HTML with hoverable citations, markdown and plain text with footnotes
+        (``rdskit.jupyter.render``)."""
+        from rdskit.jupyter.render import answer_bundle
+
+        return answer_bundle(self)
 
     # -- flows (one implementation for Client and AsyncClient) --------------------------
     def _posts_flow(self) -> Flow[pd.DataFrame]:

@@ -5,6 +5,7 @@ sets ``handler``; list it in ``SUBCOMMANDS`` to plug it in.
 
 Example:
     $ rdskit sandbox --port 8765 --db ./sandbox.db --speed 10
+    $ rdskit demo --out ./rdskit-demo
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import threading
 from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
+
+from rdskit.demo import add_demo
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
@@ -78,7 +81,7 @@ def add_sandbox(subparsers: Subparsers) -> None:
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_sandbox,
-    # `rdskit demo` plugs in here: add_demo(subparsers) defined above, listed here.
+    add_demo,
 ]
 
 

@@ -88,6 +88,12 @@ ERROR_CODES: dict[str, type[APIError]] = {}
 class RdsError(Exception):
     """Root of every rdskit exception."""
 
+    def _repr_html_(self) -> str | None:
+        """Rich HTML in notebooks (``rdskit.jupyter.reprs``): amounts, fields, links."""
+        from rdskit.jupyter.reprs import html_of
+
+        return html_of(self)
+
 
 class ConfigurationError(RdsError):
     """The client cannot be built: a missing API key or base URL, or a bad option."""
@@ -175,9 +181,9 @@ class BudgetExceeded(RdsError):
 class APIError(RdsError):
     """The service answered with an error.
 
-    Attributes: ``status_code`` (HTTP; also ``status``), ``error_code`` (None when the body has none),
-    ``detail`` (string, or the 402 object), ``transient``, ``body`` (the parsed JSON),
-    ``method`` and ``path`` of the request.
+    Attributes: ``status_code`` (HTTP; also ``status``), ``error_code`` (None when the body
+    has none), ``detail`` (string, or the 402 object), ``transient``, ``body`` (the parsed
+    JSON), ``method`` and ``path`` of the request.
     """
 
     code: ClassVar[str | None] = None  # the error_code this class is registered for

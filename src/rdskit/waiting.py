@@ -14,7 +14,9 @@ TrackingRun                  ``completed`` (see below)                     ``fai
 AskAccepted / ChatMessage    the message's ``status == "completed"``       ``"failed"``
 ===========================  ============================================  ===============
 
-Any other status is treated as still running. ``wait`` returns the final object (for an
+Any other status is treated as still running. ``progress`` shows the wait live (a widget
+in a notebook, a line in a terminal; see :mod:`rdskit.jupyter.progress`, which decides
+where and draws it through the ``on_update`` hook). ``wait`` returns the final object (for an
 Ask turn: the completed assistant :class:`~rdskit.models.ChatMessage`), raises
 :class:`~rdskit.errors.RunFailed` when it failed and :class:`~rdskit.errors.WaitTimeout`
 after ``timeout`` seconds.
@@ -84,11 +86,14 @@ class WaitingMixin:
         timeout: float | None = None,
         on_update: Callable[[Any], None] | None = None,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
+        progress: bool | None = None,
     ) -> Any:
         """Poll ``obj`` until it is over; returns its final state (see the module table).
 
-        ``on_update`` is called with each freshly read object. On an AsyncClient this
-        returns an awaitable.
+        ``on_update`` is called with each freshly read object. ``progress``: None shows
+        the wait where it makes sense (a notebook widget, an interactive terminal's line),
+        True always (a text line at least), False never. On an AsyncClient this returns
+        an awaitable.
 
         Example:
             >>> reply = client.wait(client.ask("Top complaints?"), timeout=120)  # doctest: +SKIP
@@ -97,7 +102,21 @@ class WaitingMixin:
         """
         if poll_interval <= 0:
             raise InvalidParameter("poll_interval", f"must be > 0, got {poll_interval!r}")
-        return self._run(_wait(self._core, _follower(obj), obj, timeout, on_update, poll_interval))
+        follow = _follower(obj)
+        shown = _reporter(obj, progress)
+        if shown is None:
+            return self._run(_wait(self._core, follow, obj, timeout, on_update, poll_interval))
+        flow = _wait(self._core, follow, obj, timeout, shown.watch(on_update), poll_interval)
+        return shown.run(self._run, shown.wrap(self._core, flow))
+
+
+def _reporter(obj: Any, progress: bool | None) -> Any:
+    """The progress display of one wait, or None (imported only when it may show)."""
+    if progress is False:
+        return None
+    from rdskit.jupyter.progress import reporter
+
+    return reporter(obj, progress)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -29,6 +29,7 @@ FEATURES = {
 }
 LIMITS = {"max_research_depth", "num_seats", "parallelism", "projects", "tracking_agents"}
 CATEGORIES = {"audience_profile", "mention", "post_processing", "preview_generation"}
+TERMS = ("quantity_credits", "credit_rate_usd", "billing_catalog_version", "credit_value_basis")
 
 
 def test_me_shape(sandbox: SandboxHandle, http: httpx.Client, api: type[Api]) -> None:
@@ -58,8 +59,11 @@ def test_me_shape(sandbox: SandboxHandle, http: httpx.Client, api: type[Api]) ->
     assert SIX.match(usage["credits_used"]) and SIX.match(usage["credits_total"])
     assert isinstance(usage["balance_total"], int | float)
     assert usage["billing"]["unit"] == "credits" and usage["billing"]["precision"] == 6
-    assert Decimal(usage["billing"]["credit_rate_usd"]) == round(PRO_RATE, 12)
+    assert Decimal(usage["billing"]["credit_rate_usd"]) == round(PRO_RATE, 16)
     assert isinstance(usage["billing"]["catalog_version"], str)
+    # 1,780 USD at the published rate is exactly the 120,000 credits bought, to six places
+    assert Decimal(str(usage["balance_total"])) == 1780
+    assert usage["credits_total"] == "120000.000000"
     assert isinstance(usage["renews_at"], int)
 
 
@@ -150,7 +154,7 @@ def test_usage_history_pages_newest_first(
         assert isinstance(row["id"], int) and isinstance(row["created_at"], int)
         assert row["category"] == "mention" and row["quantity"] > 0
         assert SIX.match(row["quantity_credits"]) and row["credit_value_basis"] == "snapshot"
-        assert Decimal(row["credit_rate_usd"]) == round(PRO_RATE, 12)
+        assert Decimal(row["credit_rate_usd"]) == round(PRO_RATE, 16)
         assert isinstance(row["billing_catalog_version"], str)
     api.error(
         account.http.get("/v1/me/usage_history", params={"cursor": "nope"}), 400, "invalid_cursor"
@@ -158,3 +162,51 @@ def test_usage_history_pages_newest_first(
     default = account.http.get("/v1/me/usage_history", params={"limit": 100}).json()
     assert len(default["data"]) == 4
     assert account.http.get("/v1/me/usage_history", params={"limit": 101}).status_code == 422
+
+
+def _usage_rows(account: Account, api: type[Api]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = api.data(account.http.get("/v1/me/usage_history"))
+    return rows
+
+
+def _charge_a_run(account: Account, api: type[Api], dataset_id: str) -> None:
+    run = api.data(
+        account.http.post(f"/v1/datasets/{dataset_id}/runs", json=api.prompt_run(count=3))
+    )
+    assert api.wait_run(account.http, dataset_id, run["id"])["status"]["type"] == "completed"
+
+
+def test_usage_rows_keep_or_project_their_credit_terms(
+    sandbox: SandboxHandle, new_account: Callable[..., Account], api: type[Api]
+) -> None:
+    """A row charged under a credit rate keeps it (``snapshot``); a row charged while the
+    plan billed in plain USD has no terms of its own: null while there is no rate, then
+    shown at today's rate (``current``)."""
+    account = new_account(plan="Legacy")
+    dataset_id = api.data(account.http.post("/v1/datasets", json={"name": "u"}))["id"]
+    _charge_a_run(account, api, dataset_id)
+    (legacy,) = _usage_rows(account, api)
+    assert legacy["quantity"] > 0
+    assert [legacy[k] for k in TERMS] == [None] * 4
+
+    def terms(plan: str) -> tuple[Decimal, str]:
+        sandbox.admin.set_plan(account.account_id, plan)
+        billing = api.data(account.http.get("/v1/prices"))["billing"]
+        return Decimal(billing["credit_rate_usd"]), billing["catalog_version"]
+
+    starter_rate, version = terms("Starter")
+    (projected,) = _usage_rows(account, api)
+    usd = Decimal(str(projected["quantity"]))
+    assert projected["credit_value_basis"] == "current"
+    assert Decimal(projected["credit_rate_usd"]) == starter_rate
+    assert projected["billing_catalog_version"] == version
+    assert Decimal(projected["quantity_credits"]) == round(usd / starter_rate, 6)
+
+    _charge_a_run(account, api, dataset_id)
+    pro_rate, _ = terms("Pro")
+    snapshot, old = _usage_rows(account, api)
+    assert snapshot["credit_value_basis"] == "snapshot"
+    assert Decimal(snapshot["credit_rate_usd"]) == starter_rate  # event-time terms kept
+    assert old["credit_value_basis"] == "current"
+    assert Decimal(old["credit_rate_usd"]) == pro_rate  # projected at today's rate
+    assert Decimal(old["quantity_credits"]) == round(usd / pro_rate, 6)

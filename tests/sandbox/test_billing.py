@@ -17,7 +17,7 @@ from rdskit.sandbox.routes._common import ApiError
 if TYPE_CHECKING:
     from conftest import Account, Api
 
-MENTION = Decimal("0.014833333333")  # Pro: 178 USD / 12,000 credits, 12 places
+MENTION = Decimal("0.0148333333333333")  # Pro: 178 USD / 12,000 credits, 16 places
 
 
 def _start_run(account: Account, api: type[Api], count: int, query: str = "oat") -> tuple[str, str]:
@@ -76,7 +76,7 @@ def test_insufficient_balance_starts_nothing(
     detail = body["detail"]
     assert detail["required"] == str(10 * MENTION) and detail["available"] == "0.1"
     assert detail["required_credits"] == "10.000000"
-    assert detail["available_credits"] == "6.741573"  # 0.1 / 0.014833333333
+    assert detail["available_credits"] == "6.741573"  # 0.1 / 0.0148333333333333
     assert detail["top_up_url"].startswith("http") and detail["message"]
     assert api.data(poor.http.get(f"/v1/datasets/{dataset_id}/runs")) == []
     assert _usage(poor, api)["balance_used"] == 0

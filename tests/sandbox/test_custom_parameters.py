@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.routes.custom_parameters import QUOTA
+from rdskit.sandbox.routes.custom_parameters import FLAKY_TOKEN, QUOTA, model_gives_up
 from rdskit.sandbox.rules import UnprocessablePost, compile_rule, extract
 
 if TYPE_CHECKING:
@@ -408,3 +408,35 @@ def test_values_keep_their_value_type(account: Account, api: type[Api]) -> None:
     for mention in _mentions(http, api, dataset_id, parameter_ids=[parameter["id"]]):
         value = mention["parameters"][parameter["id"]]["value"]
         assert value is rule.apply(mention["title"], mention["text"]).value
+
+
+def test_posts_the_model_gives_up_on_count_as_errors(
+    sandbox: SandboxHandle, account: Account, api: type[Api]
+) -> None:
+    http = account.http
+    dataset_id = _dataset(http, api, count=40)
+    mentions = _mentions(http, api, dataset_id)
+    flaky = {**BRAND, "instructions": f"{BRAND['instructions']} {FLAKY_TOKEN}"}
+    parameter = api.data(http.post("/v1/custom_parameters", json=flaky))
+    unit = Decimal(str(api.data(http.get("/v1/prices"))["prices"]["post_processing"]))
+    before = _wallet(sandbox, account.account_id)
+    scope = {"scope": {"kind": "dataset", "id": dataset_id}}
+    started = api.data(http.post(f"/v1/custom_parameters/{parameter['id']}/runs", json=scope))
+    final = _wait(http, api, parameter["id"], started["run_id"])[-1]
+
+    given_up = {(m["source"], m["id"]) for m in mentions if model_gives_up(m["source"], m["id"])}
+    assert given_up  # 40 posts: about eight
+    assert final["status"] == {"type": "completed"}
+    assert final["mentions_error"] == len(given_up)
+    assert final["mentions_done"] + final["mentions_error"] == final["mentions_total"] == 40
+    after = _wallet(sandbox, account.account_id)
+    assert after["used_usd"] - before["used_usd"] == final["mentions_done"] * unit
+    assert after["held_usd"] == before["held_usd"]
+    rule = compile_rule(BRAND["instructions"])  # the token is not part of the rule
+    for mention in _mentions(http, api, dataset_id, parameter_ids=[parameter["id"]]):
+        value = mention["parameters"][parameter["id"]]
+        if (mention["source"], mention["id"]) in given_up:
+            assert value["status"] == "failed" and value["value"] is None
+        else:
+            assert value["status"] == "completed"
+            assert value["value"] == rule.apply(mention["title"], mention["text"]).value

@@ -95,6 +95,8 @@ def test_soft_delete_keeps_the_rows(
         {"search_query": {"type": "prompt"}},
         {"search_query": {"type": "carrier_pigeon", "search_query": "x"}},
         {"search_query": {"type": "url"}},
+        {"search_query": {"type": "prompt", "sources": ["myspace"], "search_query": "x"}},
+        {"search_query": {"type": "prompt", "sources": ["reddit", "Reddit"], "search_query": "x"}},
     ],
 )
 def test_run_request_validation(http: httpx.Client, api: type[Api], body: dict[str, Any]) -> None:

@@ -5,22 +5,28 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.cursors import Order, Sort, keyset
+from rdskit.sandbox.db import Store
+from rdskit.sandbox.ratelimit import RateLimiter
+from rdskit.sandbox.worker import Worker, register, schedule
 
 if TYPE_CHECKING:
     from conftest import Account, Api
@@ -110,7 +116,8 @@ def test_malformed_json_is_422(http: httpx.Client) -> None:
 def test_unknown_route_and_removed_credit_prices_are_404(
     http: httpx.Client, api: type[Api]
 ) -> None:
-    api.error(http.get("/v1/credit_prices"), 404, "not_found")
+    for method in ("GET", "POST", "PUT", "DELETE"):
+        api.error(http.request(method, "/v1/credit_prices"), 404, "not_found")
     api.error(http.get("/v1/nothing_here"), 404, "not_found")
 
 
@@ -264,6 +271,74 @@ def test_admin_and_unauthenticated_calls_are_not_limited(limited: SandboxHandle)
 
 
 # -- persistence ------------------------------------------------------------------------
+def _until(http: httpx.Client, path: str, done: Callable[[Any], bool]) -> None:
+    """Poll ``GET path`` until ``done(data)``."""
+    deadline = time.monotonic() + 30
+    while not done(http.get(path).json()["data"]):
+        assert time.monotonic() < deadline, f"{path} never got there"
+        time.sleep(0.02)
+
+
+def _over(data: Any) -> bool:
+    return data["status"]["type"] in ("completed", "failed")
+
+
+def _build_everything(http: httpx.Client, api: type[Api]) -> tuple[list[str], str]:
+    """One of every resource, finished; the GET paths showing them and the parameter id."""
+    dataset_id = api.data(http.post("/v1/datasets", json={"name": "kept"}))["id"]
+    run_id = api.data(http.post(f"/v1/datasets/{dataset_id}/runs", json=api.prompt_run()))["id"]
+    api.wait_run(http, dataset_id, run_id)
+    audience_id = api.data(http.post("/v1/audience_datasets", json={"name": "a"}))["id"]
+    body = {"source_dataset_id": dataset_id, "total_profile_count": 5}
+    audience_run = api.data(http.post(f"/v1/audience_datasets/{audience_id}/runs", json=body))
+    parameter = {"name": "Brand", "instructions": "One of: Oatly, Alpro", "value_type": "string"}
+    parameter_id = api.data(http.post("/v1/custom_parameters", json=parameter))["id"]
+    scope = {"scope": {"kind": "dataset", "id": dataset_id}}
+    parameter_run = api.data(http.post(f"/v1/custom_parameters/{parameter_id}/runs", json=scope))
+    question = {"dataset_id": dataset_id, "name": "p", "research_question": "Why?"}
+    detection = api.data(http.post("/v1/pattern_detections", json=question))["run_id"]
+    preview = {"type": "prompt", "search_query": "oat", "sources": ["reddit"], "time_filter": "1w"}
+    preview_id = api.data(http.post("/v1/research_previews", json=preview))["preview_id"]
+    agent = {
+        "name": "t",
+        "instructions": "complaints",
+        "dataset_ids": [dataset_id],
+        "count": 5,
+        "num_comments_per_post": 0,
+        "schedule": {"frequency": "weekly", "time": "09:00", "day": "monday"},
+    }
+    agent_id = api.data(http.post("/v1/tracking_agents", json=agent))["id"]
+    api.data(http.post(f"/v1/tracking_agents/{agent_id}/trigger"))
+    _until(http, f"/v1/audience_datasets/{audience_id}/runs/{audience_run['id']}", _over)
+    _until(http, f"/v1/custom_parameters/{parameter_id}/runs/{parameter_run['run_id']}", _over)
+    _until(http, f"/v1/pattern_detections/{detection}", lambda data: "pattern_id" in data)
+    _until(http, f"/v1/tracking_agents/{agent_id}/messages", bool)
+    paths = [
+        "/v1/me",
+        "/v1/me/usage_history",
+        "/v1/datasets",
+        f"/v1/datasets/{dataset_id}/runs",
+        "/v1/audience_datasets",
+        f"/v1/audience_datasets/{audience_id}/runs",
+        "/v1/custom_parameters",
+        f"/v1/custom_parameters/{parameter_id}/runs",
+        f"/v1/pattern_detections/{detection}",
+        f"/v1/research_previews/{preview_id}",
+        "/v1/tracking_agents",
+        f"/v1/tracking_agents/{agent_id}/messages",
+    ]
+    return paths, parameter_id
+
+
+def _everything(http: httpx.Client, paths: list[str], parameter_id: str) -> list[Any]:
+    """Every list and resource of the account as the API shows it."""
+    shown = [http.get(path).json() for path in paths]
+    mentions = {"limit": 100, "parameter_ids": [parameter_id]}
+    shown.append(http.post("/v1/mentions", json=mentions).json())
+    shown.append(http.post("/v1/audience_profiles", json={"limit": 100}).json())
+    return shown
+
+
 def test_file_database_survives_restart(tmp_path: Path, api: type[Api], connect: Connect) -> None:
     path = tmp_path / "sandbox.db"
     with start(db=path, speed=SPEED, rate_limit=1000, seed=3) as first:
@@ -271,17 +346,13 @@ def test_file_database_survives_restart(tmp_path: Path, api: type[Api], connect:
         revoked = first.admin.create_key(other.seat_id)
         first.admin.revoke_key(revoked)
         http = connect(first, first.api_key)
-        dataset_id = api.data(http.post("/v1/datasets", json={"name": "kept"}))["id"]
-        run = api.prompt_run(count=5)
-        run_id = api.data(http.post(f"/v1/datasets/{dataset_id}/runs", json=run))["id"]
-        finished = api.wait_run(http, dataset_id, run_id)
-        usage_before = api.data(http.get("/v1/me"))["usage"]
+        paths, parameter_id = _build_everything(http, api)
+        before = _everything(http, paths, parameter_id)
+    assert all(shown["status"] == "success" and shown["data"] for shown in before)
     with start(db=path, speed=SPEED, rate_limit=1000, seed=99) as second:
         assert second.api_key == first.api_key  # the database keeps its seed
         http = connect(second, second.api_key)
-        assert api.data(http.get(f"/v1/datasets/{dataset_id}"))["name"] == "kept"
-        assert api.data(http.get(f"/v1/datasets/{dataset_id}/runs/{run_id}")) == finished
-        assert api.data(http.get("/v1/me"))["usage"] == usage_before
+        assert _everything(http, paths, parameter_id) == before
         assert connect(second, other.api_key).get("/v1/me").status_code == 200
         api.error(connect(second, revoked).get("/v1/me"), 401, "unauthorized")
 
@@ -341,8 +412,8 @@ def test_concurrent_creates_reads_and_deletes_lose_nothing(
 def test_concurrent_runs_never_overspend(
     new_account: Callable[..., Account], api: type[Api]
 ) -> None:
-    # Pro: one mention costs 0.014833333333 USD; fund exactly five runs of 10 mentions.
-    account = new_account(wallet_usd="0.74166666665")
+    # Pro: one mention costs 0.0148333333333333 USD; fund exactly five runs of 10 mentions.
+    account = new_account(wallet_usd="0.741666666666665")
     dataset_id = api.data(account.http.post("/v1/datasets", json={"name": "race"}))["id"]
 
     def attempt(_: int) -> int:
@@ -404,3 +475,142 @@ def test_keyset_pages_are_index_searches(
             row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", ["a", *key_params])
         )
     assert "USING INDEX" in plan and "TEMP B-TREE" not in plan, plan
+
+
+# -- robustness ---------------------------------------------------------------------------
+def test_rate_limit_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five calls per one-second window per key, whatever the pace inside the window."""
+    now = [100.0]
+    monkeypatch.setattr("rdskit.sandbox.ratelimit.time.monotonic", lambda: now[0])
+    limiter = RateLimiter(5)
+    burst = [limiter.hit("key") for _ in range(6)]
+    assert [d.allowed for d in burst] == [True] * 5 + [False]
+    assert [d.remaining for d in burst] == [4, 3, 2, 1, 0, 0]
+    assert burst[0].headers() == {
+        "RateLimit-Limit": "5",
+        "RateLimit-Remaining": "4",
+        "RateLimit-Reset": "1",
+    }
+    now[0] += 0.75  # a slow burst is no better off: the window has not ended
+    refused = limiter.hit("key")
+    assert not refused.allowed and refused.retry_after == pytest.approx(0.25)
+    assert refused.headers()["Retry-After"] == "1"
+    assert limiter.hit("another key").remaining == 4
+    now[0] += 0.25
+    assert limiter.hit("key").remaining == 4  # a new window
+
+
+def test_worker_survives_a_write_lock_longer_than_busy_timeout(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = Store(tmp_path / "busy.db", busy_timeout=0.05)
+    ran = threading.Event()
+    register("test.after_lock", lambda _store, _job: ran.set())
+    worker = Worker(store, threads=1)
+    worker.start()
+    blocker = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        with store.transaction() as conn:
+            schedule(conn, "test.after_lock", "x")
+        blocker.execute("BEGIN IMMEDIATE")  # e.g. a huge seed holding the write lock
+        with caplog.at_level(logging.WARNING, logger="rdskit.sandbox.worker"):
+            deadline = time.monotonic() + 10
+            while "database busy" not in caplog.text:
+                assert time.monotonic() < deadline, "the worker never hit the lock"
+                time.sleep(0.02)
+        blocker.execute("COMMIT")
+        assert ran.wait(10), "the job did not run once the lock was released"
+        assert all(thread.is_alive() for thread in worker._threads)
+    finally:
+        blocker.close()
+        worker.stop()
+        store.close()
+
+
+def test_runs_reads_and_deletes_interleaved_lose_and_duplicate_nothing(
+    sandbox: SandboxHandle, new_account: Callable[..., Account], api: type[Api]
+) -> None:
+    """Runs start, complete, are read and have their dataset deleted from eight threads.
+    Afterwards every run is over, each live dataset holds exactly the posts its completed
+    runs brought (once each), runs of the deleted dataset either finished first or failed,
+    and the wallet charged exactly the completed runs with nothing left on hold."""
+    account = new_account(plan="Business", wallet_usd="1000")
+    http = account.http
+    datasets = [api.data(http.post("/v1/datasets", json={"name": f"c{n}"}))["id"] for n in range(3)]
+    doomed = datasets[2]
+    started: list[tuple[str, str]] = []
+    problems: list[str] = []
+    lock = threading.Lock()
+
+    def starter(n: int) -> None:
+        for i in range(5):
+            dataset_id = datasets[(n + i) % 3]
+            body = api.prompt_run(query=("oat milk", "cold brew", "matcha")[i % 3], count=15)
+            response = http.post(f"/v1/datasets/{dataset_id}/runs", json=body)
+            if response.status_code == 200:
+                with lock:
+                    started.append((dataset_id, response.json()["data"]["id"]))
+            elif (dataset_id, response.status_code) != (doomed, 404):
+                problems.append(response.text)
+
+    def reader(_: int) -> None:
+        for _ in range(15):
+            for response in (
+                http.post("/v1/mentions", json={"dataset_ids": datasets[:2], "limit": 50}),
+                http.get(f"/v1/datasets/{datasets[0]}/runs", params={"limit": 100}),
+                http.get("/v1/datasets", params={"limit": 100}),
+            ):
+                if response.status_code != 200:
+                    problems.append(response.text)
+
+    def deleter(_: int) -> None:
+        time.sleep(0.05)
+        if http.delete(f"/v1/datasets/{doomed}").status_code != 200:
+            problems.append("delete failed")
+
+    with ThreadPoolExecutor(8) as pool:
+        jobs = [pool.submit(starter, n) for n in range(5)]
+        jobs += [pool.submit(reader, n) for n in range(2)] + [pool.submit(deleter, 0)]
+        for job in jobs:
+            job.result()
+    assert not problems
+    deadline = time.monotonic() + 60
+    while True:
+        with sandbox.store.read() as conn:
+            rows = [
+                conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (run_id,)).fetchone()
+                for _, run_id in started
+            ]
+        if all(row["status"] in ("completed", "failed") for row in rows):
+            break
+        assert time.monotonic() < deadline, "runs never finished"
+        time.sleep(0.05)
+    completed = [row for row in rows if row["status"] == "completed"]
+    assert all(row["dataset_id"] == doomed for row in rows if row["status"] == "failed")
+    for dataset_id in datasets[:2]:
+        mine = [row for row in completed if row["dataset_id"] == dataset_id]
+        listed = [(m["source"], m["id"]) for page in _walk_mentions(http, dataset_id) for m in page]
+        assert len(listed) == len(set(listed)) == sum(row["new_mentions_count"] for row in mine)
+    with sandbox.store.read() as conn:
+        (doomed_members,) = conn.execute(
+            "SELECT COUNT(*) FROM dataset_mentions WHERE dataset_id = ?", (doomed,)
+        ).fetchone()
+    assert doomed_members == sum(
+        row["new_mentions_count"] for row in completed if row["dataset_id"] == doomed
+    )
+    wallet = sandbox.admin.account(account.account_id)["wallet"]
+    unit = Decimal(str(api.data(http.get("/v1/prices"))["prices"]["mention"]))
+    assert Decimal(wallet["held_usd"]) == 0
+    assert Decimal(wallet["used_usd"]) == sum(row["mentions_count"] for row in completed) * unit
+
+
+def _walk_mentions(http: httpx.Client, dataset_id: str) -> Iterator[list[dict[str, object]]]:
+    cursor = None
+    while True:
+        page = http.post(
+            "/v1/mentions", json={"dataset_ids": [dataset_id], "limit": 100, "cursor": cursor}
+        ).json()
+        yield page["data"]
+        if not page["has_next"]:
+            return
+        cursor = page["cursor"]

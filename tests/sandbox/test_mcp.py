@@ -136,6 +136,30 @@ def test_ask_then_get_message_and_render(setup: Setup) -> None:
     assert chat.json()["data"]["text"] == text_block["text"]
 
 
+def test_ask_with_chat_id_continues_the_dataset_and_question(setup: Setup) -> None:
+    async def work(client: Client) -> dict[str, Any]:
+        first = await call(
+            client,
+            "service__ask",
+            message="What do people complain about?",
+            dataset_ids=[setup.dataset_id],
+        )
+        await call(client, "service__get_message", **first)
+        again = await call(
+            client, "service__ask", message="and on tiktok only?", chat_id=first["chat_id"]
+        )
+        return await call(client, "service__get_message", **again)
+
+    reply = run(setup, work)
+    text_block = reply["blocks"][0]
+    assert check_references(text_block["text"], text_block["references"]) == []
+    tiktok = {(p["source"], p["id"]) for p in setup.posts if p["source"] == "tiktok"}
+    cited = {(r["source"], r["id"]) for r in text_block["references"] if r["type"] == "post"}
+    assert cited and cited <= tiktok  # the follow-up kept the dataset and the question
+    assert {"type": "dataset", "id": setup.dataset_id} in text_block["references"]
+    assert "(negative sentiment)" in text_block["text"]
+
+
 def test_lookups_list_collections_and_mentions(setup: Setup) -> None:
     async def work(client: Client) -> tuple[dict[str, Any], ...]:
         collections = await call(client, "service__list_collections", kind="mentions")

@@ -131,6 +131,11 @@ CASES: dict[str, Case] = {
         lambda r: isinstance(r, m.AudienceRun) and r.profile_count is None,
         body={"source_dataset_id": "ds_1", "total_profile_count": 300},
     ),
+    "audience_datasets.runs.create(positional)": Case(
+        lambda c: c.audience_datasets.runs.create("ad_1", "ds_1", total_profile_count=20),
+        "POST", "/v1/audience_datasets/ad_1/runs", ok(s.AUDIENCE_RUN),
+        lambda r: r.id == "adr_1", body={"source_dataset_id": "ds_1", "total_profile_count": 20},
+    ),
     "audience_datasets.runs.list": Case(
         lambda c: c.audience_datasets.runs.list("ad_1", order="asc"), "GET",
         "/v1/audience_datasets/ad_1/runs", page([s.AUDIENCE_RUN]),

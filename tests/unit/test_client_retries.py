@@ -134,6 +134,20 @@ def test_paid_4xx_transient_error_is_raised_as_is(api: MockAPI, client) -> None:
     assert len(api.calls) == 1
 
 
+@pytest.mark.parametrize(("status", "code", "cls"), [
+    (503, "ai_assistant_unavailable", rdskit.errors.AIAssistantUnavailable),
+    (504, "ai_assistant_timeout", rdskit.errors.AIAssistantTimeout),
+])
+def test_paid_5xx_with_a_spec_code_is_raised_as_is(status: int, code: str, cls: type,
+                                                  api: MockAPI, client) -> None:
+    # The sandbox answers Ask this way: the code says the turn did not happen.
+    api.on("POST", "/v1/ask", error(status, code, transient=True))
+    with pytest.raises(cls) as raised:
+        client.ask("Hi")
+    assert (raised.value.status, raised.value.transient) == (status, True)
+    assert len(api.calls) == 1
+
+
 @pytest.mark.parametrize("name", [*READS, *UNSAFE])
 def test_every_call_is_retried_on_429_after_retry_after(name: str, api: MockAPI,
                                                         client: rdskit.Client) -> None:

@@ -78,6 +78,18 @@ REFUSED: dict[str, tuple[Callable[[Any], Any], str, str]] = {
                              "empty"),
     "dataset ids as a string": (lambda c: c.mentions.list(dataset_ids="ds_1"), "dataset_ids",
                                 "list"),
+    "51 post_refs in an ask context": (lambda c: c.ask("Why?", context={"post_refs": [REF] * 51}),
+                                       "context.post_refs", "at most 50"),
+    "ask context and its parts": (lambda c: c.ask("Why?", context={}, dataset_ids=["ds_1"]),
+                                  "context", "not both"),
+    "preview body without window": (lambda c: c.research_previews.create(
+        {"type": "prompt", "search_query": "oat", "sources": ["reddit"]}), "time window",
+        "time window is required"),
+    "preview body and fields": (lambda c: c.research_previews.create(
+        {"type": "url", "source_urls": ["https://x.test"]}, language="en"), "language",
+        "not both"),
+    "preview body bad type": (lambda c: c.research_previews.create({"type": "video"}), "type",
+                              "'prompt'"),
 }
 
 
@@ -110,3 +122,31 @@ def test_filter_models_and_dicts_are_equivalent(api: MockAPI, client) -> None:
     assert api.calls[0].json == api.calls[1].json == {
         "filters": [[{"type": "sentiment", "values": ["negative"]}]]
     }
+
+
+def test_ask_context_as_a_dict_a_model_or_two_arguments(api: MockAPI, client) -> None:
+    api.on("POST", "/v1/ask", ok(s.ACCEPTED, 202))
+    client.ask("Why?", dataset_ids=["ds_1"], post_refs=[REF])
+    client.ask("Why?", context={"dataset_ids": ["ds_1"], "post_refs": [REF]})
+    client.ask("Why?", context=m.AskContext(dataset_ids=["ds_1"], post_refs=[m.PostRef(**REF)]))
+    assert api.calls[0].json == api.calls[1].json == api.calls[2].json == {
+        "message": "Why?", "context": {"dataset_ids": ["ds_1"], "post_refs": [REF]},
+    }
+
+
+@pytest.mark.parametrize("variant", ["prompt", "url"])
+def test_preview_body_as_a_dict_or_a_model_matches_the_keywords(variant: str, api: MockAPI,
+                                                                client) -> None:
+    api.on("POST", "/v1/research_previews", ok(s.PREVIEW))
+    fields: dict[str, Any] = (
+        {"search_query": "oat milk", "sources": ["reddit", "tiktok"],
+         "date_since": "2026-01-01", "date_until": "2026-01-31", "language": "en"}
+        if variant == "prompt" else
+        {"source_urls": ["https://www.tiktok.com/@oatly"], "date_filter_since": "2026-01-01"}
+    )
+    model = m.PromptPreviewRequest if variant == "prompt" else m.UrlPreviewRequest
+    client.research_previews.create(variant, **fields)
+    client.research_previews.create({"type": variant, **fields})
+    client.research_previews.create(model.model_validate(fields))
+    assert api.calls[0].json == api.calls[1].json == api.calls[2].json
+    assert api.calls[0].json == {"type": variant, **fields}

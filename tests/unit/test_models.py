@@ -833,6 +833,14 @@ def test_iso_resources_parse_to_aware_utc_and_write_iso() -> None:
     assert run.to_wire()["created_at"] == "2026-01-05T10:00:00Z"
 
 
+@pytest.mark.parametrize("wire", [
+    "2026-01-05T10:00:00Z", "2026-01-05T10:00:00.250Z", "2026-01-05T10:00:00.123456Z",
+])
+def test_iso_fractions_survive_the_round_trip(wire: str) -> None:
+    ds = Dataset.model_validate({**DATASET_CREATED, "created_at": wire})
+    assert ds.to_wire()["created_at"] == wire
+
+
 def test_unix_resources_parse_to_aware_utc_and_write_ints() -> None:
     mention = Mention.model_validate(MENTION)
     assert mention.created_at == datetime(2026, 1, 5, 10, tzinfo=UTC)
@@ -1255,6 +1263,11 @@ def test_custom_parameter_run_completion(counters: dict[str, int], complete: boo
         {"id": "cpr_1", "status": {"type": "processing"}, **counters}
     )
     assert run.is_complete is complete
+
+
+def test_custom_parameter_run_answers_to_its_start_name() -> None:
+    run = CustomParameterRun.model_validate({"id": "cpr_7", "status": {"type": "processing"}})
+    assert run.run_id == "cpr_7"  # the start response's {run_id}
 
 
 def test_mention_numeric_helpers_leave_wire_strings_alone() -> None:

@@ -44,6 +44,7 @@ __all__ = [
     "regroup",
     "scatter",
     "struct_array",
+    "struct_paths",
     "to_frame",
     "unique",
     "unique_name",
@@ -56,11 +57,17 @@ _CONVERSION_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeErr
 def wire_rows(items: Iterable[Any]) -> list[Mapping[str, Any]]:
     """Wire dicts from raw dicts or rdskit models (``to_wire()``), or any iterable of them
     (a ``SyncPage`` is walked to its last page)."""
+    # The common case, checked in C: a list of plain dicts is used as it is.
+    if type(items) is list and set(map(type, items)) <= {dict}:
+        return items
     rows: list[Mapping[str, Any]] = []
     for item in items:
-        # The exact-type test first: an ABC isinstance costs ~0.1 s per 100k items.
-        if type(item) is dict or isinstance(item, Mapping):
+        if isinstance(item, dict):
             rows.append(item)
+        elif isinstance(item, Mapping):
+            # Arrow's converter reads dicts only; another mapping would send its whole
+            # chunk down the value-by-value path.
+            rows.append(dict(item))
         elif hasattr(item, "to_wire"):
             rows.append(item.to_wire())
         else:
@@ -92,9 +99,25 @@ def unique(rows: pa.StructArray, key: Sequence[str]) -> pa.StructArray:
 def _number(value: Any) -> float | None:
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return None if math.isnan(number) else number
+
+
+def _python_values(array: pa.Array) -> list[Any]:
+    """The values as Python objects; None for those Python cannot hold (a timestamp after
+    the year 9999)."""
+    try:
+        return array.to_pylist()
+    except (OverflowError, ValueError):
+        return [_python_value(scalar) for scalar in array]
+
+
+def _python_value(scalar: pa.Scalar) -> Any:
+    try:
+        return scalar.as_py()
+    except (OverflowError, ValueError):
+        return None
 
 
 def coerce(value: Any, arrow: pa.DataType) -> Any:
@@ -123,8 +146,10 @@ def coerce(value: Any, arrow: pa.DataType) -> Any:
             return {"true": True, "false": False}.get(value.strip().lower())
         return bool(value) if isinstance(value, int | float) else None
     if pa.types.is_integer(arrow):
-        number = _number(value)
-        return None if number is None else int(number)
+        # Python ints stay exact; a number outside the type's range is unreadable too.
+        number = value if isinstance(value, int) else _number(value)
+        bounds = np.iinfo(arrow.to_pandas_dtype())
+        return int(number) if number is not None and bounds.min <= number <= bounds.max else None
     if pa.types.is_floating(arrow):
         return _number(value)
     if pa.types.is_decimal(arrow):
@@ -194,7 +219,7 @@ def cast(array: pa.Array, arrow: pa.DataType) -> pa.Array:
     try:
         return array.cast(arrow)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return pa.array([coerce(v, arrow) for v in array.to_pylist()], type=arrow)
+        return pa.array([coerce(v, arrow) for v in _python_values(array)], type=arrow)
 
 
 def field_at(array: pa.Array, path: Sequence[str]) -> pa.Array:
@@ -202,6 +227,27 @@ def field_at(array: pa.Array, path: Sequence[str]) -> pa.Array:
     for name in path:
         array = pc.struct_field(array, [array.type.get_field_index(name)])
     return array
+
+
+def struct_paths(
+    struct: pa.StructArray, prefix: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], pa.Array]:
+    """Every field of ``struct`` by path, nested structs included; each is null where a
+    parent is null, as :func:`field_at` gives it, but one ``flatten`` per struct costs far
+    less than a compute call per field.
+
+    Example:
+        >>> rows = pa.array([{"a": {"b": 1}}, {"a": None}])
+        >>> struct_paths(rows)["a", "b"].to_pylist()
+        [1, None]
+    """
+    paths: dict[tuple[str, ...], pa.Array] = {}
+    for field, child in zip(struct.type, struct.flatten(), strict=True):
+        path = (*prefix, field.name)
+        paths[path] = child
+        if pa.types.is_struct(field.type):
+            paths |= struct_paths(child, path)
+    return paths
 
 
 # --- list and map helpers -----------------------------------------------------------------
@@ -228,8 +274,10 @@ def list_field(lists: pa.Array, name: str) -> pa.Array:
 
 def first_of(lists: pa.Array) -> pa.Array:
     """The first element of each list; null for null or empty lists."""
-    empty = pc.fill_null(pc.equal(pc.list_value_length(lists), 0), True)
-    return pc.list_element(pc.if_else(empty, pa.scalar(None, lists.type), lists), 0)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    # Offsets index the unsliced values; a take reads just the first elements.
+    starts = lists.offsets.to_numpy()[:-1]
+    return lists.values.take(pa.array(starts, mask=lengths == 0))
 
 
 def scatter(length: int, rows: pa.Array, values: pa.Array) -> pa.Array:
@@ -277,7 +325,8 @@ def dict_columns(values: Sequence[Mapping[str, Any] | None], prefix: str) -> dic
 
 
 def dominant(shares: Mapping[str, pa.Array]) -> pa.Array:
-    """The label of the largest share per row (ties: the first label); null if all null."""
+    """The label of the largest share per row (ties: the first label); null if all null
+    (or NaN)."""
     matrix = np.column_stack(
         [cast(a, pa.float64()).to_numpy(zero_copy_only=False) for a in shares.values()]
     )
@@ -298,16 +347,19 @@ def unique_name(name: str, taken: set[str], prefix: str) -> str:
 
 def build_table(
     spec: FrameSpec,
-    struct: pa.StructArray | None,
+    struct: pa.StructArray | Mapping[tuple[str, ...], pa.Array] | None,
     derived: Mapping[str, pa.Array] | None = None,
     families: Mapping[str, Mapping[str, pa.Array]] | None = None,
 ) -> pa.Table:
     """The frame's table in catalogue order, every column cast to its catalogue type.
 
-    Plain columns are read from ``struct`` at their wire path; ``derived`` holds the
-    computed ones by name and ``families`` the key-named columns by family pattern.
+    Plain columns are read from ``struct`` at their wire path (or from its fields by path,
+    as :func:`struct_paths` gives them, when the caller has read some already);
+    ``derived`` holds the computed ones by name and ``families`` the key-named columns by
+    family pattern.
     """
     derived, families = derived or {}, families or {}
+    fields = struct_paths(struct) if isinstance(struct, pa.StructArray) else struct or {}
     names: list[str] = []
     arrays: list[pa.Array] = []
     for entry in spec.entries:
@@ -316,7 +368,7 @@ def build_table(
                 names.append(name)
                 arrays.append(array if entry.arrow is None else cast(array, entry.arrow))
             continue
-        array = derived[entry.name] if entry.derived else field_at(struct, entry.path)
+        array = derived[entry.name] if entry.derived else fields[entry.path]
         names.append(entry.name)
         arrays.append(cast(array, entry.arrow))
     return pa.Table.from_arrays(arrays, names=names)

@@ -147,28 +147,28 @@ def mentions_table(
 
 
 def _chunk(rows: list[Mapping[str, Any]], parameter_names: Mapping[str, str]) -> pa.Table:
-    wire = _arrow.struct_array(rows, WIRE)
-    field = _arrow.field_at
+    field = _arrow.struct_paths(_arrow.struct_array(rows, WIRE))
 
     def shares(path: str, labels: Iterable[str]) -> dict[str, pa.Array]:
-        return {label: field(wire, (path, label)) for label in labels}
+        # Read as numbers once, for their own columns and for the dominant label.
+        for label in labels:
+            field[path, label] = _arrow.cast(field[path, label], _F)
+        return {label: field[path, label] for label in labels}
 
     # Neutral first: ties go to it, as the service's dominant-label filters do.
     sentiment = shares("sentiment", ("neutral", "negative", "positive"))
     emotions = shares("emotions", EMOTIONS)
-    media_count = pc.fill_null(pc.list_value_length(field(wire, ["media"])), 0)
-    avatar = field(wire, ("author", "avatar", "version_list"))
+    media_count = pc.fill_null(pc.list_value_length(field[("media",)]), 0)
+    avatar = field["author", "avatar", "version_list"]
     taken = {c.name for c in MENTIONS.columns}
-    parameters, parameter_columns = _parameters(
-        field(wire, ["parameters"]), parameter_names, taken
-    )
-    assignments = _assignments(field(wire, ["pattern_assignments"]))
+    parameters, parameter_columns = _parameters(field[("parameters",)], parameter_names, taken)
+    assignments = _assignments(field[("pattern_assignments",)])
     derived = {
         "author_avatar_url": pc.struct_field(_arrow.first_of(avatar), [0]),
         "sentiment": _arrow.dominant(sentiment),
         "dominant_emotion": _arrow.dominant(emotions),
-        "hook_types": _arrow.list_field(field(wire, ["hooks"]), "type"),
-        "topics": _arrow.list_field(field(wire, ["content_topics"]), "text"),
+        "hook_types": _arrow.list_field(field[("hooks",)], "type"),
+        "topics": _arrow.list_field(field[("content_topics",)], "text"),
         "media_count": media_count,
         "has_media": pc.greater(media_count, 0),
         "pattern_item_ids": _arrow.list_field(assignments, "pattern_item_id"),
@@ -176,10 +176,10 @@ def _chunk(rows: list[Mapping[str, Any]], parameter_names: Mapping[str, str]) ->
         "pattern_assignments": assignments,
     }
     families = {
-        "vibe_<key>": _arrow.map_columns(field(wire, ["vibe"]), "vibe_"),
+        "vibe_<key>": _arrow.map_columns(field[("vibe",)], "vibe_"),
         "<parameter name>": parameter_columns,
     }
-    return _arrow.build_table(MENTIONS, wire, derived, families)
+    return _arrow.build_table(MENTIONS, field, derived, families)
 
 
 def mentions_frame(

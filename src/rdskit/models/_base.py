@@ -78,9 +78,16 @@ def to_unix(value: datetime) -> int:
 
 
 def to_iso(value: datetime) -> str:
-    """Datetime -> ISO 8601 UTC string with a ``Z`` suffix (the wire form of ISO resources)."""
+    """Datetime -> ISO 8601 UTC string with a ``Z`` suffix (the wire form of ISO resources).
+
+    Example:
+        >>> to_iso(datetime(2026, 1, 5, 10, 0, 0, 250000, tzinfo=UTC))
+        '2026-01-05T10:00:00.250Z'
+    """
     value = value.astimezone(UTC)
-    spec = "milliseconds" if value.microsecond else "seconds"
+    # The shortest form that loses nothing, so a wire value with microseconds survives.
+    micro = value.microsecond
+    spec = "microseconds" if micro % 1000 else "milliseconds" if micro else "seconds"
     return value.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
 
 
@@ -184,6 +191,12 @@ class RdsModel(BaseModel):
     def _bind(self, client: Any) -> Self:
         self._client = client
         return self
+
+    def _repr_html_(self) -> str | None:
+        """Rich HTML in notebooks (``rdskit.jupyter.reprs``); None for plain models."""
+        from rdskit.jupyter.reprs import html_of
+
+        return html_of(self)
 
 
 class Waitable(RdsModel):

@@ -90,6 +90,11 @@ class CustomParameterRun(Waitable):
     updated_at: UnixDatetime | None = None
 
     @property
+    def run_id(self) -> str:
+        """``id`` under the name the start response (``{run_id}``) gives it."""
+        return self.id
+
+    @property
     def is_complete(self) -> bool:
         """True once every mention is done or errored (False while the total is unknown)."""
         if self.mentions_total is None:

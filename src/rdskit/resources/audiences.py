@@ -108,7 +108,7 @@ class AudienceDatasets(Resource):
             cast=AudienceDataset.model_validate,
         ))
 
-    def update(self, audience_dataset_id: str, *, name: str) -> AudienceDataset:
+    def update(self, audience_dataset_id: str, name: str) -> AudienceDataset:
         """Rename an audience dataset.
 
         Example:
@@ -142,8 +142,8 @@ class AudienceRuns(Resource):
     def create(
         self,
         audience_dataset_id: str,
-        *,
         source_dataset_id: str,
+        *,
         total_profile_count: int = DEFAULT_PROFILE_COUNT,
     ) -> AudienceRun:
         """Profile the authors and commenters of a dataset (1..2000 profiles, default 300).

@@ -14,7 +14,8 @@ from typing import Any
 
 from rdskit._base_client import APIRequest, path
 from rdskit.answers import chat_message
-from rdskit.models import AskAccepted, AskRequest, Chat, ChatMessage, Order, PostRef
+from rdskit.errors import InvalidParameter
+from rdskit.models import AskAccepted, AskContext, AskRequest, Chat, ChatMessage, Order, PostRef
 from rdskit.pagination import SyncPage
 from rdskit.resources._resource import Resource, check_limit, given, validated
 
@@ -45,22 +46,26 @@ class AskMixin:
         dataset_ids: Sequence[str] | None = None,
         post_refs: Sequence[PostRef | Mapping[str, Any]] | None = None,
         chat_id: str | None = None,
+        context: AskContext | Mapping[str, Any] | None = None,
     ) -> AskAccepted:
         """Ask the assistant; returns the accepted turn at once (``.wait()`` gets the reply).
 
         Without ``dataset_ids`` the assistant may use any dataset of the account; narrow
         the question in the text. ``post_refs``: at most 50 ``{source, id}``. Pass
-        ``chat_id`` to continue a chat. Charged for inference after the reply.
+        ``chat_id`` to continue a chat. ``context`` is the wire's ``{dataset_ids,
+        post_refs}`` object (or model), an alternative to the two arguments. Charged for
+        inference after the reply.
 
         Example:
             >>> turn = client.ask("Top complaints?", dataset_ids=["ds_1"])  # doctest: +SKIP
             >>> turn.status, turn.wait().role  # doctest: +SKIP
             ('working', 'assistant')
         """
-        context = given(dataset_ids=dataset_ids, post_refs=post_refs)
-        body = validated(AskRequest, given(
-            message=message, chat_id=chat_id, context=context or None
-        ))
+        if context is None:
+            context = given(dataset_ids=dataset_ids, post_refs=post_refs) or None
+        elif dataset_ids is not None or post_refs is not None:
+            raise InvalidParameter("context", "give context= or dataset_ids=/post_refs=, not both")
+        body = validated(AskRequest, given(message=message, chat_id=chat_id, context=context))
         if chat_id is not None:
             hint = f"list the chat's messages with client.chats.messages({chat_id!r}, order='desc')"
         else:

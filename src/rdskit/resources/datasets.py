@@ -112,7 +112,7 @@ class Datasets(Resource):
         """
         return self._client._request(get_dataset(dataset_id))
 
-    def update(self, dataset_id: str, *, name: str) -> Dataset:
+    def update(self, dataset_id: str, name: str) -> Dataset:
         """Rename a dataset (``PATCH``).
 
         Example:

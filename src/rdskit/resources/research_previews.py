@@ -9,16 +9,24 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 from rdskit._base_client import APIRequest, path
 from rdskit.errors import InvalidParameter
-from rdskit.models import PromptPreviewRequest, ResearchPreview, UrlPreviewRequest
+from rdskit.models import PromptPreviewRequest, RdsModel, ResearchPreview, UrlPreviewRequest
 from rdskit.resources._resource import Resource, given, validated
 
-__all__ = ["ResearchPreviews"]
+__all__ = ["ResearchPreviewBody", "ResearchPreviews"]
+
+ResearchPreviewBody = PromptPreviewRequest | UrlPreviewRequest | Mapping[str, Any]
+"""A whole ``POST /v1/research_previews`` body: either variant's model, or a dict."""
+
+_VARIANTS: dict[str, type[PromptPreviewRequest | UrlPreviewRequest]] = {
+    "prompt": PromptPreviewRequest,
+    "url": UrlPreviewRequest,
+}
 
 
 class ResearchPreviews(Resource):
@@ -26,7 +34,7 @@ class ResearchPreviews(Resource):
 
     def create(
         self,
-        type: Literal["prompt", "url"] | None = None,
+        type: Literal["prompt", "url"] | ResearchPreviewBody | None = None,
         *,
         search_query: str | None = None,
         sources: Sequence[str] | None = None,
@@ -44,11 +52,15 @@ class ResearchPreviews(Resource):
         A prompt preview needs exactly one window: ``time_filter``, or both ``date_since``
         and ``date_until``; a URL preview may set ``date_filter_since``/``_until``.
         ``type`` defaults to ``"url"`` when ``source_urls`` is given, else ``"prompt"``.
+        ``type`` may also be a whole request body (a dict or model tagged by its own
+        ``type``), validated the same way.
 
         Example:
             >>> client.research_previews.create("url",
             ...     source_urls=["https://www.tiktok.com/@oatly"]).profiles  # doctest: +SKIP
             [...]
+            >>> client.research_previews.create({"type": "prompt", "search_query": "oat milk",
+            ...     "sources": ["reddit"], "time_filter": "past_week"})  # doctest: +SKIP
         """
         fields = {
             "prompt": given(search_query=search_query, sources=sources, time_filter=time_filter,
@@ -56,27 +68,36 @@ class ResearchPreviews(Resource):
             "url": given(source_urls=source_urls, date_filter_since=date_filter_since,
                          date_filter_until=date_filter_until),
         }
-        kind = type or ("url" if source_urls is not None else "prompt")
-        if kind not in fields:
-            raise InvalidParameter("type", f"must be 'prompt' or 'url', got {type!r}")
-        for other, misplaced in fields.items():
-            if other != kind and misplaced:
-                raise InvalidParameter(next(iter(misplaced)), f"only applies to type={other!r}")
         common = given(language=language, country_code=country_code)
-        body: PromptPreviewRequest | UrlPreviewRequest
-        if kind == "prompt":
-            body = validated(PromptPreviewRequest, {**fields[kind], **common}, whole="time window")
-            units = {"sources": body.sources}
+        if isinstance(type, RdsModel | Mapping):
+            loose = {**fields["prompt"], **fields["url"], **common}
+            if loose:
+                raise InvalidParameter(
+                    next(iter(loose)), "give either a whole request or keyword fields, not both"
+                )
+            request = type.to_wire() if isinstance(type, RdsModel) else dict(type)
+            kind = request.get("type")
         else:
-            body = validated(UrlPreviewRequest, {**fields[kind], **common})
-            units = {"source_urls": body.source_urls}
-        request = APIRequest(
+            kind = type or ("url" if source_urls is not None else "prompt")
+            for other, misplaced in fields.items():
+                if other != kind and misplaced:
+                    raise InvalidParameter(next(iter(misplaced)), f"only applies to type={other!r}")
+            request = {**fields.get(kind, {}), **common}
+        if not isinstance(kind, str) or kind not in _VARIANTS:
+            raise InvalidParameter("type", f"must be 'prompt' or 'url', got {kind!r}")
+        body = validated(
+            _VARIANTS[kind], request, whole="time window" if kind == "prompt" else "request"
+        )
+        units = (
+            {"sources": body.sources} if isinstance(body, PromptPreviewRequest)
+            else {"source_urls": body.source_urls}
+        )
+        return self._client._run(self._client._guarded("research_preview", APIRequest(
             "POST", "/v1/research_previews", kind="paid", json=body.to_wire(),
             cast=ResearchPreview.model_validate,
             check_hint="look for a new preview_generation row in client.usage_history() before "
             "retrying",
-        )
-        return self._client._run(self._client._guarded("research_preview", request, units))
+        ), units))
 
     def get(self, preview_id: str) -> ResearchPreview:
         """A stored preview (free; no re-scrape).

@@ -53,7 +53,9 @@ _DAY = 86_400.0
 _MONTH = 30 * _DAY
 # Credits per unit on ordinary plans (spec, Limits).
 _CREDITS = {"mention": 1, "audience_profile": 3, "post_processing": "0.5", "preview_generation": 1}
-_RATE_PLACES = Decimal("1E-12")  # enough that 12,000 credits of Pro show as 12000.000000
+# Enough places that any wallet up to millions of USD shows whole credits exactly
+# (1,780 USD of Pro: 120000.000000), and few enough to survive a JSON float round trip.
+_RATE_PLACES = Decimal("1E-16")
 
 _ALL_FEATURES = [
     "api_access",

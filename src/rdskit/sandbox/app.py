@@ -2,8 +2,8 @@
 
 ``create_app(store, settings)`` wires the error handlers, the rate-limit middleware and the
 ``router`` of every module under ``rdskit.sandbox.routes`` (so a new route module plugs in
-by existing), mounts the MCP server (``sandbox/mcp_server.py``) at ``/mcp/``, and
-starts/stops the worker with the app's lifespan.
+by existing), mounts the MCP server (``sandbox/mcp_server.py``) at ``/mcp/`` (built in the
+background, see :class:`DeferredMcp`), and starts/stops the worker with the app's lifespan.
 
 Example:
     >>> from rdskit.sandbox.db import Store
@@ -17,12 +17,13 @@ Example:
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import pkgutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+from anyio.abc import TaskStatus
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -33,7 +34,7 @@ from rdskit.sandbox.routes._common import ApiError, install_error_handlers, key_
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Worker
 
-__all__ = ["RATE_LIMITED_PREFIXES", "RateLimitMiddleware", "Settings", "create_app"]
+__all__ = ["RATE_LIMITED_PREFIXES", "DeferredMcp", "RateLimitMiddleware", "Settings", "create_app"]
 
 RATE_LIMITED_PREFIXES = ("/v1", "/mcp")
 """Paths whose requests count against the caller's key bucket (REST and MCP share it)."""
@@ -65,7 +66,8 @@ class RateLimitMiddleware:
                 "too_many_requests",
                 f"Rate limit of {decision.limit} requests per second exceeded.",
                 transient=True,
-                extra={"retry_after_seconds": round(decision.retry_after, 3)},
+                # Never 0: a client honouring it must actually wait for the window to end.
+                extra={"retry_after_seconds": max(round(decision.retry_after, 3), 0.001)},
                 headers=decision.headers(),
             )
             await error.response()(scope, receive, send)
@@ -78,6 +80,42 @@ class RateLimitMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class DeferredMcp:
+    """``/mcp``: the MCP server, imported and started in the background by the lifespan.
+
+    Importing the MCP SDK takes about a second, a third of ``rdskit sandbox``'s start-up:
+    REST answers meanwhile, and an MCP request that arrives first waits until it is ready.
+    """
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self._store = store
+        self._settings = settings
+        self._endpoint: ASGIApp | None = None
+        self._ready: anyio.Event | None = None
+
+    async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Build the server and keep its session manager running until cancelled."""
+        self._ready = anyio.Event()
+        task_status.started()
+        module = await anyio.to_thread.run_sync(
+            importlib.import_module, f"{__package__}.mcp_server"
+        )
+        endpoint, running = await anyio.to_thread.run_sync(
+            module.mcp_app, self._store, self._settings
+        )
+        async with running():
+            self._endpoint = endpoint
+            self._ready.set()
+            await anyio.sleep_forever()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._ready is None:
+            raise RuntimeError("the MCP server starts with the app's lifespan")
+        await self._ready.wait()
+        assert self._endpoint is not None
+        await self._endpoint(scope, receive, send)
 
 
 def _route_modules() -> list[Any]:
@@ -94,14 +132,18 @@ def create_app(store: Store, settings: Settings) -> FastAPI:
     with store.transaction() as conn:
         accounts.bootstrap(conn)
     worker = Worker(store, threads=settings.worker_threads)
+    mcp = DeferredMcp(store, settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        worker.start()
-        try:
-            yield
-        finally:
-            worker.stop()
+        async with anyio.create_task_group() as background:
+            await background.start(mcp.serve)
+            worker.start()
+            try:
+                yield
+            finally:
+                worker.stop()
+                background.cancel_scope.cancel()
 
     app = FastAPI(
         title="Research Data Service (rdskit sandbox)",
@@ -117,10 +159,6 @@ def create_app(store: Store, settings: Settings) -> FastAPI:
         router = getattr(module, "router", None)
         if router is not None:
             app.include_router(router)
-    # The MCP server plugs in the same way: by existing.
-    if importlib.util.find_spec(f"{__package__}.mcp_server") is not None:
-        from rdskit.sandbox.mcp_server import mount_mcp
-
-        mount_mcp(app, store, settings)
+    app.mount("/mcp", mcp)
     app.add_middleware(RateLimitMiddleware, limiter=app.state.limiter)
     return app

@@ -1,29 +1,33 @@
 """The sandbox assistant: a deterministic analytic engine that answers Ask questions.
 
-No language model runs here. :func:`answer` detects the kind of question from keywords,
-narrows the posts (datasets named in the question, ``post_refs`` focus, topic terms),
-computes the figures from the mention dicts and writes a markdown reply. Posts are cited
+No language model runs here. :func:`answer` reads the question
+(:mod:`~rdskit.sandbox.assistant_intent`), narrows the posts, computes the figures
+(:mod:`~rdskit.sandbox.assistant_posts`) and writes a markdown reply with one section
+writer per kind of question (:mod:`~rdskit.sandbox.assistant_sections`). Posts are cited
 as ``[label](post:source:id)`` links, then rewritten to ``[N]`` markers by the spec's rule
 (:func:`rdskit.references.rewrite_post_links`), so the reply carries exact
 ``references[]``. Everything here is a pure function of its inputs; the database adapter
 is ``compose_reply`` in ``routes/chats.py``.
 
-Kinds of question (first match wins, in this order):
+Kinds of question: what people say (themes), complaints, praise, brands, sentiment, top
+posts, comparison (sources or datasets), changes over time, top authors, questions people
+ask, hooks, calls to action, an overview, help, and linked work (patterns, audiences,
+custom parameters, research previews).
 
-- ``compare``: "compare", "versus", "vs", "difference" -> per source or per dataset;
-- ``trend``: "over time", "changed", "trend", "month", "week" -> volume and sentiment by period;
-- ``top``: "top", "most", "best", "popular", "engagement", "views" -> ranked posts;
-- ``sentiment``: "sentiment", "feel", "positive", "negative" -> counts and shares;
-- ``themes`` (default): what people say -> themes with quoted posts.
+Narrowing, in this order (each step that empties the posts is reported as such):
 
-Topic terms are the question's words minus stop words, intent vocabulary and the words of
-dataset and source names. A post matches when its title or text has a word starting with
-any term (a trailing plural ``s`` is dropped from terms longer than three letters). A
-follow-up without terms keeps the topic of the previous question that had some.
+1. datasets: ``context.dataset_ids``, else the datasets of the previous turn, else every
+   dataset (a tracking agent's datasets in its dialogue chat); a dataset named in the
+   question narrows further (:func:`pick_datasets`);
+2. ``post_refs`` ("these posts" reuses the previous turn's, or the posts of the latest
+   tracking alert);
+3. sources named in the text ("on tiktok"), except when comparing them;
+4. a time window ("in the last 30 days", counted back from the newest post);
+5. topic terms ("about price": a post has a word starting with a term);
+6. a sentiment ("top negative posts") for listings that do not split by sentiment.
 
-Figures: a post's sentiment is the largest of its enrichment scores (ties resolve to
-neutral), computed with the enrichment scorer when the post has none; engagement is
-likes + comments + shares; shares of a total are percentages with one decimal.
+A follow-up ("and on tiktok only?") keeps what it leaves out from the previous question
+(:func:`~rdskit.sandbox.assistant_intent.follow`).
 
 Example:
     >>> posts = [{"source": "reddit", "id": "1", "text": "Love the oat latte",
@@ -37,15 +41,33 @@ Example:
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from rdskit.references import rewrite_post_links
-from rdskit.sandbox import enrichment
+from rdskit.sandbox.assistant_intent import INTENTS, Question, follow, parse
+from rdskit.sandbox.assistant_posts import (
+    Mention,
+    aspects_for,
+    brands_for,
+    engagement,
+    key,
+    period_of,
+    sentiment_label,
+    words,
+)
+from rdskit.sandbox.assistant_sections import (
+    TITLES,
+    WRITERS,
+    Case,
+    Related,
+    Scope,
+    Stats,
+    Writer,
+    posts_phrase,
+    write_related,
+)
 
 __all__ = [
     "ASSISTANT_USD_PER_TOKEN",
@@ -54,97 +76,36 @@ __all__ = [
     "Reply",
     "Scope",
     "Stats",
+    "Turn",
     "answer",
     "chat_name",
     "count_tokens",
     "detect_intent",
     "engagement",
-    "focus_terms",
     "inference_cost",
-    "matches_terms",
     "period_of",
+    "pick_datasets",
     "sentiment_label",
 ]
-
-Mention = Mapping[str, Any]
 
 ASSISTANT_USD_PER_TOKEN = Decimal("0.00001")
 """Inference price: USD per token of question, context and answer (10 USD per million)."""
 
-INTENTS = ("compare", "trend", "top", "sentiment", "themes")
-SOURCES = ("reddit", "tiktok", "youtube", "instagram", "linkedin")
-SENTIMENTS = ("positive", "neutral", "negative")
-
-_INTENT_WORDS: dict[str, tuple[str, ...]] = {
-    "compare": ("compare", "comparison", "versus", "vs", "difference", "differ"),
-    "trend": ("over time", "changed", "change", "trend", "evolve", "month", "week", "timeline"),
-    "top": ("top", "most", "best", "popular", "engagement", "views", "viral", "liked"),
-    "sentiment": ("sentiment", "feel", "positive", "negative", "mood", "split"),
-}
-_INTENT_TITLES = {
-    "compare": "Comparison",
-    "trend": "Changes over time",
-    "top": "Top posts",
-    "sentiment": "Sentiment split",
-    "themes": "What people say",
-}
-# Metrics a "top posts" question can rank by; the first word found in the question wins.
-_METRICS = (
-    ("view", "num_views"),
-    ("like", "num_likes"),
-    ("comment", "num_comments"),
-    ("share", "num_shares"),
-)
-
-_STOP_TEXT = """
-a about above after again against all also am an and any are as at be because been before
-being below between both but by can could did do does doing down during each few for from
-further get got had has have having he her here hers him his how i if in into is it its
-itself just me more my no nor not now of off on once only or other our ours out over own
-same she should so some such than that the their theirs them then there these they this
-those through to too under until up very was we were what when where which while who whom
-why will with would you your yours tell show give please list find see look people say
-saying said talk talking think thinks thought opinion opinions discuss discussing theme
-themes topic topics mention mentions mentioned post posts content data dataset datasets
-across among per overall main key kind kinds things thing what's whats how's sentiment
-split feel feeling feelings positive negative neutral mood moods share shares top most best
-popular engagement engaging views viewed view viral liked likes like comments commented
-shared highest biggest performing performed perform compare comparison versus vs difference
-differences differ changed change changes trend trends evolve evolved time timeline month
-months monthly week weeks weekly daily day days year years recent recently lately source
-sources platform platforms channel channels breakdown volume number count counts many much
-amount activity buzz going happening doing really honestly actually better good great love
-loved just still much even every make makes made using used tried trying worth since always
-never anyone someone something everything nothing https http www com
-"""
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
-
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-_SMALL_NUMBER = re.compile(r"\b(\d{1,2})\b")
-_LABEL_SAFE = str.maketrans({"[": "(", "]": ")", "\\": "/"})  # a link label stays one label
+_NARROWED_BY_MOOD = frozenset({"top", "authors", "trend", "questions", "hooks", "ctas", "brands",
+                               "themes", "overview"})  # fmt: skip
+_LINKED_WORK = frozenset({"patterns", "audience", "parameters", "previews"})
+_NEEDS_POSTS = frozenset(WRITERS) - {"help"}
+_DAY = 86_400
 
 
 @dataclass(frozen=True)
-class Scope:
-    """A dataset the assistant may read: its id and display name."""
+class Turn:
+    """An earlier user turn of the chat: its text and the context it was sent with."""
 
-    id: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Related:
-    """An entity linked to a dataset in scope (a pattern, an audience dataset, ...).
-
-    ``type`` is a spec entity-reference type; the answer cites it when the question
-    contains ``topic`` ("pattern", "audience", "parameter", "preview").
-    """
-
-    type: str
-    id: str
-    label: str
-    topic: str
+    text: str
+    dataset_ids: Sequence[str] | None = None
+    post_refs: Sequence[Mapping[str, str]] = ()
 
 
 @dataclass
@@ -163,122 +124,17 @@ class Reply:
     figures: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Stats:
-    """Counts over a group of posts: volume, sentiment labels, views and engagement."""
-
-    posts: int
-    positive: int
-    neutral: int
-    negative: int
-    views: int
-    engagement: int
-
-    @classmethod
-    def of(cls, posts: Sequence[Mention], label: Callable[[Mention], str] | None = None) -> Stats:
-        """Stats of ``posts``; ``label`` gives a post's sentiment (:func:`sentiment_label`)."""
-        labels = Counter(map(label or sentiment_label, posts))
-        return cls(
-            posts=len(posts),
-            positive=labels["positive"],
-            neutral=labels["neutral"],
-            negative=labels["negative"],
-            views=sum(int(post.get("num_views") or 0) for post in posts),
-            engagement=sum(engagement(post) for post in posts),
-        )
-
-    @property
-    def average_engagement(self) -> float:
-        """Mean engagement per post (0 for no posts)."""
-        return self.engagement / self.posts if self.posts else 0.0
-
-    def share(self, label: str) -> str:
-        """``label``'s share of the posts, e.g. ``"37.5%"``."""
-        return _share(getattr(self, label), self.posts)
-
-
 # --- small public helpers (shared with the routes, the MCP server and tests) -------------
 
 
 def detect_intent(question: str) -> str:
-    """The kind of question, from keywords (see the module docstring).
+    """The kind of question (``themes`` when nothing more specific is recognised).
 
     Example:
-        >>> detect_intent("Top posts by views?"), detect_intent("What do people say?")
-        ('top', 'themes')
+        >>> detect_intent("Top posts by views?"), detect_intent("What do people hate?")
+        ('top', 'complaints')
     """
-    lowered = question.lower()
-    words = set(_WORD.findall(lowered))
-    for intent in INTENTS[:-1]:
-        for keyword in _INTENT_WORDS[intent]:
-            if (" " in keyword and keyword in lowered) or keyword in words:
-                return intent
-    return "themes"
-
-
-def focus_terms(question: str, names: Iterable[str] = ()) -> list[str]:
-    """Topic terms of a question: content words minus stop words and the given names' words.
-
-    Example:
-        >>> focus_terms("What do people say about battery prices on reddit?", ["reddit"])
-        ['battery', 'price']
-    """
-    excluded = set(_STOP_WORDS)
-    for name in names:
-        excluded.update(_WORD.findall(name.lower()))
-    terms: list[str] = []
-    for word in _WORD.findall(question.lower()):
-        if word in excluded or word.isdigit() or len(word) < 3:
-            continue
-        plural = len(word) > 3 and word.endswith("s") and not word.endswith("ss")
-        term = word[:-1] if plural else word
-        if term not in terms:
-            terms.append(term)
-    return terms
-
-
-def matches_terms(mention: Mention, terms: Sequence[str]) -> bool:
-    """True when the post's title or text has a word starting with one of ``terms``."""
-    if not terms:
-        return True
-    words = _WORD.findall(_post_text(mention).lower())
-    return any(word.startswith(term) for word in words for term in terms)
-
-
-def sentiment_label(mention: Mention) -> str:
-    """``positive``, ``neutral`` or ``negative``: the dominant class of the post's sentiment.
-
-    A post without enrichment is scored by the enrichment's own scorer (VADER), so figures
-    agree with what a ``sentiment`` run would have stored. Ties go to neutral.
-
-    Example:
-        >>> sentiment_label({"sentiment": {"positive": "0.7", "neutral": "0.2", "negative": "0.1"}})
-        'positive'
-        >>> sentiment_label({"text": "This is terrible, I want a refund."})
-        'negative'
-    """
-    return enrichment.dominant(
-        mention.get("sentiment") or enrichment.score_text(_post_text(mention))
-    )
-
-
-def engagement(mention: Mention) -> int:
-    """Likes + comments + shares of a post."""
-    return sum(int(mention.get(key) or 0) for key in ("num_likes", "num_comments", "num_shares"))
-
-
-def period_of(created_at: float, unit: str) -> str:
-    """The month (``2026-03``) or ISO week (``2026-W09``) of a Unix timestamp, in UTC.
-
-    Example:
-        >>> period_of(1767225600, "month"), period_of(1767225600, "week")
-        ('2026-01', '2026-W01')
-    """
-    moment = datetime.fromtimestamp(created_at, tz=UTC)
-    if unit == "week":
-        year, week, _ = moment.isocalendar()
-        return f"{year}-W{week:02d}"
-    return f"{moment.year}-{moment.month:02d}"
+    return parse(question).intent or "themes"
 
 
 def count_tokens(*texts: str) -> int:
@@ -301,15 +157,59 @@ def inference_cost(tokens: int) -> Decimal:
     return ASSISTANT_USD_PER_TOKEN * tokens
 
 
-def chat_name(question: str) -> str:
-    """A short chat name from a question's key terms (given once a chat has two turns).
+def chat_name(question: str, names: Iterable[str] = (), dataset: str | None = None) -> str:
+    """A short chat name from a chat's first question (given once the chat has two turns).
+
+    ``names`` (dataset names and search texts) are left out of the topic; ``dataset``
+    (the one dataset the chat is about) completes a name without a topic.
 
     Example:
-        >>> chat_name("What do people say about oat milk prices?"), chat_name("Top posts?")
-        ('Oat milk price', 'Top posts')
+        >>> chat_name("What do people complain about regarding the price?")
+        'Complaints about price'
+        >>> chat_name("Top posts on tiktok?"), chat_name("Top posts?", dataset="Oat milk")
+        ('Top posts on tiktok', 'Top posts in Oat milk')
     """
-    terms = focus_terms(question)[:4]
-    return " ".join(terms).capitalize() if terms else _INTENT_TITLES[detect_intent(question)]
+    parsed = parse(question, names)
+    title = TITLES[parsed.intent or "themes"]
+    if parsed.terms:
+        title += " about " + " ".join(parsed.terms[:3])
+    elif parsed.sources:
+        title += " on " + " and ".join(parsed.sources[:2])
+    elif dataset:
+        title += f" in {dataset}"
+    return title[:60]
+
+
+def pick_datasets(
+    turns: Sequence[Turn], datasets: Sequence[Scope], default: Sequence[str] | None = None
+) -> tuple[list[Scope], list[str]]:
+    """The datasets the last of ``turns`` is about, and the ids it asked for that are missing.
+
+    Each turn starts from its ``dataset_ids``, else the previous turn's datasets, else
+    ``default`` (every dataset when ``None``); datasets named in its text narrow that.
+
+    Example:
+        >>> oat, soy = Scope("ds_1", "Oat"), Scope("ds_2", "Soy")
+        >>> pick_datasets([Turn("Soy only?"), Turn("And sentiment?")], [oat, soy])
+        ([Scope(id='ds_2', name='Soy', searches=())], [])
+    """
+    known = {item.id: item for item in datasets}
+    current = [known[i] for i in default if i in known] if default is not None else list(datasets)
+    missing: list[str] = []
+    for turn in turns:
+        if turn.dataset_ids:
+            current = [known[i] for i in turn.dataset_ids if i in known]
+            missing = [i for i in turn.dataset_ids if i not in known]
+        else:
+            missing = []
+        current = _named(turn.text, current) or current
+    return current, missing
+
+
+def _named(text: str, datasets: Sequence[Scope]) -> list[Scope]:
+    """The datasets whose name the text contains."""
+    lowered = text.lower()
+    return [item for item in datasets if item.name and item.name.lower() in lowered]
 
 
 # --- the engine ------------------------------------------------------------------------------
@@ -321,361 +221,196 @@ def answer(
     scope: Sequence[Scope],
     *,
     post_refs: Sequence[Mapping[str, str]] = (),
-    previous_questions: Sequence[str] = (),
+    history: Sequence[Turn] = (),
+    earlier_posts: Sequence[tuple[str, str]] = (),
     related: Sequence[Related] = (),
     unknown_dataset_ids: Sequence[str] = (),
 ) -> Reply:
     """Answer ``question`` over ``mentions`` (spec Mention dicts with ``datasets``).
 
-    ``scope`` lists the datasets the answer may use (a dataset named in the question
-    narrows it further). ``post_refs`` focuses the answer on those posts.
-    ``previous_questions`` (oldest first) let a follow-up keep the earlier topic.
-    ``related`` entities are cited when the question is about them.
-    ``unknown_dataset_ids`` (requested but absent) are reported.
+    ``scope`` lists the datasets the answer uses (see :func:`pick_datasets`); a dataset
+    named in the question narrows it.
+    ``post_refs`` focuses the answer on those posts. ``history`` holds the chat's earlier
+    user turns, oldest first, for follow-ups; ``earlier_posts`` are the posts "these
+    posts" means when no earlier turn chose any (a tracking alert's new posts).
+    ``related`` is work linked to the datasets; ``unknown_dataset_ids`` (requested but
+    absent) are reported.
     """
-    datasets = _named_datasets(question, scope) or list(scope)
-    out = _Writer(detect_intent(question), datasets)
+    scope = _named(question, scope) or scope
+    names = _searches(scope)
+    previous: Question | None = None
+    for turn in history:
+        previous = follow(parse(turn.text, names), previous)
+    own = parse(question, names)
+    asked = follow(own, previous)
+    carried = asked != own
+    intent = asked.intent or ("themes" if asked.terms else "help")
+    asked = replace(asked, intent=intent)
+    out = Writer(intent)
+
     if unknown_dataset_ids:
         missing = ", ".join(f"`{dataset_id}`" for dataset_id in unknown_dataset_ids)
         out.line(f"I couldn't find these datasets in your account: {missing}.")
-    if not datasets:
+    if not scope and intent != "previews":
         if not unknown_dataset_ids:
-            out.line("This account has no datasets yet, so I have no posts to answer from.")
-        return out.finish(question, related)
+            out.line(
+                "This account has no datasets yet, so I have no posts to answer from. Create "
+                "one with `POST /v1/datasets` and start a run to collect posts."
+            )
+        return _reply(out, [], [], [])
 
-    wanted = {item.id for item in datasets}
-    posts = [post for post in mentions if _dataset_ids(post) & wanted]
-    focus = {(ref["source"], ref["id"]) for ref in post_refs}
-    if focus:
-        posts = [post for post in posts if _key(post) in focus]
-    names = [*(item.name for item in scope), *SOURCES]
-    terms = focus_terms(question, names)
-    carried = not terms and not focus and bool(previous_questions)
+    focus = _focus(asked, post_refs, history, earlier_posts)
+    posts, basis, empty = _narrow(asked, mentions, scope, focus)
     if carried:
-        earlier = (focus_terms(text, names) for text in reversed(previous_questions))
-        terms = next((found for found in earlier if found), [])
-    where = _where(datasets)
-    topic = ", ".join(f'"{term}"' for term in terms)
-    matched = [post for post in posts if matches_terms(post, terms)]
+        basis += " (continuing the previous question)"
+    where = _where(scope)
+    case = Case(
+        asked,
+        posts,
+        list(scope),
+        aspects=_aspects(scope, asked),
+        brands=brands_for(_searches(scope)),
+        related=related,
+    )
+    if intent in _LINKED_WORK:
+        items = write_related(out, case, where)
+        return _reply(out, scope, items, posts)
+    if empty is not None and intent in _NEEDS_POSTS:
+        out.line(empty)
+        return _reply(out, scope, [], [])
+    if intent != "help":
+        out.line(f"_Based on {posts_phrase(len(posts))} in {where}{basis}._")
+        out.line()
+    WRITERS[intent](out, case)
+    about = [item for item in related if item.topic.rstrip("s") in question.lower()]
+    if about:
+        out.line()
+        out.line("Related work on these datasets:")
+        out.lines.extend(f"- {item.label} (`{item.id}`)" for item in about)
+    return _reply(out, scope, about, posts)
+
+
+def _reply(
+    out: Writer, datasets: Sequence[Scope], related: Sequence[Related], posts: Sequence[Mention]
+) -> Reply:
+    text, post_references, blocks = out.finish()
+    entities = [{"type": "dataset", "id": item.id} for item in datasets]
+    entities += [{"type": item.type, "id": item.id} for item in related]
+    return Reply(
+        text,
+        post_references + entities,
+        blocks,
+        out.intent,
+        [key(post) for post in posts],
+        out.figures,
+    )
+
+
+def _focus(
+    asked: Question,
+    post_refs: Sequence[Mapping[str, str]],
+    history: Sequence[Turn],
+    earlier_posts: Sequence[tuple[str, str]],
+) -> tuple[set[tuple[str, str]], str]:
+    """The posts the question is limited to, and how the basis line names them."""
+    if post_refs:
+        return {(ref["source"], ref["id"]) for ref in post_refs}, "you selected"
+    if asked.refers_back:
+        chosen = next((turn.post_refs for turn in reversed(history) if turn.post_refs), ())
+        if chosen:
+            return {(ref["source"], ref["id"]) for ref in chosen}, "selected earlier"
+        if earlier_posts:
+            return set(earlier_posts), "of the latest alert"
+    return set(), ""
+
+
+def _narrow(
+    asked: Question,
+    mentions: Sequence[Mention],
+    scope: Sequence[Scope],
+    focus: tuple[set[tuple[str, str]], str],
+) -> tuple[list[Mention], str, str | None]:
+    """The posts the question is about, the basis line's qualifiers, and a message when a
+    step leaves nothing (``None`` when posts remain)."""
+    wanted = {item.id for item in scope}
+    posts = [post for post in mentions if {d["id"] for d in post.get("datasets") or []} & wanted]
+    where = _where(scope)
     if not posts:
-        subject = "the posts you selected" if focus else where
-        out.line(f"There are no collected posts in {subject} yet, so I can't answer that.")
-        return out.finish(question, related)
-    if not matched:
-        out.line(f"None of the {_posts(len(posts))} in {where} mention {topic}.")
-        return out.finish(question, related)
-
-    out.posts = [_key(post) for post in matched]
-    basis = f"{_posts(len(matched))} in {where}"
-    if terms:
-        basis += f" mentioning {topic}" + (" (continuing the earlier topic)" if carried else "")
-    if focus:
-        basis += f", limited to the {len(focus)} posts you selected"
-    out.line(f"_Based on {basis}._")
-    out.line()
-    _WRITERS[out.intent](out, _Question(question, matched, terms))
-    return out.finish(question, related)
-
-
-@dataclass
-class _Question:
-    """What a section writer needs: the question, the matched posts and topic terms."""
-
-    text: str
-    posts: list[Mention]
-    terms: list[str]
-    _labels: dict[tuple[str, str], str] = field(default_factory=dict)
-
-    def label(self, post: Mention) -> str:
-        """The post's sentiment, scored once per post."""
-        key = _key(post)
-        if key not in self._labels:
-            self._labels[key] = sentiment_label(post)
-        return self._labels[key]
-
-    def stats(self, posts: Sequence[Mention]) -> Stats:
-        return Stats.of(posts, self.label)
-
-
-class _Writer:
-    """Accumulates markdown lines, a render block and figures; finish() rewrites links."""
-
-    def __init__(self, intent: str, datasets: list[Scope]) -> None:
-        self.intent = intent
-        self.datasets = datasets
-        self.lines: list[str] = []
-        self.table: dict[str, Any] | None = None
-        self.figures: dict[str, Any] = {}
-        self.posts: list[tuple[str, str]] = []
-
-    def line(self, text: str = "") -> None:
-        self.lines.append(text)
-
-    def add_table(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
-        """Write a markdown table and keep it as the reply's ``render: true`` block."""
-        self.table = {"title": title, "columns": columns, "rows": rows}
-        self.line(f"**{title}**")
-        self.line()
-        self.line("| " + " | ".join(columns) + " |")
-        self.line("|" + "---|" * len(columns))
-        for row in rows:
-            self.line("| " + " | ".join(_cell(value) for value in row) + " |")
-        self.line()
-
-    def finish(self, question: str, related: Sequence[Related]) -> Reply:
-        """Cite related entities the question is about, rewrite links, build references."""
-        about = [item for item in related if item.topic in question.lower()]
-        if about:
-            self.line()
-            self.line("Related work on these datasets:")
-            for item in about:
-                self.line(f"- {item.label} (`{item.id}`)")
-        text, post_references = rewrite_post_links("\n".join(self.lines).strip() + "\n")
-        entities = [{"type": "dataset", "id": item.id} for item in self.datasets]
-        entities += [{"type": item.type, "id": item.id} for item in about]
-        blocks: list[dict[str, Any]] = [{"block_id": "b1", "type": "markdown", "render": False}]
-        if self.table is not None:
-            blocks.append({"block_id": "b2", "type": "table", "render": True, **self.table})
-        return Reply(
-            text, post_references + entities, blocks, self.intent, self.posts, self.figures
+        return (
+            [],
+            "",
+            (
+                f"There are no collected posts in {where} yet (a run may still be in progress), "
+                "so I can't answer that."
+            ),
         )
-
-
-def _write_sentiment(out: _Writer, ask: _Question) -> None:
-    stats = ask.stats(ask.posts)
-    out.figures = {label: getattr(stats, label) for label in SENTIMENTS} | {"total": stats.posts}
-    split = ", ".join(
-        f"**{getattr(stats, label):,}** {label} ({stats.share(label)})" for label in SENTIMENTS
-    )
-    out.line(f"Sentiment splits {split} out of {_posts(stats.posts, bold=True)}.")
-    out.line()
-    rows = [[label, getattr(stats, label), stats.share(label)] for label in SENTIMENTS]
-    out.add_table("Sentiment split", ["sentiment", "posts", "share"], rows)
-    for label in ("positive", "negative"):
-        examples = _ranked(post for post in ask.posts if ask.label(post) == label)[:2]
-        if examples:
-            out.line(f"Most engaging {label} posts:")
-            out.lines.extend(f"- {_quote(post)} {_cite(post)}" for post in examples)
-            out.line()
-
-
-def _write_top(out: _Writer, ask: _Question) -> None:
-    lowered = ask.text.lower()
-    metric = next((key for word, key in _METRICS if word in lowered), "engagement")
-    name = metric.removeprefix("num_")
-    wanted = next((int(n) for n in _SMALL_NUMBER.findall(lowered) if 0 < int(n) <= 20), 5)
-    ranked = sorted(ask.posts, key=lambda post: (-_metric(post, metric), *_key(post)))[:wanted]
-    out.figures = {"metric": metric, "ranking": [(_key(p), _metric(p, metric)) for p in ranked]}
-    explained = " (likes + comments + shares)" if metric == "engagement" else ""
-    out.line(f"Top {len(ranked)} posts by {name}{explained}:")
-    out.line()
-    for rank, post in enumerate(ranked, start=1):
-        counts = ", ".join(
-            f"{int(post.get(key) or 0):,} {key.removeprefix('num_')}" for _, key in _METRICS
+    basis = ""
+    chosen, how = focus
+    if chosen:
+        posts = [post for post in posts if key(post) in chosen]
+        basis += f", limited to the {posts_phrase(len(chosen))} {how}"
+        if not posts:
+            return [], basis, f"None of the posts {how} belong to {where}."
+    if asked.sources and asked.intent != "compare":
+        present = sorted({post["source"] for post in posts})
+        posts = [post for post in posts if post["source"] in asked.sources]
+        basis += " from " + " and ".join(asked.sources)
+        if not posts:
+            return (
+                [],
+                basis,
+                (
+                    f"{where[0].upper()}{where[1:]} has no posts from {' or '.join(asked.sources)};"
+                    f" its posts come from {', '.join(present)}."
+                ),
+            )
+    if asked.window_days:
+        newest = max(float(post.get("created_at") or 0) for post in posts)
+        since = newest - asked.window_days * _DAY
+        posts = [post for post in posts if float(post.get("created_at") or 0) > since]
+        basis += (
+            f" from the last {asked.window_days} days of data (after {period_of(since, 'day')})"
         )
-        out.line(
-            f"{rank}. {_quote(post)} by {_escape(_author(post))} on {post['source']}: "
-            f"**{_metric(post, metric):,}** {name} ({counts}) {_cite(post)}"
-        )
-    out.line()
-    rows = [[rank, p["source"], p["id"], _metric(p, metric)] for rank, p in enumerate(ranked, 1)]
-    out.add_table(f"Top posts by {name}", ["rank", "source", "id", name], rows)
+    if asked.terms:
+        total = len(posts)
+        topic = ", ".join(f'"{term}"' for term in asked.terms)
+        posts = [post for post in posts if _has_terms(post, asked.terms)]
+        basis += f" mentioning {topic}"
+        if not posts:
+            return [], basis, f"None of the {posts_phrase(total)} in {where} mention {topic}."
+    if asked.mood and asked.intent in _NARROWED_BY_MOOD:
+        total = len(posts)
+        posts = [post for post in posts if sentiment_label(post) == asked.mood]
+        basis += f", {asked.mood} posts only"
+        if not posts:
+            return [], basis, f"None of the {posts_phrase(total)} in {where} reads as {asked.mood}."
+    return posts, basis, None
 
 
-def _write_compare(out: _Writer, ask: _Question) -> None:
-    named_sources = [source for source in SOURCES if source in ask.text.lower()]
-    groups: dict[str, list[Mention]] = defaultdict(list)
-    if len(named_sources) >= 2 or len(out.datasets) < 2:
-        kind = "source"
-        for post in ask.posts:
-            if not named_sources or post["source"] in named_sources:
-                groups[post["source"]].append(post)
-    else:
-        kind = "dataset"
-        for item in out.datasets:
-            groups[item.name] = [post for post in ask.posts if item.id in _dataset_ids(post)]
-    if len(groups) < 2:
-        only = next(iter(groups), "none")
-        out.line(f"These posts all come from one {kind} ({only}), so there is nothing to compare.")
-        return
-    stats = {name: ask.stats(members) for name, members in sorted(groups.items())}
-    out.figures = {"by": kind, "groups": stats}
-    out.line(f"Comparison by {kind}:")
-    out.line()
-    for name, group in stats.items():
-        out.line(
-            f"- **{name}**: {_posts(group.posts, bold=True)}, average engagement "
-            f"**{group.average_engagement:,.1f}**, **{group.views:,}** views, "
-            f"{group.share('positive')} positive, {group.share('negative')} negative"
-        )
-    out.line()
-    rows = [
-        [
-            name,
-            g.posts,
-            f"{g.average_engagement:,.1f}",
-            g.views,
-            g.share("positive"),
-            g.share("negative"),
-        ]
-        for name, g in stats.items()
-    ]
-    columns = [kind, "posts", "avg engagement", "views", "positive", "negative"]
-    out.add_table(f"By {kind}", columns, rows)
-    out.line("Most engaging post of each:")
-    for name in stats:
-        top = _ranked(groups[name])[0]
-        out.line(f"- {name}: {_quote(top)} {_cite(top)}")
-
-
-def _write_trend(out: _Writer, ask: _Question) -> None:
-    unit = "week" if "week" in ask.text.lower() else "month"
-    buckets: dict[str, list[Mention]] = defaultdict(list)
-    for post in ask.posts:
-        buckets[period_of(float(post.get("created_at") or 0), unit)].append(post)
-    periods = {period: ask.stats(buckets[period]) for period in sorted(buckets)}
-    out.figures = {"unit": unit, "periods": periods}
-    first, last = min(periods), max(periods)
-    busiest = max(periods, key=lambda period: (periods[period].posts, period))
-    out.line(
-        f"Volume by {unit}: from {_posts(periods[first].posts, bold=True)} in {first} to "
-        f"**{periods[last].posts:,}** in {last}; the busiest {unit} was {busiest} with "
-        f"{_posts(periods[busiest].posts, bold=True)}."
-    )
-    out.line(
-        f"Positive share went from {periods[first].share('positive')} in {first} "
-        f"to {periods[last].share('positive')} in {last}."
-    )
-    out.line()
-    rows = [[p, s.posts, s.share("positive"), s.share("negative")] for p, s in periods.items()]
-    out.add_table(f"Posts and sentiment by {unit}", [unit, "posts", "positive", "negative"], rows)
-    top = _ranked(buckets[busiest])[0]
-    out.line(f"The most engaging post of {busiest}: {_quote(top)} {_cite(top)}")
-
-
-def _write_themes(out: _Writer, ask: _Question) -> None:
-    named = [word for item in out.datasets for word in _WORD.findall(item.name.lower())]
-    themes = _themes(ask.posts, [*ask.terms, *named])
-    total = len(ask.posts)
-    out.figures = {"total": total, "themes": {name: len(members) for name, members in themes}}
-    if not themes:
-        out.line(f"These {_posts(total)} share no recurring theme. The most engaging ones:")
-        out.lines.extend(f"- {_quote(post)} {_cite(post)}" for post in _ranked(ask.posts)[:3])
-        return
-    out.line(f"Main themes across {_posts(total, bold=True)}:")
-    out.line()
-    for name, members in themes:
-        out.line(f"- **{name}**: {_posts(len(members), bold=True)} ({_share(len(members), total)})")
-        out.lines.extend(f"  - {_quote(post)} {_cite(post)}" for post in _ranked(members)[:2])
-    out.line()
-    rows = [[name, len(members), _share(len(members), total)] for name, members in themes]
-    out.add_table("Themes", ["theme", "posts", "share"], rows)
-
-
-_WRITERS: dict[str, Callable[[_Writer, _Question], None]] = {
-    "sentiment": _write_sentiment,
-    "top": _write_top,
-    "compare": _write_compare,
-    "trend": _write_trend,
-    "themes": _write_themes,
-}
-
-
-# --- internals -----------------------------------------------------------------------------
-
-
-def _themes(
-    posts: Sequence[Mention], known: Sequence[str], limit: int = 4
-) -> list[tuple[str, list[Mention]]]:
-    """Recurring themes: enrichment ``content_topics`` when present, else content words
-    (longer than three letters, not stop words).
-
-    A theme made only of ``known`` words (topic terms and dataset-name words, which the
-    posts share by construction) says nothing and is left out. A theme needs two posts
-    (one under four posts); ties break alphabetically so answers are deterministic.
-    """
-    prefixes = tuple(known)
-    members: dict[str, list[Mention]] = defaultdict(list)
-    for post in posts:
-        topics = {str(item.get("text", "")).lower() for item in post.get("content_topics") or []}
-        if not any(topic.strip() for topic in topics):
-            words = _WORD.findall(_post_text(post).lower())
-            topics = {word for word in words if len(word) > 3 and word not in _STOP_WORDS}
-        names = {" ".join(words) for words in map(_WORD.findall, topics) if words}
-        for name in names:
-            if not (prefixes and all(word.startswith(prefixes) for word in name.split())):
-                members[name].append(post)
-    floor = 2 if len(posts) >= 4 else 1
-    ranked = sorted(members.items(), key=lambda item: (-len(item[1]), item[0]))
-    return [(name, group) for name, group in ranked if len(group) >= floor][:limit]
-
-
-def _named_datasets(question: str, scope: Sequence[Scope]) -> list[Scope]:
-    lowered = question.lower()
-    return [item for item in scope if item.name and item.name.lower() in lowered]
-
-
-def _dataset_ids(post: Mention) -> set[str]:
-    return {item["id"] for item in post.get("datasets") or []}
+def _has_terms(post: Mention, terms: Sequence[str]) -> bool:
+    """True when the post's title or text has a word starting with one of ``terms``."""
+    found = words(" ".join(str(post.get(name) or "") for name in ("title", "text")))
+    return any(word.startswith(term) for word in found for term in terms)
 
 
 def _where(datasets: Sequence[Scope]) -> str:
     names = [f"**{item.name}**" for item in datasets]
+    if not names:
+        return "your account"
     if len(names) == 1:
         return f"dataset {names[0]}"
     return "datasets " + ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
-def _key(post: Mention) -> tuple[str, str]:
-    return (post["source"], post["id"])
+def _searches(scope: Sequence[Scope]) -> list[str]:
+    return [text for item in scope for text in (item.name, *item.searches)]
 
 
-def _metric(post: Mention, metric: str) -> int:
-    return engagement(post) if metric == "engagement" else int(post.get(metric) or 0)
-
-
-def _ranked(posts: Iterable[Mention]) -> list[Mention]:
-    """Most engaging first; (source, id) breaks ties so answers are deterministic."""
-    return sorted(posts, key=lambda post: (-engagement(post), *_key(post)))
-
-
-def _post_text(post: Mention) -> str:
-    return " ".join(str(part) for part in (post.get("title"), post.get("text")) if part)
-
-
-def _quote(post: Mention, width: int = 140) -> str:
-    """The post's first words in quotes; brackets escaped so they never read as markers."""
-    text = " ".join(_post_text(post).split()) or "(no text)"
-    if len(text) > width:
-        text = text[: width - 1].rsplit(" ", 1)[0] + "…"
-    return f'"{_escape(text)}"'
-
-
-def _author(post: Mention) -> str:
-    author = post.get("author") or {}
-    return str(author.get("title") or "an unnamed author")
-
-
-def _escape(text: str) -> str:
-    """Escape brackets of post text so it never reads as a marker or a link."""
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-
-
-def _cite(post: Mention) -> str:
-    """The post link the rewrite turns into ``[N]``; the author's name is its label."""
-    label = _author(post).translate(_LABEL_SAFE)
-    return f"[{label}](post:{post['source']}:{post['id']})"
-
-
-def _posts(count: int, *, bold: bool = False) -> str:
-    """``"1 post"`` / ``"1,234 posts"``, the number in bold when ``bold``."""
-    number = f"**{count:,}**" if bold else f"{count:,}"
-    return f"{number} post" if count == 1 else f"{number} posts"
-
-
-def _share(part: int, total: int) -> str:
-    return f"{100 * part / total:.1f}%" if total else "0.0%"
-
-
-def _cell(value: Any) -> str:
-    return f"{value:,}" if isinstance(value, int) else str(value).replace("|", "\\|")
+def _aspects(scope: Sequence[Scope], asked: Question) -> tuple[str, ...]:
+    """Aspects worth reporting: not the question's own terms nor the datasets' words."""
+    shared = {word for text in _searches(scope) for word in words(text)} | set(asked.terms)
+    return tuple(
+        aspect
+        for aspect in aspects_for(_searches(scope))
+        if not all(any(word.startswith(term) for term in shared) for word in words(aspect))
+    )

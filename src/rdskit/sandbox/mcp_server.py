@@ -25,15 +25,16 @@ holds ``{error: {code, message, status}}`` with the REST code and HTTP status, a
 The server runs stateless (every POST stands alone) with JSON responses. ``/mcp`` without
 the slash answers 307 to ``/mcp/`` (the app's slash redirect).
 
+``create_app`` serves :func:`mcp_app` at ``/mcp`` (importing this module in the
+background: the SDK takes about a second to import).
+
 Example:
-    >>> from fastapi import FastAPI
     >>> from rdskit.sandbox.db import Store
     >>> from rdskit.sandbox.settings import Settings
     >>> store = Store()
-    >>> app = FastAPI()
-    >>> mount_mcp(app, store, Settings())
-    >>> [route.path for route in app.routes if route.path.startswith("/mcp")]
-    ['/mcp']
+    >>> endpoint, running = mcp_app(store, Settings())
+    >>> isinstance(endpoint, McpGate)
+    True
     >>> store.close()
 """
 
@@ -42,13 +43,12 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
 from functools import partial
 from typing import Any
 
 import anyio
-from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -65,7 +65,7 @@ from rdskit.sandbox.routes import chats, mentions, previews
 from rdskit.sandbox.routes._common import ApiError, Principal, key_digest
 from rdskit.sandbox.settings import Settings
 
-__all__ = ["TOOL_PREFIX", "McpGate", "build_server", "mount_mcp"]
+__all__ = ["TOOL_PREFIX", "McpGate", "build_server", "mcp_app"]
 
 TOOL_PREFIX = "service__"
 LONG_POLL_SECONDS = 120.0
@@ -129,12 +129,12 @@ async def _http_error(send: Send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
 
-def mount_mcp(app: FastAPI, store: Store, settings: Settings) -> None:
-    """Serve the MCP server at ``/mcp/`` of ``app`` and run its session manager with the app.
-
-    Call it from ``create_app`` after the routers are included. The session manager is
-    entered around the app's own lifespan.
-    """
+def mcp_app(
+    store: Store, settings: Settings
+) -> tuple[ASGIApp, Callable[[], AbstractAsyncContextManager[None]]]:
+    """The ``/mcp`` endpoint (auth gate + Streamable HTTP transport) and ``running``, the
+    context manager of its session manager: the endpoint answers while ``running()`` is
+    entered (``create_app`` enters it for the app's lifetime)."""
     server = build_server(store, settings)
     transport = server.streamable_http_app(
         streamable_http_path="/",
@@ -143,15 +143,7 @@ def mount_mcp(app: FastAPI, store: Store, settings: Settings) -> None:
         # Every request must carry an API key, which a rebinding page cannot have.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    app.mount("/mcp", McpGate(transport, store))
-    inner: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with server.session_manager.run(), inner(application) as state:
-            yield state
-
-    app.router.lifespan_context = lifespan
+    return McpGate(transport, store), server.session_manager.run
 
 
 # -- tools -----------------------------------------------------------------------------
@@ -245,8 +237,10 @@ class _Tools:
         post_refs: list[dict[str, str]] | None = None,
     ) -> CallToolResult:
         """Ask the assistant. Returns {chat_id, message_id, status: working} at once; fetch
-        the reply with service__get_message. Pass chat_id to continue a chat. Charged for
-        inference (tokens of question and answer)."""
+        the reply with service__get_message. Narrow in the message itself ("on tiktok",
+        "about price", "negative posts", "in the last 30 days"). Pass chat_id to continue a
+        chat: follow-ups keep its datasets and question ("and on reddit only?"). Charged
+        for inference (tokens of question and answer)."""
         context = {
             key: value
             for key, value in (("dataset_ids", dataset_ids), ("post_refs", post_refs))

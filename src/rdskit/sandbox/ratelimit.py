@@ -1,7 +1,10 @@
-"""Per-key token buckets: the spec's 5 requests per second, shared by REST and MCP.
+"""Per-key request windows: the spec's 5 requests per second, shared by REST and MCP.
 
-Buckets are keyed by the SHA-256 digest of the API key. A bucket holds ``rate`` tokens and
-refills at ``rate`` per second; each request takes one.
+Counters are keyed by the SHA-256 digest of the API key. The spec describes a window:
+``RateLimit-Remaining`` is "calls left in the current one-second window", so a key gets
+``limit`` calls per window. A window opens with the key's first call after the previous
+one ended and lasts ``limit / rate`` seconds (one second at the service's integer rate),
+so the outcome of a burst does not depend on how fast the server answered it.
 
 Example:
     >>> limiter = RateLimiter(2)
@@ -21,13 +24,13 @@ __all__ = ["Decision", "RateLimiter"]
 
 @dataclass(frozen=True)
 class Decision:
-    """The outcome of one request against its bucket, with the headers it implies."""
+    """The outcome of one request against its window, with the headers it implies."""
 
     allowed: bool
     limit: int
     remaining: int
-    reset_seconds: int  # until the bucket is full again
-    retry_after: float  # seconds until one token is available (0 when allowed)
+    reset_seconds: int  # whole seconds until the window ends (the allowance is full again)
+    retry_after: float  # seconds until a call is allowed again (0 when allowed)
 
     def headers(self) -> dict[str, str]:
         """``RateLimit-*`` headers, plus ``Retry-After`` (whole seconds, rounded up) on a 429."""
@@ -42,29 +45,32 @@ class Decision:
 
 
 class RateLimiter:
-    """Thread-safe token buckets, ``rate`` requests per second per key digest."""
+    """Thread-safe fixed windows: ``rate`` requests per second per key digest."""
 
     def __init__(self, rate: float) -> None:
         if rate <= 0:
             raise ValueError("rate must be positive")
-        self.rate = rate
-        self._buckets: dict[str, tuple[float, float]] = {}  # digest -> (tokens, last refill)
+        self.limit = max(1, math.floor(rate))
+        self.window = self.limit / rate  # 1.0 s whenever rate is a whole number
+        self._windows: dict[str, tuple[float, int]] = {}  # digest -> (window start, calls)
         self._lock = threading.Lock()
 
     def hit(self, digest: str) -> Decision:
-        """Take a token from ``digest``'s bucket if one is there."""
+        """Count a call of ``digest`` in its current window if the window has room."""
         now = time.monotonic()
         with self._lock:
-            tokens, last = self._buckets.get(digest, (self.rate, now))
-            tokens = min(self.rate, tokens + (now - last) * self.rate)
-            allowed = tokens >= 1
+            start, calls = self._windows.get(digest, (now, 0))
+            if now - start >= self.window:
+                start, calls = now, 0
+            allowed = calls < self.limit
             if allowed:
-                tokens -= 1
-            self._buckets[digest] = (tokens, now)
+                calls += 1
+                self._windows[digest] = (start, calls)
+        left = start + self.window - now
         return Decision(
             allowed=allowed,
-            limit=math.floor(self.rate),
-            remaining=math.floor(tokens),
-            reset_seconds=math.ceil((self.rate - tokens) / self.rate),
-            retry_after=0.0 if allowed else (1 - tokens) / self.rate,
+            limit=self.limit,
+            remaining=self.limit - calls,
+            reset_seconds=max(1, math.ceil(left)),
+            retry_after=0.0 if allowed else left,
         )

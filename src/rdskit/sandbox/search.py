@@ -8,8 +8,9 @@ Everything a query asks is pushed into one SQL statement over ``mentions m``:
   into a predicate over the indexed columns or ``json_extract`` on the stored body;
 - ``q``: every term must start a word of the title or text (``search_mode: semantic``
   uses the same token matching);
-- order: one of :data:`SORTS`, each backed by an index ``(account_id, sort, source:id)``,
-  paged with signed keyset cursors (:mod:`rdskit.sandbox.cursors`), never ``OFFSET``.
+- order: one of :data:`SORTS`, each backed by an index ``(account_id, sort)`` whose implicit
+  last column, the rowid, breaks ties; paged with signed keyset cursors
+  (:mod:`rdskit.sandbox.cursors`), never ``OFFSET``.
   Walking the index in order and stopping after ``limit + 1`` matches makes page 900 cost
   what page 1 costs (see :func:`keyset_page` for ties).
 
@@ -41,11 +42,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from fastapi.exceptions import RequestValidationError
-
 from rdskit.sandbox.cursors import Page, Sort, decode_cursor, encode_cursor
-from rdskit.sandbox.db import Connection, dumps, loads
+from rdskit.sandbox.db import Connection, dumps, keys_table, loads
 from rdskit.sandbox.enrichment import dominant
+from rdskit.sandbox.routes._common import invalid
 from rdskit.sandbox.routes.patterns import pattern_assignments
 
 __all__ = [
@@ -59,7 +59,6 @@ __all__ = [
     "compile_groups",
     "fingerprint",
     "hydrate",
-    "invalid",
     "keyset_page",
     "lookup",
     "page_limit",
@@ -70,18 +69,21 @@ __all__ = [
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 
-_KEY = "(m.source || ':' || m.id)"
+# The tie-break of every sort. An index ends with the rowid implicitly, so (account, sort)
+# serves the whole key; a rowid is also far cheaper to index than a source:id string.
+# Upserts keep a post's rowid (ON CONFLICT DO UPDATE), so a cursor stays valid.
+_TIE = "m.rowid"
 
 SORTS: dict[str, Sort] = {
-    "date": Sort("date", "m.created_at", _KEY),
-    "likes": Sort("likes", "m.num_likes", _KEY),
-    "views": Sort("views", "m.num_views", _KEY),
-    "comments": Sort("comments", "m.num_comments", _KEY),
-    "shares": Sort("shares", "m.num_shares", _KEY),
-    "engagement_rate": Sort("engagement_rate", "COALESCE(m.engagement_rate, -1.0)", _KEY),
+    "date": Sort("date", "m.created_at", _TIE),
+    "likes": Sort("likes", "m.num_likes", _TIE),
+    "views": Sort("views", "m.num_views", _TIE),
+    "comments": Sort("comments", "m.num_comments", _TIE),
+    "shares": Sort("shares", "m.num_shares", _TIE),
+    "engagement_rate": Sort("engagement_rate", "COALESCE(m.engagement_rate, -1.0)", _TIE),
     # Compound scores lie in -1..1; posts never analysed sort below every analysed one.
-    "sentiment_score": Sort("sentiment_score", "COALESCE(m.sentiment_score, -2.0)", _KEY),
-    "dataset_run_at": Sort("dataset_run_at", "m.first_seen_at", _KEY),
+    "sentiment_score": Sort("sentiment_score", "COALESCE(m.sentiment_score, -2.0)", _TIE),
+    "dataset_run_at": Sort("dataset_run_at", "m.first_seen_at", _TIE),
 }
 """The sorts of ``POST /v1/mentions``: public name -> SQL key (each has an index)."""
 
@@ -91,35 +93,19 @@ METRICS = {
     "comments": "m.num_comments",
     "engagement_rate": "m.engagement_rate",
 }
-"""``metric_change`` metrics -> current-value columns (first values: ``mention_first_metrics``)."""
+"""``metric_change`` metrics -> current-value columns (first values: ``m.first_<column>``)."""
 
 
 def _index(name: str, sort: Sort) -> str:
     # Index expressions are written without the table alias; SQLite matches them to m.*.
-    columns = f"account_id, {sort.column}, {sort.tiebreak}".replace("m.", "")
-    return f"CREATE INDEX IF NOT EXISTS mentions_by_{name} ON mentions({columns});"
+    column = sort.column.replace("m.", "")
+    return f"CREATE INDEX IF NOT EXISTS mentions_sort_{name} ON mentions(account_id, {column});"
 
 
 SCHEMA = "\n".join(
     [
         *(_index(name, sort) for name, sort in SORTS.items()),
         """
--- A post's metrics when it was first collected, for metric_change changed_by.
-CREATE TABLE IF NOT EXISTS mention_first_metrics (
-    account_id      TEXT NOT NULL,
-    source          TEXT NOT NULL,
-    id              TEXT NOT NULL,
-    num_views       INTEGER,
-    num_likes       INTEGER,
-    num_comments    INTEGER,
-    engagement_rate REAL,
-    PRIMARY KEY (account_id, source, id)
-);
-CREATE TRIGGER IF NOT EXISTS mentions_first_metrics AFTER INSERT ON mentions BEGIN
-    INSERT OR IGNORE INTO mention_first_metrics VALUES (NEW.account_id, NEW.source, NEW.id,
-        NEW.num_views, NEW.num_likes, NEW.num_comments, NEW.engagement_rate);
-END;
-
 -- Extracted custom parameter values, written by custom parameter runs, read here.
 CREATE TABLE IF NOT EXISTS mention_parameters (
     account_id   TEXT NOT NULL,
@@ -134,7 +120,7 @@ CREATE TABLE IF NOT EXISTS mention_parameters (
 """,
     ]
 )
-"""Indexes on ``mentions`` for every sort, the first-metrics trigger and the parameter values."""
+"""Indexes on ``mentions`` for every sort, and the custom parameter values."""
 
 
 # --- SQL functions -----------------------------------------------------------------------
@@ -196,11 +182,6 @@ def fingerprint(*parts: Any) -> str:
     return hashlib.blake2b(dumps(list(parts)).encode(), digest_size=8).hexdigest()
 
 
-def invalid(loc: Sequence[str], msg: str) -> RequestValidationError:
-    """The spec's 422 for a request field the engine cannot accept."""
-    return RequestValidationError([{"loc": ("body", *loc), "msg": msg, "type": "value_error"}])
-
-
 # --- filters -----------------------------------------------------------------------------
 
 
@@ -251,11 +232,9 @@ def _metric_change(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
             [low, high],
         )
     if operator == "changed_by":
-        first = column.replace("m.", "f.")
-        change = f"abs({column} - {first}) * 100.0 / max(abs({first}), 1e-9)"
+        first = column.replace("m.", "m.first_")
         return (
-            f"(SELECT {change} FROM mention_first_metrics f WHERE f.account_id = m.account_id"
-            " AND f.source = m.source AND f.id = m.id) >= ?",
+            f"abs({column} - {first}) * 100.0 / max(abs({first}), 1e-9) >= ?",
             [abs(float(filt["value"]))],
         )
     raise invalid(("filters",), f"unknown metric_change operator {operator!r}")
@@ -398,7 +377,7 @@ def search(conn: Connection, account_id: str, query: MentionQuery) -> Page:
     return keyset_page(
         conn,
         # Pinning the sort's index keeps the plan an ordered index walk whatever the stats.
-        source=f"mentions m INDEXED BY mentions_by_{sort.name}",
+        source=f"mentions m INDEXED BY mentions_sort_{sort.name}",
         where=" AND ".join(where),
         params=params,
         sort=sort,
@@ -465,10 +444,11 @@ def lookup(
     if not refs or not dataset_ids:
         return []
     membership, params = _membership(dataset_ids)
-    pairs = " OR ".join("(m.source = ? AND m.id = ?)" for _ in refs)
+    wanted, key_params = keys_table("k", [(ref["source"], ref["id"]) for ref in refs], "source, id")
     rows = conn.execute(
-        f"SELECT m.* FROM mentions m WHERE m.account_id = ? AND ({pairs}) AND {membership}",
-        [account_id, *(v for ref in refs for v in (ref["source"], ref["id"])), *params],
+        f"{wanted} SELECT m.* FROM k JOIN mentions m ON m.account_id = ?"
+        f" AND m.source = k.source AND m.id = k.id WHERE {membership}",
+        [*key_params, account_id, *params],
     ).fetchall()
     by_key = {(row["source"], row["id"]): row for row in rows}
     seen: set[tuple[str, str]] = set()
@@ -494,26 +474,24 @@ def hydrate(
     if not rows:
         return []
     keys = [(row["source"], row["id"]) for row in rows]
-    pairs = " OR ".join("(dm.source = ? AND dm.id = ?)" for _ in keys)
-    flat = [v for key in keys for v in key]
+    page_keys, key_params = keys_table("k", keys, "source, id")
     datasets: dict[tuple[str, str], list[dict[str, str]]] = {key: [] for key in keys}
     for dm in conn.execute(
-        "SELECT dm.source, dm.id, d.id AS dataset_id, d.name FROM dataset_mentions dm"
+        f"{page_keys} SELECT dm.source, dm.id, d.id AS dataset_id, d.name FROM k"
+        " JOIN dataset_mentions dm ON dm.source = k.source AND dm.id = k.id"
         " JOIN datasets d ON d.id = dm.dataset_id"
-        f" WHERE d.account_id = ? AND d.deleted_at IS NULL AND ({pairs})"
-        " ORDER BY dm.dataset_run_at, d.id",
-        [account_id, *flat],
+        " WHERE d.account_id = ? AND d.deleted_at IS NULL ORDER BY dm.dataset_run_at, d.id",
+        [*key_params, account_id],
     ):
         datasets[(dm["source"], dm["id"])].append({"id": dm["dataset_id"], "name": dm["name"]})
     parameters: dict[tuple[str, str], dict[str, Any]] = {}
     if parameter_ids:
         wanted, wanted_params = _in("p.parameter_id", list(parameter_ids))
         for p in conn.execute(
-            "SELECT p.source, p.mention_id, p.parameter_id, p.value, p.status, p.computed_at"
-            f" FROM mention_parameters p WHERE p.account_id = ? AND {wanted} AND ("
-            + " OR ".join("(p.source = ? AND p.mention_id = ?)" for _ in keys)
-            + ")",
-            [account_id, *wanted_params, *flat],
+            f"{page_keys} SELECT p.source, p.mention_id, p.parameter_id, p.value, p.status,"
+            " p.computed_at FROM k JOIN mention_parameters p ON p.account_id = ?"
+            f" AND p.source = k.source AND p.mention_id = k.id WHERE {wanted}",
+            [*key_params, account_id, *wanted_params],
         ):
             parameters.setdefault((p["source"], p["mention_id"]), {})[p["parameter_id"]] = {
                 "value": _stored_value(p["value"]),

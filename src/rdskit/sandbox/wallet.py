@@ -14,7 +14,7 @@ Chargeable work follows one pattern, each step inside the caller's transaction:
 ``charge(conn, account, category, usd)`` books a direct charge (e.g. assistant inference).
 
 Example:
-    >>> credits_of(Decimal("1.78"), Decimal("0.014833333333"))
+    >>> credits_of(Decimal("1.78"), Decimal("0.0148333333333333"))
     Decimal('120.000000')
 """
 

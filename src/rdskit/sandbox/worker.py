@@ -20,6 +20,7 @@ work (generating mentions) without holding the write lock.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import traceback
 from collections.abc import Callable
@@ -95,6 +96,11 @@ def schedule(
     return cursor.lastrowid
 
 
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether ``exc`` is a lock timeout (worth retrying) rather than a broken statement."""
+    return exc.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 class Worker:
     """Threads that claim and run due jobs until ``stop()``.
 
@@ -129,12 +135,19 @@ class Worker:
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
-            job = self._claim()
-            if job is None:
-                self.store.jobs_changed.wait(self._idle_wait())
-                self.store.jobs_changed.clear()
-                continue
-            self._run(job)
+            try:
+                job = self._claim()
+                if job is None:
+                    self.store.jobs_changed.wait(self._idle_wait())
+                    self.store.jobs_changed.clear()
+                    continue
+                self._run(job)
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+                # Another writer held the lock past busy_timeout: try again, never die.
+                log.warning("sandbox worker: database busy, retrying")
+                self._stopping.wait(_IDLE_POLL)
 
     def _idle_wait(self) -> float:
         with self.store.read() as conn:
@@ -165,6 +178,18 @@ class Worker:
     def _run(self, job: Job) -> None:
         registration = _REGISTRY.get(job.kind)
         try:
+            self._attempt(job, registration)
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+            # Not the handler's fault: put the job back for another attempt (handlers are
+            # idempotent), then let the loop back off.
+            with self.store.transaction() as conn:
+                conn.execute("UPDATE jobs SET state = 'pending' WHERE id = ?", (job.id,))
+            raise
+
+    def _attempt(self, job: Job, registration: _Registration | None) -> None:
+        try:
             if registration is None:
                 raise LookupError(f"no handler registered for job kind {job.kind!r}")
             if registration.atomic:
@@ -175,6 +200,8 @@ class Worker:
                 registration.handler(self.store, job)
                 self._finish(job, "done")
         except Exception as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
+                raise
             log.exception("sandbox job %s (%s %s) failed", job.id, job.kind, job.ref_id)
             with self.store.transaction():
                 if registration is not None and registration.on_error is not None:

@@ -46,6 +46,7 @@ __all__ = [
     "StoreDep",
     "error_status",
     "install_error_handlers",
+    "invalid",
     "key_digest",
     "list_params",
     "ok",
@@ -146,6 +147,16 @@ def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -
     except ValidationError as exc:
         errors = [{**err, "loc": (*loc, *err["loc"])} for err in exc.errors()]
         raise RequestValidationError(errors) from exc
+
+
+def invalid(loc: Sequence[str], msg: str) -> RequestValidationError:
+    """The spec's 422 for a body field at ``loc`` that the model accepts but the service does not.
+
+    Example:
+        >>> invalid(("sort",), "sort must be date").errors()[0]["loc"]
+        ('body', 'sort')
+    """
+    return RequestValidationError([{"loc": ("body", *loc), "msg": msg, "type": "value_error"}])
 
 
 _HTTP_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}

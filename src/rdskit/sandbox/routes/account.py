@@ -8,6 +8,7 @@ are null when the plan bills in USD. ``balance_used`` includes outstanding reser
 
 from __future__ import annotations
 
+import sqlite3
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -103,6 +104,7 @@ def usage_history(
             limit=params.limit,
             cursor=params.cursor,
         )
+        current = wallet.terms(conn, who.account_id)
     rows = [
         UsageRow.model_validate(
             {
@@ -110,15 +112,35 @@ def usage_history(
                 "category": row["category"],
                 "quantity": Decimal(row["quantity_usd"]),
                 "created_at": row["created_at"],
-                "quantity_credits": row["quantity_credits"],
-                "credit_rate_usd": row["credit_rate_usd"],
-                "billing_catalog_version": row["billing_catalog_version"],
-                "credit_value_basis": row["credit_value_basis"],
+                **_credit_terms(row, current),
             }
         ).to_wire()
         for row in got.rows
     ]
     return page(rows, has_next=got.has_next, cursor=got.cursor)
+
+
+def _credit_terms(row: sqlite3.Row, current: wallet.Terms) -> dict[str, Any]:
+    """A usage row's four credit fields, by its ``credit_value_basis``.
+
+    A ``snapshot`` row keeps the terms it was charged under. A row booked without credit
+    terms (while the account billed in plain USD) is a pre-snapshot event: it is shown at
+    today's rate as ``current``, or with all four fields null when there is no rate today.
+    """
+    if row["credit_value_basis"] == "snapshot":
+        return {
+            "quantity_credits": row["quantity_credits"],
+            "credit_rate_usd": row["credit_rate_usd"],
+            "billing_catalog_version": row["billing_catalog_version"],
+            "credit_value_basis": "snapshot",
+        }
+    rate = current.credit_rate_usd
+    return {
+        "quantity_credits": wallet.credits_of(Decimal(row["quantity_usd"]), rate),
+        "credit_rate_usd": rate,
+        "billing_catalog_version": None if rate is None else current.catalog_version,
+        "credit_value_basis": None if rate is None else "current",
+    }
 
 
 @router.get("/prices")
@@ -140,7 +162,11 @@ def prices(who: Auth, store: StoreDep) -> dict[str, Any]:
     return ok(Prices.model_validate(data).to_wire())
 
 
-@router.get("/credit_prices", include_in_schema=False)
+@router.api_route(
+    "/credit_prices",
+    methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    include_in_schema=False,
+)
 def credit_prices_removed() -> None:
-    """Removed from the service (spec, Versioning): always 404."""
+    """Removed from the service (spec, Versioning): 404 whatever the method."""
     raise ApiError(404, "not_found", "GET /v1/credit_prices has been removed; use GET /v1/prices.")

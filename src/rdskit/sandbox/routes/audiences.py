@@ -33,9 +33,18 @@ from rdskit.sandbox import corpus, wallet
 from rdskit.sandbox.cursors import Sort, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.profiles import Hints, synthesize
-from rdskit.sandbox.routes._common import ApiError, Auth, List10, SettingsDep, StoreDep, ok, page
+from rdskit.sandbox.routes._common import (
+    ApiError,
+    Auth,
+    List10,
+    SettingsDep,
+    StoreDep,
+    invalid,
+    ok,
+    page,
+)
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN
-from rdskit.sandbox.search import fingerprint, invalid, keyset_page, page_limit
+from rdskit.sandbox.search import fingerprint, keyset_page, page_limit
 from rdskit.sandbox.worker import Job, register, schedule
 
 __all__ = ["SCHEMA", "audience_dataset_or_404", "router"]

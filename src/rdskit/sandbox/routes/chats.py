@@ -3,12 +3,22 @@
 ``POST /v1/ask`` answers 202 ``{chat_id, message_id, status: working}`` at once; the
 worker writes the reply later (job ``ask.reply``, after a simulated think time), charges
 the inference tokens as an ``ai_assistant`` usage row and names the chat once it has two
-turns. The reply is read with ``GET /v1/chats/{chat_id}/messages/{message_id}``: the
-assistant row has ``status`` ``working`` then ``completed`` with markdown ``text`` and
-``references[]``.
+turns (from the first question, see :func:`assistant.chat_name`). The reply is read with
+``GET /v1/chats/{chat_id}/messages/{message_id}``: the assistant row has ``status``
+``working`` then ``completed`` with markdown ``text`` and ``references[]``.
 
-- A chat is created only by Ask and is private to the seat that created it: another seat
-  of the account (the owner included) gets 404 ``chat_not_found``.
+- Follow-ups: the reply reads the chat's earlier user turns, so "and on tiktok only?"
+  keeps the previous dataset, question and narrowing (:mod:`rdskit.sandbox.assistant`).
+- Tracking dialogue: creating a tracking agent opens a chat named after it, with
+  ``tracking_agent_id`` set, owned by the creating seat. Each alert of the agent is also
+  posted there as an assistant row (:func:`post_alert`) and the alert message carries
+  its ``chat_id`` (a sandbox extension). Ask with that ``chat_id`` continues the dialogue:
+  the agent's datasets are the default scope and "these posts"/"what's new" mean the
+  posts of its latest cycle.
+
+- Chats are created implicitly (by Ask, or as a tracking agent's dialogue) and are
+  private to the seat that created them: another seat of the account (the owner
+  included) gets 404 ``chat_not_found``.
 - ``GET /v1/chats/{chat_id}/messages`` lists rows newest first by default (``order=desc``,
   as the spec's parameter listing shows); ``order=asc`` reads the conversation in order.
 - An Ask with an already-spent balance (available <= 0 USD) is 402
@@ -31,7 +41,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
-from rdskit.sandbox import assistant, wallet
+from rdskit.sandbox import assistant, assistant_posts, wallet
 from rdskit.sandbox.cursors import Sort, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
@@ -48,6 +58,7 @@ from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
 
 __all__ = [
+    "NAME_AFTER_TURNS",
     "SCHEMA",
     "THINK_SECONDS",
     "answer_now",
@@ -58,6 +69,7 @@ __all__ = [
     "message_wire",
     "open_chat",
     "own_message",
+    "post_alert",
     "router",
     "submit_ask",
 ]
@@ -97,6 +109,9 @@ CREATE TABLE IF NOT EXISTS chat_messages (
 THINK_SECONDS = 3.0
 """Simulated time the assistant takes to answer (divided by --speed)."""
 
+NAME_AFTER_TURNS = 2
+"""The assistant names a chat once it has this many user turns (from the first question)."""
+
 _REPLY_JOB = "ask.reply"
 _BY_POSITION = Sort("created_at", "seq", "id")  # seq is creation order, unique per chat
 _FAILURES = {"ai_assistant_unavailable": 503, "ai_assistant_timeout": 504}
@@ -104,19 +119,48 @@ _FAILURES = {"ai_assistant_unavailable": 503, "ai_assistant_timeout": 504}
 
 # -- service functions (REST and MCP) -------------------------------------------------
 def open_chat(
-    conn: Connection, account_id: str, seat_id: str, *, tracking_agent_id: str | None = None
+    conn: Connection,
+    account_id: str,
+    seat_id: str,
+    *,
+    tracking_agent_id: str | None = None,
+    name: str | None = None,
 ) -> str:
     """Create a chat owned by ``seat_id`` and return its ``ch_`` id.
 
-    Ask calls it for a new conversation; a tracking agent's dialogue passes its id.
+    Ask calls it for a new conversation; a tracking agent's dialogue passes its id and name.
     """
     chat_id = new_id(conn, "ch")
     conn.execute(
-        "INSERT INTO chats (id, account_id, seat_id, tracking_agent_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (chat_id, account_id, seat_id, tracking_agent_id, conn.store.clock.now()),
+        "INSERT INTO chats (id, account_id, seat_id, name, tracking_agent_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (chat_id, account_id, seat_id, name, tracking_agent_id, conn.store.clock.now()),
     )
     return chat_id
+
+
+def post_alert(conn: Connection, agent_id: str, alert: Mapping[str, Any]) -> str | None:
+    """Post a tracking alert (``text`` and ``references``) into the agent's dialogue chat as
+    an assistant row, so the creating seat can answer it with Ask; returns the chat id
+    (``None`` for an agent without a dialogue chat)."""
+    chat = conn.execute(
+        "SELECT id FROM chats WHERE tracking_agent_id = ? ORDER BY created_at, id LIMIT 1",
+        (agent_id,),
+    ).fetchone()
+    if chat is None:
+        return None
+    (last,) = conn.execute(
+        "SELECT COALESCE(MAX(seq), 0) FROM chat_messages WHERE chat_id = ?", (chat["id"],)
+    ).fetchone()
+    blocks = [{"block_id": "b1", "type": "markdown", "render": False}]
+    conn.execute(
+        "INSERT INTO chat_messages (id, chat_id, seq, role, text, refs, blocks, status,"
+        " stop_reason, tokens, created_at)"
+        " VALUES (?, ?, ?, 'assistant', ?, ?, ?, 'completed', 'end_turn', 0, ?)",
+        (new_id(conn, "msg"), chat["id"], last + 1, alert["text"], dumps(alert["references"]),
+         dumps(blocks), conn.store.clock.now()),
+    )  # fmt: skip
+    return str(chat["id"])
 
 
 def chat_or_404(conn: sqlite3.Connection, who: Principal, chat_id: str) -> sqlite3.Row:
@@ -205,30 +249,77 @@ def compose_reply(
     account_id: str,
     question: str,
     context: Mapping[str, Any],
-    previous_questions: Sequence[str] = (),
+    history: Sequence[assistant.Turn] = (),
+    tracking_agent_id: str | None = None,
 ) -> assistant.Reply:
-    """The database adapter of the answer engine: load the scope's posts, then answer.
+    """The database adapter of the answer engine: pick the datasets, load their posts and
+    linked work, then answer.
 
-    ``context.dataset_ids`` narrows the datasets (default: every live dataset of the
-    account); ``context.post_refs`` focuses the answer on those posts.
+    Datasets follow :func:`assistant.pick_datasets` over ``history`` plus this turn; in a
+    tracking agent's dialogue chat they default to the agent's datasets, and "these posts"
+    are the posts its latest cycle collected.
     """
-    rows = conn.execute(
-        "SELECT id, name FROM datasets WHERE account_id = ? AND deleted_at IS NULL"
-        " ORDER BY created_at, id",
-        (account_id,),
-    ).fetchall()
-    known = {row["id"]: assistant.Scope(row["id"], row["name"]) for row in rows}
-    wanted = list(context.get("dataset_ids") or known)
-    scope = [known[dataset_id] for dataset_id in wanted if dataset_id in known]
+    datasets = _datasets(conn, account_id)
+    default = None
+    earlier_posts: list[tuple[str, str]] = []
+    if tracking_agent_id is not None:
+        default, earlier_posts = _agent_scope(conn, tracking_agent_id)
+    turn = assistant.Turn(question, context.get("dataset_ids"), context.get("post_refs") or ())
+    scope, unknown = assistant.pick_datasets([*history, turn], datasets, default)
     return assistant.answer(
         question,
         _scope_posts(conn, account_id, scope),
         scope,
-        post_refs=context.get("post_refs") or (),
-        previous_questions=previous_questions,
+        post_refs=turn.post_refs,
+        history=history,
+        earlier_posts=earlier_posts,
         related=_related(conn, account_id, [item.id for item in scope]),
-        unknown_dataset_ids=[dataset_id for dataset_id in wanted if dataset_id not in known],
+        unknown_dataset_ids=unknown,
     )
+
+
+def _datasets(conn: sqlite3.Connection, account_id: str) -> list[assistant.Scope]:
+    """The account's live datasets, oldest first, with the texts their runs searched."""
+    searches: dict[str, list[str]] = {}
+    for row in conn.execute(
+        "SELECT r.dataset_id, r.params FROM dataset_runs r WHERE r.account_id = ?"
+        " ORDER BY r.created_at, r.id",
+        (account_id,),
+    ):
+        text = (loads(row["params"]).get("search_query") or {}).get("search_query")
+        if text:
+            searches.setdefault(row["dataset_id"], []).append(text)
+    return [
+        assistant.Scope(row["id"], row["name"], tuple(dict.fromkeys(searches.get(row["id"], []))))
+        for row in conn.execute(
+            "SELECT id, name FROM datasets WHERE account_id = ? AND deleted_at IS NULL"
+            " ORDER BY created_at, id",
+            (account_id,),
+        )
+    ]
+
+
+def _agent_scope(
+    conn: sqlite3.Connection, agent_id: str
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """A tracking agent's datasets and the posts its latest completed cycle collected."""
+    agent = conn.execute(
+        "SELECT dataset_ids FROM tracking_agents WHERE id = ?", (agent_id,)
+    ).fetchone()
+    cycle = conn.execute(
+        "SELECT dataset_run_ids FROM tracking_runs WHERE agent_id = ? AND status = 'completed'"
+        " ORDER BY created_at DESC, id DESC LIMIT 1",
+        (agent_id,),
+    ).fetchone()
+    dataset_ids = loads(agent["dataset_ids"]) if agent is not None else []
+    run_ids = loads(cycle["dataset_run_ids"]) if cycle is not None else []
+    marks = ", ".join("?" * len(run_ids)) or "NULL"
+    posts = conn.execute(
+        f"SELECT DISTINCT source, id FROM dataset_mentions WHERE run_id IN ({marks})"
+        " ORDER BY source, id",
+        run_ids,
+    ).fetchall()
+    return dataset_ids, [(row["source"], row["id"]) for row in posts]
 
 
 def _scope_posts(
@@ -259,17 +350,24 @@ def _related(
     marks = ", ".join("?" * len(dataset_ids)) or "NULL"
     found: list[assistant.Related] = []
     for row in conn.execute(
-        "SELECT id, name, status, pattern_id FROM pattern_detection_runs"
-        f" WHERE account_id = ? AND dataset_id IN ({marks}) ORDER BY created_at, id",
+        "SELECT r.id, r.name, r.research_question, r.status, r.pattern_id, p.summary"
+        " FROM pattern_detection_runs r LEFT JOIN patterns p ON p.id = r.pattern_id"
+        f" WHERE r.account_id = ? AND r.dataset_id IN ({marks}) ORDER BY r.created_at, r.id",
         (account_id, *dataset_ids),
     ):
         label = f"Pattern detection “{row['name']}” ({row['status']})"
-        found.append(assistant.Related("pattern_detection_run", row["id"], label, "pattern"))
+        question = (f"Research question: {row['research_question']}",)
+        found.append(
+            assistant.Related("pattern_detection_run", row["id"], label, "patterns", question)
+        )
         if row["pattern_id"]:
-            pattern = f"Pattern “{row['name']}”"
-            found.append(assistant.Related("pattern", row["pattern_id"], pattern, "pattern"))
+            pattern = f"Pattern “{row['name']}”: {row['summary']}"
+            items = _pattern_items(conn, row["pattern_id"])
+            found.append(
+                assistant.Related("pattern", row["pattern_id"], pattern, "patterns", items)
+            )
     for row in conn.execute(
-        "SELECT r.id, r.status, r.mentions_done, r.mentions_total, p.name"
+        "SELECT r.id, r.parameter_id, r.status, r.mentions_done, r.mentions_total, p.name"
         " FROM custom_parameter_runs r JOIN custom_parameters p ON p.id = r.parameter_id"
         f" WHERE r.account_id = ? AND r.scope_id IN ({marks}) ORDER BY r.created_at, r.id",
         (account_id, *dataset_ids),
@@ -278,7 +376,20 @@ def _related(
             f"Custom parameter “{row['name']}” run ({row['status']},"
             f" {row['mentions_done']}/{row['mentions_total']} posts)"
         )
-        found.append(assistant.Related("custom_parameter_run", row["id"], label, "parameter"))
+        values = tuple(
+            f"{_value(value)}: {count} posts"
+            for value, count in conn.execute(
+                "SELECT v.value, COUNT(*) FROM mention_parameters v JOIN custom_parameter_run_posts"
+                " rp ON rp.source = v.source AND rp.mention_id = v.mention_id"
+                " WHERE rp.run_id = ? AND v.account_id = ? AND v.parameter_id = ?"
+                " AND v.status = 'completed' GROUP BY v.value ORDER BY COUNT(*) DESC, v.value"
+                " LIMIT 5",
+                (row["id"], account_id, row["parameter_id"]),
+            )
+        )
+        found.append(
+            assistant.Related("custom_parameter_run", row["id"], label, "parameters", values)
+        )
     for row in conn.execute(
         "SELECT DISTINCT a.id, a.name FROM audience_datasets a"
         " JOIN audience_runs r ON r.audience_dataset_id = a.id"
@@ -286,18 +397,51 @@ def _related(
         " ORDER BY a.id",
         (account_id, *dataset_ids),
     ):
-        label = f"Audience dataset “{row['name']}”"
-        found.append(assistant.Related("audience_dataset", row["id"], label, "audience"))
+        tiers = conn.execute(
+            "SELECT creator_tier, COUNT(*) AS n, SUM(is_verified) AS verified"
+            " FROM audience_profiles WHERE audience_dataset_id = ? GROUP BY creator_tier"
+            " ORDER BY n DESC, creator_tier",
+            (row["id"],),
+        ).fetchall()
+        profiles = sum(tier["n"] for tier in tiers)
+        verified = sum(tier["verified"] for tier in tiers)
+        label = f"Audience dataset “{row['name']}”: {profiles} profiles, {verified} verified"
+        details = tuple(f"{tier['creator_tier']}: {tier['n']} profiles" for tier in tiers[:3])
+        found.append(assistant.Related("audience_dataset", row["id"], label, "audience", details))
     for row in conn.execute(
-        "SELECT id, type, request FROM research_previews WHERE account_id = ?"
+        "SELECT id, type, request, body FROM research_previews WHERE account_id = ?"
         " ORDER BY created_at DESC, id DESC LIMIT 3",
         (account_id,),
     ):
         request = loads(row["request"])
         subject = request.get("search_query") or ", ".join(request.get("source_urls") or [])
-        label = f"Research preview ({row['type']}) for “{subject}”"
-        found.append(assistant.Related("research_preview", row["id"], label, "preview"))
+        estimate = loads(row["body"]).get("estimated_number_of_results")
+        label = f"Research preview ({row['type']}) for “{subject}”: about {estimate} results"
+        found.append(assistant.Related("research_preview", row["id"], label, "previews"))
     return found
+
+
+def _value(stored: str | None) -> str:
+    """An extracted custom parameter value as the answer shows it."""
+    value = loads(stored)
+    return "(no value)" if value in (None, "") else str(value)
+
+
+def _pattern_items(conn: sqlite3.Connection, pattern_id: str) -> tuple[str, ...]:
+    """One line per pattern item: title, size, synopsis and its most typical post."""
+    lines = []
+    for item in conn.execute(
+        "SELECT i.title, i.synopsis, i.post_count, p.source, p.mention_id FROM pattern_items i"
+        " LEFT JOIN pattern_item_posts p ON p.item_id = i.id AND p.rank = 0"
+        " WHERE i.pattern_id = ? ORDER BY i.position",
+        (pattern_id,),
+    ):
+        line = f"**{item['title']}**: {item['post_count']} posts. {item['synopsis']}"
+        if item["source"] is not None:
+            example = {"source": item["source"], "id": item["mention_id"]}
+            line += " " + assistant_posts.cite(example, "typical post")
+        lines.append(line)
+    return tuple(lines)
 
 
 def message_row(
@@ -354,23 +498,26 @@ def _reply(store: Store, job: Job) -> None:
     """Answer outside the write lock, then store the reply, charge it and name the chat."""
     with store.read() as conn:
         row = conn.execute(
-            "SELECT m.chat_id, m.status, c.account_id, q.text AS question, q.context, q.seq"
-            " FROM chat_messages m JOIN chats c ON c.id = m.chat_id"
+            "SELECT m.chat_id, m.status, c.account_id, c.tracking_agent_id, q.text AS question,"
+            " q.context, q.seq FROM chat_messages m JOIN chats c ON c.id = m.chat_id"
             " JOIN chat_messages q ON q.id = m.reply_to WHERE m.id = ?",
             (job.ref_id,),
         ).fetchone()
         if row is None or row["status"] != "working":
             return  # already answered (a job re-run after a restart)
-        earlier = [
-            text
-            for (text,) in conn.execute(
-                "SELECT text FROM chat_messages WHERE chat_id = ? AND role = 'user' AND seq < ?"
-                " ORDER BY seq",
+        history = [
+            _turn(text, loads(context) or {})
+            for text, context in conn.execute(
+                "SELECT text, context FROM chat_messages"
+                " WHERE chat_id = ? AND role = 'user' AND seq < ? ORDER BY seq",
                 (row["chat_id"], row["seq"]),
             )
         ]
         context = loads(row["context"]) or {}
-        reply = compose_reply(conn, row["account_id"], row["question"], context, earlier)
+        reply = compose_reply(
+            conn, row["account_id"], row["question"], context, history, row["tracking_agent_id"]
+        )
+        datasets = _datasets(conn, row["account_id"])
     tokens = assistant.count_tokens(row["question"], dumps(context), reply.text)
     with store.transaction() as conn:
         updated = conn.execute(
@@ -382,11 +529,25 @@ def _reply(store: Store, job: Job) -> None:
             return
         usd = assistant.inference_cost(tokens)
         wallet.charge(conn, row["account_id"], "ai_assistant", usd, ref=job.ref_id)
-        if earlier:  # the second turn or later: the assistant names the chat
+        if len(history) + 1 >= NAME_AFTER_TURNS:
+            name = _chat_name(history[0].text, datasets, reply)
             conn.execute(
-                "UPDATE chats SET name = ? WHERE id = ? AND name IS NULL",
-                (assistant.chat_name(earlier[0]), row["chat_id"]),
+                "UPDATE chats SET name = ? WHERE id = ? AND name IS NULL", (name, row["chat_id"])
             )
+
+
+def _chat_name(question: str, datasets: Sequence[assistant.Scope], reply: assistant.Reply) -> str:
+    """The chat's name from its first question, completed by the dataset the reply used
+    when it used exactly one."""
+    names = [text for item in datasets for text in (item.name, *item.searches)]
+    used = [
+        item.name for item in datasets if {"type": "dataset", "id": item.id} in reply.references
+    ]
+    return assistant.chat_name(question, names, used[0] if len(used) == 1 else None)
+
+
+def _turn(text: str, context: Mapping[str, Any]) -> assistant.Turn:
+    return assistant.Turn(text, context.get("dataset_ids"), context.get("post_refs") or ())
 
 
 def _reply_failed(store: Store, job: Job, exc: BaseException) -> None:

@@ -14,6 +14,11 @@ the same way for the free preview and for runs. A run over a dataset:
   (its dataset deleted, or instructions containing ``__fail__``) refunds everything and
   drops the values it wrote.
 
+**Failing on purpose:** instructions containing ``__fail__`` fail the run after its first
+tick; instructions containing ``__flaky__`` make the model give up on about one post in
+five (:func:`model_gives_up`), so the ``mentions_error`` path can be exercised on
+collected posts, which always have text.
+
 Extracted values live in ``mention_parameters`` (defined with the mentions query in
 :mod:`rdskit.sandbox.search`, which reads it): one row per (post, parameter) with the value
 as JSON, ``status`` ``pending`` until the run reaches the post, then ``completed`` or
@@ -32,11 +37,11 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import zlib
 from contextlib import suppress
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body
-from fastapi.exceptions import RequestValidationError
 
 from rdskit.models import (
     SCOPE_KINDS,
@@ -58,6 +63,7 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
+    invalid,
     ok,
     page,
     parse_body,
@@ -66,7 +72,7 @@ from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.rules import VALUE_TYPES, Extraction, Rule, UnprocessablePost, compile_rule
 from rdskit.sandbox.worker import Job, register, schedule
 
-__all__ = ["QUOTA", "SCHEMA", "router"]
+__all__ = ["FLAKY_TOKEN", "QUOTA", "SCHEMA", "model_gives_up", "router"]
 
 router = APIRouter(prefix="/v1", tags=["custom parameters"])
 
@@ -112,6 +118,9 @@ CREATE TABLE IF NOT EXISTS custom_parameter_run_posts (
 CREATE INDEX IF NOT EXISTS custom_parameter_run_posts_pending
     ON custom_parameter_run_posts(run_id, status, source, mention_id);
 """
+
+FLAKY_TOKEN = "__flaky__"
+"""Instructions containing this make runs fail about one post in five (see module doc)."""
 
 QUOTA = {"Trial": 3, "Starter": 10, "Pro": 25, "Business": 100, "Legacy": 25}
 """Custom parameters per account by plan (the spec gives no numbers)."""
@@ -167,6 +176,11 @@ def _run_wire(row: sqlite3.Row) -> dict[str, Any]:
     ).to_wire()
 
 
+def model_gives_up(source: str, post_id: str) -> bool:
+    """Whether a ``__flaky__`` parameter's model fails this post for good (1 post in 5)."""
+    return zlib.crc32(f"{source}:{post_id}".encode()) % 5 == 0
+
+
 def _extract(
     conn: sqlite3.Connection, rule: Rule, account_id: str, source: str, post_id: str
 ) -> Extraction:
@@ -198,13 +212,8 @@ def _parse(model: type[Request], raw: dict[str, Any]) -> Request:
         )
     body = parse_body(model, raw)
     if body.value_type is not None and body.value_type not in VALUE_TYPES:
-        raise _invalid(("value_type",), f"value_type must be one of {', '.join(VALUE_TYPES)}")
+        raise invalid(("value_type",), f"value_type must be one of {', '.join(VALUE_TYPES)}")
     return body
-
-
-def _invalid(loc: tuple[str, ...], message: str) -> RequestValidationError:
-    """A 422 for a body field the request model accepts but this service does not."""
-    return RequestValidationError([{"loc": ("body", *loc), "msg": message, "type": "value_error"}])
 
 
 def _unique_name(conn: sqlite3.Connection, account_id: str, name: str, own_id: str | None) -> str:
@@ -342,7 +351,7 @@ def start_run(
     with store.transaction() as conn:
         _parameter_or_404(conn, who.account_id, parameter_id)
         if body.scope.kind not in SCOPE_KINDS:
-            raise _invalid(("scope", "kind"), f"kind must be one of {', '.join(SCOPE_KINDS)}")
+            raise invalid(("scope", "kind"), f"kind must be one of {', '.join(SCOPE_KINDS)}")
         dataset_id = body.scope.id
         dataset_or_404(conn, who.account_id, dataset_id)
         active = conn.execute(
@@ -486,7 +495,9 @@ def _step(store: Store, job: Job) -> None:
         if FAIL_TOKEN in parameter["instructions"] and run["mentions_done"] + run["mentions_error"]:
             _fail(conn, run, "the extraction model failed")
             return
-        rule = compile_rule(parameter["instructions"], parameter["value_type"])
+        flaky = FLAKY_TOKEN in parameter["instructions"]
+        instructions = parameter["instructions"].replace(FLAKY_TOKEN, " ")
+        rule = compile_rule(instructions, parameter["value_type"])
         batch = conn.execute(
             "SELECT source, mention_id FROM custom_parameter_run_posts"
             " WHERE run_id = ? AND status = 'pending' ORDER BY source, mention_id LIMIT ?",
@@ -496,6 +507,8 @@ def _step(store: Store, job: Job) -> None:
         done = errors = 0
         for post in batch:
             try:
+                if flaky and model_gives_up(post["source"], post["mention_id"]):
+                    raise UnprocessablePost("the model gave up on the post after retries")
                 result = _extract(conn, rule, run["account_id"], post["source"], post["mention_id"])
                 status, value, why = "completed", dumps(result.value), result.explanation
                 done += 1

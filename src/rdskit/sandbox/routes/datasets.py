@@ -3,7 +3,8 @@
 A run is accepted as ``pending`` with the mention price x ``count`` reserved, then the
 worker walks it through ``working`` (steps scraping -> enrichment -> analysis) to
 ``completed`` (mentions written, actuals charged, the rest refunded) or ``failed`` (all
-refunded). Mentions accumulate per dataset and dedupe on ``(source, id)``.
+refunded; also when the dataset is deleted while the run is in flight). Mentions
+accumulate per dataset and dedupe on ``(source, id)``.
 
 Other modules reuse :func:`dataset_or_404` and :func:`start_run` (tracking cycles).
 """
@@ -11,6 +12,7 @@ Other modules reuse :func:`dataset_or_404` and :func:`start_run` (tracking cycle
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -20,13 +22,30 @@ from rdskit.models import Dataset, DatasetCreate, DatasetRun, DatasetRunCreate, 
 from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox import wallet
 from rdskit.sandbox.accounts import plan_of
+from rdskit.sandbox.corpus import SOURCES
 from rdskit.sandbox.cursors import Sort, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.routes._common import ApiError, Auth, List10, SettingsDep, StoreDep, ok, page
+from rdskit.sandbox.routes._common import (
+    ApiError,
+    Auth,
+    List10,
+    SettingsDep,
+    StoreDep,
+    invalid,
+    ok,
+    page,
+)
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
 
-__all__ = ["FAIL_TOKEN", "collect_mentions", "dataset_or_404", "router", "start_run"]
+__all__ = [
+    "FAIL_TOKEN",
+    "collect_mentions",
+    "dataset_or_404",
+    "router",
+    "seed_mentions",
+    "start_run",
+]
 
 router = APIRouter(prefix="/v1", tags=["datasets"])
 
@@ -224,13 +243,20 @@ def start_run(
 ) -> sqlite3.Row:
     """Accept a run: validate against the plan, reserve, insert ``pending``, schedule.
 
-    Raises 404 ``dataset_not_found``, 400 ``date_filter_unavailable`` /
-    ``collection_content_type_mismatch``, or 402 ``error_code`` (nothing written).
+    Raises 404 ``dataset_not_found``, 422 for a source outside the five, 400
+    ``date_filter_unavailable`` / ``collection_content_type_mismatch``, or 402
+    ``error_code`` (nothing written).
     """
     dataset = dataset_or_404(conn, account_id, dataset_id)
     # The echo: what was sent, with every documented key present (null when not sent).
     params = dict.fromkeys(PARAM_KEYS) | request.to_wire()
     search_query = params["search_query"]
+    unknown = [s for s in search_query.get("sources") or [] if s not in SOURCES]
+    if unknown:
+        raise invalid(
+            ("search_query", "sources"),
+            f"unknown sources {', '.join(map(repr, unknown))}; one of {', '.join(SOURCES)}",
+        )
     plan = plan_of(conn, account_id)
     explicit_range = params.get("date_range") and search_query["type"] == "prompt"
     if explicit_range and not plan["features"].get("custom_date_filter"):
@@ -404,6 +430,12 @@ def _run_at(conn: Connection, run_id: str, step: int | None) -> sqlite3.Row | No
     return run
 
 
+def _dataset_deleted(conn: Connection, run: sqlite3.Row) -> bool:
+    """Whether the run's dataset was deleted since the run was accepted."""
+    row = conn.execute("SELECT deleted_at FROM datasets WHERE id = ?", (run["dataset_id"],))
+    return row.fetchone()["deleted_at"] is not None
+
+
 def _fail(conn: Connection, run: sqlite3.Row, reason: str) -> None:
     now = conn.store.clock.now()
     steps = loads(run["steps"])
@@ -427,6 +459,9 @@ def _advance(store: Store, job: Job) -> None:
     with store.transaction() as conn:
         run = _run_at(conn, job.ref_id, step)
         if run is None:
+            return
+        if _dataset_deleted(conn, run):
+            _fail(conn, run, "the dataset was deleted")  # nothing collected into a bin
             return
         if step == 0 and _should_fail(loads(run["params"])["search_query"]):
             _fail(conn, run, "scraping failed: the source could not be searched")
@@ -459,6 +494,9 @@ def _complete(store: Store, run_id: str) -> None:
     with store.transaction() as conn:
         if _run_at(conn, run_id, last) is None:
             return
+        if _dataset_deleted(conn, run):
+            _fail(conn, run, "the dataset was deleted")
+            return
         now = store.clock.now()
         new, images, videos = _store_mentions(conn, run, mentions, now)
         steps = loads(run["steps"])
@@ -481,63 +519,187 @@ def _number(value: Any) -> float | None:
     return None if value in (None, "") else float(value)
 
 
+_UPSERT_MENTION = (
+    "INSERT INTO mentions (account_id, source, id, body, created_at, language, country_code,"
+    " content_type, num_views, num_likes, num_comments, num_shares, engagement_rate,"
+    " sentiment_score, images_count, videos_count, first_seen_at, updated_at, first_num_views,"
+    " first_num_likes, first_num_comments, first_engagement_rate)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (account_id, source, id) DO UPDATE SET body = excluded.body,"
+    " created_at = excluded.created_at, language = excluded.language,"
+    " country_code = excluded.country_code, content_type = excluded.content_type,"
+    " num_views = excluded.num_views, num_likes = excluded.num_likes,"
+    " num_comments = excluded.num_comments, num_shares = excluded.num_shares,"
+    " engagement_rate = excluded.engagement_rate, sentiment_score = excluded.sentiment_score,"
+    " images_count = excluded.images_count, videos_count = excluded.videos_count,"
+    " updated_at = excluded.updated_at"
+)
+_FIRST_METRICS = ("num_views", "num_likes", "num_comments")
+_METRICS = (*_FIRST_METRICS, "num_shares")
+_LOOKUP_CHUNK = 500  # ids per IN (...) list, well under SQLite's bound-variable limit
+SEED_CHUNK = 20_000
+"""Mentions per write transaction of :func:`seed_mentions` (a few seconds of lock each)."""
+
+
+def _stored_bodies(
+    conn: Connection, account_id: str, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The stored bodies of the posts among ``keys`` that the account already has."""
+    by_source: dict[str, list[str]] = {}
+    for source, post_id in keys:
+        by_source.setdefault(source, []).append(post_id)
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for source, ids in by_source.items():
+        for start in range(0, len(ids), _LOOKUP_CHUNK):
+            chunk = ids[start : start + _LOOKUP_CHUNK]
+            for row in conn.execute(
+                "SELECT id, body FROM mentions WHERE account_id = ? AND source = ?"
+                f" AND id IN ({', '.join('?' * len(chunk))})",
+                [account_id, source, *chunk],
+            ):
+                found[(source, row["id"])] = loads(row["body"])
+    return found
+
+
 def _store_mentions(
     conn: Connection, run: sqlite3.Row, mentions: list[dict[str, Any]], now: float
 ) -> tuple[int, int, int]:
-    """Upsert the account's mentions and the dataset membership; return (new, images, videos)."""
-    new = images = videos = 0
-    for mention in mentions:
-        key = (run["account_id"], mention["source"], mention["id"])
-        old = conn.execute(
-            "SELECT body FROM mentions WHERE account_id = ? AND source = ? AND id = ?", key
-        ).fetchone()
+    """Upsert the account's mentions and the dataset membership; return (new, images, videos).
+
+    Bulk statements (one lookup per 500 posts, ``executemany`` writes): a 100k-post run
+    holds the write lock for seconds, not minutes.
+    """
+    keys = [(mention["source"], mention["id"]) for mention in mentions]
+    stored = _stored_bodies(conn, run["account_id"], keys)
+    images = videos = 0
+    rows = []
+    for key, mention in zip(keys, mentions, strict=True):
         body = mention
-        if old is not None:
-            previous = loads(old["body"])
+        previous = stored.get(key)
+        if previous is not None:
             body = {**previous, **mention}
             if mention.get("sound") is None and previous.get("sound") is not None:
                 body["sound"] = previous["sound"]  # spec: an omitted sound keeps the stored one
         n_images, n_videos = _media_counts(body)
         images, videos = images + n_images, videos + n_videos
-        conn.execute(
-            "INSERT INTO mentions (account_id, source, id, body, created_at, language,"
-            " country_code, content_type, num_views, num_likes, num_comments, num_shares,"
-            " engagement_rate, sentiment_score, images_count, videos_count, first_seen_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (account_id, source, id) DO UPDATE SET body = excluded.body,"
-            " created_at = excluded.created_at, language = excluded.language,"
-            " country_code = excluded.country_code, content_type = excluded.content_type,"
-            " num_views = excluded.num_views, num_likes = excluded.num_likes,"
-            " num_comments = excluded.num_comments, num_shares = excluded.num_shares,"
-            " engagement_rate = excluded.engagement_rate,"
-            " sentiment_score = excluded.sentiment_score, images_count = excluded.images_count,"
-            " videos_count = excluded.videos_count, updated_at = excluded.updated_at",
+        posted = body.get("created_at")
+        views, likes, comments = (body.get(k) or 0 for k in _FIRST_METRICS)
+        engagement = _number(body.get("engagement_rate"))
+        rows.append(
             (
+                run["account_id"],
                 *key,
                 dumps(body),
-                parse_datetime(body["created_at"]).timestamp()
-                if body.get("created_at") is not None
-                else now,
+                now if posted is None else parse_datetime(posted).timestamp(),
                 body.get("language"),
                 body.get("country_code"),
                 body.get("content_type"),
-                body.get("num_views") or 0,
-                body.get("num_likes") or 0,
-                body.get("num_comments") or 0,
+                views,
+                likes,
+                comments,
                 body.get("num_shares") or 0,
-                _number(body.get("engagement_rate")),
+                engagement,
                 _number(body.get("sentiment_score")),
                 n_images,
                 n_videos,
                 now,
                 now,
-            ),
+                views,  # first_* columns: kept from the first insert, the upsert skips them
+                likes,
+                comments,
+                engagement,
+            )
         )
-        new += conn.execute(
-            "INSERT OR IGNORE INTO dataset_mentions VALUES (?, ?, ?, ?, ?)",
-            (run["dataset_id"], mention["source"], mention["id"], run["id"], now),
-        ).rowcount
+    conn.executemany(_UPSERT_MENTION, rows)
+    new = conn.executemany(
+        "INSERT OR IGNORE INTO dataset_mentions VALUES (?, ?, ?, ?, ?)",
+        [(run["dataset_id"], *key, run["id"], now) for key in keys],
+    ).rowcount  # summed over the rows: ignored ones (already members) count 0
     return new, images, videos
+
+
+# -- bulk seeding (benchmarks, load tests) ------------------------------------------
+def seed_mentions(
+    store: Store,
+    account_id: str,
+    dataset_id: str,
+    count: int,
+    *,
+    query: str = "oat milk",
+    variety: int = 2_000,
+) -> str:
+    """Add ``count`` mentions to a dataset as one unbilled run; return its id when completed.
+
+    For benchmarks and load tests (``benchmarks/bench_sandbox.py``), not for the API: a
+    real run generates every post (~60 µs of Python each, so 100k take minutes on a busy
+    machine); this generates ``variety`` corpus posts for ``query`` over the five sources
+    and stores copies of them, each with its own id, post date and metrics, through the
+    same writer as a run. No plan cap and no charge: the account's wallet is untouched.
+    The run is ``working`` while the mentions are written, :data:`SEED_CHUNK` per
+    transaction so that other writers (the worker, requests) are not locked out meanwhile.
+    """
+    window = _window({"search_query": {"type": "prompt"}}, store.clock.now())
+    search_query = {"type": "prompt", "sources": list(SOURCES), "search_query": query}
+    params = dict.fromkeys(PARAM_KEYS) | {"search_query": search_query, "count": count}
+    templates = collect_mentions(
+        store.seed, {**params, "count": min(count, variety)}, ordinal=1, window=window
+    )
+    mentions = [_copy(templates[n % len(templates)], n // len(templates)) for n in range(count)]
+    with store.transaction() as conn:
+        dataset_or_404(conn, account_id, dataset_id)
+        run_id = new_id(conn, "dsr")
+        (ordinal,) = conn.execute(
+            "SELECT COUNT(*) + 1 FROM dataset_runs WHERE dataset_id = ?", (dataset_id,)
+        ).fetchone()
+        now = store.clock.now()
+        steps = [
+            {"name": name, "status": "completed", "started_at": now, "finished_at": now}
+            for name in STEPS
+        ]
+        conn.execute(
+            "INSERT INTO dataset_runs (id, dataset_id, account_id, ordinal, params, count,"
+            " requested_count, status, steps, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'working', ?, ?, ?)",
+            (run_id, dataset_id, account_id, ordinal, dumps(params), count, count,
+             dumps(steps), now, now),
+        )  # fmt: skip
+        conn.execute(
+            "UPDATE datasets SET content_type = COALESCE(content_type, 'organic') WHERE id = ?",
+            (dataset_id,),
+        )
+        run = conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (run_id,)).fetchone()
+    totals = [0, 0, 0]  # new, images, videos
+    try:
+        for start in range(0, count, SEED_CHUNK):
+            with store.transaction() as conn:
+                chunk = _store_mentions(conn, run, mentions[start : start + SEED_CHUNK], now)
+            totals = [a + b for a, b in zip(totals, chunk, strict=True)]
+    except BaseException:
+        with store.transaction() as conn:
+            _set_state(conn, run, "failed", steps)
+        raise
+    with store.transaction() as conn:
+        _set_state(conn, run, "completed", steps)
+        conn.execute(
+            "UPDATE dataset_runs SET mentions_count = ?, new_mentions_count = ?,"
+            " images_count = ?, videos_count = ? WHERE id = ?",
+            (count, *totals, run_id),
+        )
+    return run_id
+
+
+def _copy(post: dict[str, Any], generation: int) -> dict[str, Any]:
+    """Copy ``generation`` of a template post: own id, an earlier date, scaled metrics."""
+    if generation == 0:
+        return post
+    # A deterministic factor in [0.5, 1.5) per copy keeps the sort keys spread out.
+    factor = 0.5 + zlib.crc32(f"{post['source']}:{post['id']}:{generation}".encode()) % 1000 / 1000
+    return {
+        **post,
+        "id": f"{post['id']}{generation}",
+        "created_at": post["created_at"] - generation * 3_607,
+        **{k: int((post.get(k) or 0) * factor) for k in _METRICS},
+    }
 
 
 def _on_error(store: Store, job: Job, exc: BaseException) -> None:

@@ -19,7 +19,7 @@ from fastapi import APIRouter
 
 from rdskit.models.mentions import Mention, MentionsQuery
 from rdskit.sandbox import search
-from rdskit.sandbox.routes._common import ApiError, Auth, StoreDep, page
+from rdskit.sandbox.routes._common import ApiError, Auth, StoreDep, invalid, page
 
 __all__ = ["SCHEMA", "live_datasets", "router"]
 
@@ -59,7 +59,7 @@ def query_mentions(body: MentionsQuery, who: Auth, store: StoreDep) -> dict[str,
     """One page of mentions matching the query, newest first by default."""
     sort = body.sort or "date"
     if sort not in search.SORTS:
-        raise search.invalid(("sort",), f"sort must be one of {', '.join(search.SORTS)}")
+        raise invalid(("sort",), f"sort must be one of {', '.join(search.SORTS)}")
     parameter_ids = list(body.parameter_ids or [])
     with store.read() as conn:
         dataset_ids = live_datasets(conn, who.account_id, body.dataset_ids)

@@ -31,7 +31,7 @@ from fastapi import APIRouter
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.sandbox import wallet
 from rdskit.sandbox.clustering import Doc, detect_patterns, summarize
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.db import Connection, Store, dumps, keys_table, loads, new_id
 from rdskit.sandbox.routes._common import ApiError, Auth, SettingsDep, StoreDep, ok
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.worker import Job, register, schedule
@@ -120,13 +120,13 @@ def pattern_assignments(
     found: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
     # Chunked so the number of bound variables stays within SQLite's limit.
     for start in range(0, len(keys), 400):
-        chunk = keys[start : start + 400]
-        pairs = " OR ".join("(p.source = ? AND p.mention_id = ?)" for _ in chunk)
+        chunk, params = keys_table("k", keys[start : start + 400], "source, id")
         rows = conn.execute(
-            "SELECT p.source, p.mention_id, p.pattern_id, p.item_id, p.confidence, i.title"
-            " FROM pattern_item_posts p JOIN pattern_items i ON i.id = p.item_id"
-            f" WHERE p.account_id = ? AND ({pairs}) ORDER BY p.pattern_id, i.position",
-            [account_id, *(part for key in chunk for part in key)],
+            f"{chunk} SELECT p.source, p.mention_id, p.pattern_id, p.item_id, p.confidence,"
+            " i.title FROM k JOIN pattern_item_posts p ON p.account_id = ?"
+            " AND p.source = k.source AND p.mention_id = k.id"
+            " JOIN pattern_items i ON i.id = p.item_id ORDER BY p.pattern_id, i.position",
+            [*params, account_id],
         ).fetchall()
         for row in rows:
             by_pattern = found.setdefault((row["source"], row["mention_id"]), {})

@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
-from fastapi.exceptions import RequestValidationError
 
 from rdskit.models import PromptPreviewRequest, ResearchPreview, UrlPreviewRequest
 from rdskit.sandbox import wallet
@@ -41,7 +40,15 @@ from rdskit.sandbox.previews import (
     sample_posts,
     time_window,
 )
-from rdskit.sandbox.routes._common import ApiError, Auth, SettingsDep, StoreDep, ok, parse_body
+from rdskit.sandbox.routes._common import (
+    ApiError,
+    Auth,
+    SettingsDep,
+    StoreDep,
+    invalid,
+    ok,
+    parse_body,
+)
 from rdskit.sandbox.settings import Settings
 
 __all__ = ["SCHEMA", "create_preview", "router"]
@@ -62,10 +69,6 @@ CREATE TABLE IF NOT EXISTS research_previews (
 _KINDS = {"prompt": PromptPreviewRequest, "url": UrlPreviewRequest}
 
 
-def _invalid(field: str, message: str) -> RequestValidationError:
-    return RequestValidationError([{"loc": ("body", field), "msg": message, "type": "value_error"}])
-
-
 def _unavailable(names: list[str]) -> ApiError:
     return ApiError(
         400,
@@ -84,7 +87,7 @@ def _prompt_preview(
     try:
         window = time_window(request.time_filter, request.date_since, request.date_until, now)
     except ValueError as exc:
-        raise _invalid("time_filter", str(exc)) from exc
+        raise invalid(("time_filter",), str(exc)) from exc
     reservation = reserve(len(request.sources))
     search_query = {
         "type": "prompt",
@@ -119,7 +122,7 @@ def _url_preview(
                 now,
             )
         except ValueError as exc:
-            raise _invalid("date_filter_since", str(exc)) from exc
+            raise invalid(("date_filter_since",), str(exc)) from exc
     reservation = reserve(len(resolved))
     scrape_failed = any(FAIL_TOKEN in url for url in request.source_urls)
     by_outcome: dict[str, list[str]] = {"private": [], "missing": [], "failed": []}
@@ -155,7 +158,7 @@ def create_preview(
     """
     kind = raw.get("type")
     if kind not in _KINDS:
-        raise _invalid("type", "type must be prompt or url")
+        raise invalid(("type",), "type must be prompt or url")
     request = parse_body(_KINDS[kind], raw)
     preview_id = new_id(conn, "rp")
 

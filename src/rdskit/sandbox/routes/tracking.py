@@ -46,6 +46,7 @@ from rdskit.references import rewrite_post_links
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.cursors import Sort, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.routes import chats
 from rdskit.sandbox.routes._common import ApiError, Auth, SettingsDep, StoreDep, ok, page
 from rdskit.sandbox.routes.datasets import DEFAULT_COUNT, start_run
 from rdskit.sandbox.rules import UnprocessablePost, compile_rule
@@ -345,6 +346,10 @@ def create_agent(body: TrackingAgentCreate, who: Auth, store: StoreDep) -> dict[
             ),
         )
         _plan_next(conn, agent_id, schedule_)
+        # The agent's dialogue chat, private to the creating seat (see routes/chats.py).
+        chats.open_chat(
+            conn, who.account_id, who.seat_id, tracking_agent_id=agent_id, name=body.name
+        )
         return ok(_agent_wire(_agent_or_404(conn, who.account_id, agent_id)))
 
 
@@ -643,6 +648,9 @@ def _post_alert(conn: Connection, run: sqlite3.Row, run_ids: Sequence[str]) -> N
         names,
         None if pattern is None else {"id": pattern["id"], "name": pattern["name"]},
     )
+    chat_id = chats.post_alert(conn, agent["id"], alert)
+    if chat_id is not None:
+        alert["chat_id"] = chat_id  # where the creating seat answers the alert (extension)
     conn.execute(
         "INSERT INTO tracking_messages VALUES (?, ?, ?, ?, ?)",
         (new_id(conn, "tam"), agent["id"], run["id"], dumps(alert), conn.store.clock.now()),

@@ -1,0 +1,62 @@
+"""rdskit in Jupyter: magics, live progress, the answer view, rich reprs and the gateway.
+
+- ``%load_ext rdskit`` (:func:`load_ipython_extension`): the ``%rds`` and ``%%ask``
+  magics (:mod:`rdskit.jupyter.magics`), a text printer for models and a rich card under
+  the traceback of rdskit errors;
+- :mod:`rdskit.jupyter.progress`: the live display of every ``wait()``;
+- :mod:`rdskit.jupyter.render`: the answer view (hoverable ``[N]`` citations);
+- :mod:`rdskit.jupyter.reprs`: ``_repr_html_`` of models and errors (no extension needed);
+- :mod:`rdskit.jupyter.gateway` / :mod:`rdskit.jupyter.discovery`: the Jupyter server
+  extension that keeps the API key out of kernels, and its client side.
+
+Nothing here imports IPython until a notebook feature is used. See ``docs/jupyter.md``.
+
+Example (a notebook cell)::
+
+    %load_ext rdskit
+    %rds connect --sandbox
+    client = rdskit.jupyter.current_session().client
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rdskit.jupyter.session import Session
+
+__all__ = ["current_session", "load_ipython_extension", "unload_ipython_extension"]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics, the models' text printer and the error card.
+
+    Example:
+        >>> from IPython.core.interactiveshell import InteractiveShell  # doctest: +SKIP
+        >>> load_ipython_extension(InteractiveShell.instance())  # doctest: +SKIP
+    """
+    from rdskit.jupyter.magics import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Undo :func:`load_ipython_extension` (``%unload_ext rdskit``)."""
+    from rdskit.jupyter.magics import unload
+
+    unload(ipython)
+
+
+def current_session() -> Session:
+    """The running IPython's rdskit session: ``.client`` (None until connected) and
+    ``.chat_id`` (the chat ``%%ask`` continues).
+
+    Example:
+        >>> current_session().client.me().email  # doctest: +SKIP
+        'owner@sandbox.rdskit.invalid'
+    """
+    from IPython import get_ipython
+
+    from rdskit.jupyter.magics import session_of
+
+    return session_of(get_ipython())

@@ -1,0 +1,131 @@
+"""Contract tests: the typed ``rdskit.Client`` against a real sandbox over loopback HTTP.
+
+One sandbox serves the whole session (speed 500, so runs finish in milliseconds; rate
+limit 10,000/s, so only the rate-limit tests meet a 429). Fixtures:
+
+- ``sandbox``: the session's :class:`~rdskit.sandbox.SandboxHandle`;
+- ``client``: an ``rdskit.Client`` on its default Pro account (client-side limiter off);
+- ``new_account(plan=..., wallet_usd=..., **client_options)``: an isolated account with
+  its own client, for tests that count, list or spend;
+- ``collected``: a dataset of the default account with one completed, analysed run,
+  shared read-only by the tests that read mentions, profiles and patterns;
+- ``collect(client, name)``: a fresh dataset with a completed run; ``finish(obj)`` waits
+  on a run-like object at the sandbox's pace;
+- ``slowed(sandbox)``: a context manager that slows simulated time, so a run stays in
+  flight long enough to be raced deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from rdskit import Client
+from rdskit.models import Dataset, DatasetRun
+from rdskit.sandbox import SandboxHandle, start
+
+FAST = 500.0  # simulated-time speed-up: a dataset run takes ~15 ms
+SLOW = 2.0  # while slowed: a queued run waits ~0.5 s before it starts
+PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok", "instagram"],
+          "search_query": "oat milk"}  # fmt: skip
+WAIT = 30.0  # seconds any single wait may take before the test fails
+POLL = 0.01  # first poll interval of waits (the default 1 s suits the real service)
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[SandboxHandle]:
+    """The session's sandbox."""
+    with start(speed=FAST, rate_limit=10_000, seed=41) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="session")
+def client(sandbox: SandboxHandle) -> Iterator[Client]:
+    """The default account's typed client (the client's own rate limiter off)."""
+    with Client(sandbox.api_key, base_url=sandbox.url, rate_limit=None) as c:
+        yield c
+
+
+@dataclass
+class Account:
+    """An isolated account: its ids, its raw key and a typed client on it."""
+
+    account_id: str
+    seat_id: str
+    api_key: str
+    client: Client
+
+
+@pytest.fixture
+def new_account(sandbox: SandboxHandle) -> Iterator[Callable[..., Account]]:
+    """Factory: ``new_account(plan="Pro", wallet_usd=None, **client_options)``."""
+    made: list[Client] = []
+
+    def make(plan: str = "Pro", wallet_usd: Decimal | str | None = None, **options: Any) -> Account:
+        created = sandbox.admin.create_account(plan=plan, wallet_usd=wallet_usd)
+        options.setdefault("rate_limit", None)
+        made.append(Client(created.api_key, base_url=sandbox.url, **options))
+        return Account(created.account_id, created.seat_id, created.api_key, made[-1])
+
+    yield make
+    for c in made:
+        c.close()
+
+
+def finish(obj: Any) -> Any:
+    """``obj.wait()`` at the sandbox's pace: polls from 10 ms on, fails after ``WAIT`` s."""
+    return obj.wait(timeout=WAIT, poll_interval=POLL)
+
+
+def collect_into(client: Client, name: str, count: int = 20, **options: Any) -> Dataset:
+    """A new dataset with one completed prompt run of ``count`` mentions."""
+    dataset = client.datasets.create(name)
+    run = client.datasets.runs.create(dataset.id, PROMPT, count=count, **options)
+    assert finish(run).status.type == "completed"
+    return dataset
+
+
+@pytest.fixture
+def collect() -> Callable[..., Dataset]:
+    """``collect(client, name, count=20, **run_options)`` -> a dataset with a completed run."""
+    return collect_into
+
+
+@dataclass(frozen=True)
+class Collected:
+    """The shared dataset and its completed run."""
+
+    dataset: Dataset
+    run: DatasetRun
+
+
+@pytest.fixture(scope="session")
+def collected(client: Client) -> Collected:
+    """40 analysed mentions with comments, in the default account (read-only for tests)."""
+    dataset = client.datasets.create("Oat milk (shared)")
+    run = client.datasets.runs.create(
+        dataset.id, PROMPT, count=40, num_comments_per_post=2,
+        content_analysis_actions=["sentiment", "hook", "cta"],
+    )
+    return Collected(client.datasets.get(dataset.id), finish(run))
+
+
+@contextmanager
+def _slowed(handle: SandboxHandle, speed: float = SLOW) -> Iterator[None]:
+    clock = handle.store.clock
+    fast, clock.speed = clock.speed, speed
+    try:
+        yield
+    finally:
+        clock.speed = fast
+
+
+@pytest.fixture
+def slowed(sandbox: SandboxHandle) -> Callable[..., Any]:
+    """``with slowed():`` work scheduled inside waits ~``1/SLOW`` s per simulated second."""
+    return lambda speed=SLOW: _slowed(sandbox, speed)

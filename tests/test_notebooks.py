@@ -1,0 +1,105 @@
+"""The tutorial notebooks as committed: executed, explained, keyless, linked.
+
+``pytest --nbval`` (on by default, see pyproject.toml) re-runs every notebook and compares
+its outputs; these checks cover what that cannot see: that outputs were committed at all
+(a notebook without outputs passes nbval vacuously), how to leave the sandbox, no API key
+anywhere in the file, and the kernelspec nbval falls back to.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+EXPECTED = [
+    "01-quickstart.ipynb",
+    "02-ask-and-references.ipynb",
+    "03-audiences.ipynb",
+    "04-custom-parameters-and-patterns.ipynb",
+    "05-tracking-agents.ipynb",
+    "06-credits-and-usage.ipynb",
+]
+KEY = re.compile(r"bz_(live|test)_[0-9a-fA-F]{32}")
+IGNORE_MARKER = re.compile(r"#\s*NBVAL_IGNORE_OUTPUT(?P<why>.*)")
+LINK = re.compile(r"\]\((?P<target>[^)#\s]+\.ipynb)(#[^)]*)?\)")
+
+
+def _load(name: str) -> dict[str, Any]:
+    notebook: dict[str, Any] = json.loads((NOTEBOOKS_DIR / name).read_text(encoding="utf-8"))
+    return notebook
+
+
+def _source(cell: dict[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _code_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
+    return [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+
+
+def test_the_six_tutorials_are_there() -> None:
+    assert sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb")) == EXPECTED
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_executed_in_order_with_outputs_and_no_errors(name: str) -> None:
+    cells = _code_cells(_load(name))
+    assert cells, f"{name} has no code cell"
+    counts = [cell.get("execution_count") for cell in cells]
+    assert counts == list(range(1, len(cells) + 1)), (
+        f"{name}: execution counts {counts}; execute it top to bottom in a fresh kernel "
+        "(jupyter nbconvert --to notebook --execute --inplace)"
+    )
+    outputs = [output for cell in cells for output in cell.get("outputs", [])]
+    assert outputs, f"{name} was committed without outputs"
+    errors = [o.get("ename") for o in outputs if o.get("output_type") == "error"]
+    assert not errors, f"{name} has error outputs: {errors}"
+    stderr = [o.get("text") for o in outputs if o.get("name") == "stderr"]
+    assert not stderr, f"{name} writes to stderr (warnings?): {stderr}"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_first_cell_tells_how_to_use_a_real_key(name: str) -> None:
+    first = _load(name)["cells"][0]
+    text = _source(first)
+    assert first["cell_type"] == "markdown"
+    for needed in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL", "rdskit.Client()", "%rds connect"):
+        assert needed in text, f"{name}: the first cell does not mention {needed}"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_no_api_key_anywhere(name: str) -> None:
+    raw = (NOTEBOOKS_DIR / name).read_text(encoding="utf-8")
+    found = KEY.search(raw)
+    assert found is None, f"{name} contains an API key at offset {found.start() if found else 0}"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_kernelspec_is_python3(name: str) -> None:
+    kernelspec = _load(name)["metadata"].get("kernelspec", {})
+    assert kernelspec.get("name") == "python3"
+    assert kernelspec.get("language") == "python"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_ignored_outputs_say_why(name: str) -> None:
+    for cell in _code_cells(_load(name)):
+        for match in IGNORE_MARKER.finditer(_source(cell)):
+            why = match.group("why").lstrip(": ").strip()
+            assert len(why) > 20, f"{name}: an NBVAL_IGNORE_OUTPUT marker without a reason"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_links_to_other_notebooks_resolve(name: str) -> None:
+    for cell in _load(name)["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for match in LINK.finditer(_source(cell)):
+            target = match.group("target")
+            assert (NOTEBOOKS_DIR / target).is_file(), f"{name} links to missing {target}"
