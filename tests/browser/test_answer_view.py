@@ -174,7 +174,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--ServerApp.token={token}", f"--ServerApp.root_dir={notebook_dir}",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebook_dir}",
+        "--ServerApp.allow_root=True",  # CI runs as root; the server listens on loopback only
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     with log.open("wb") as sink:

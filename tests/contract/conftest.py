@@ -19,22 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from contract_support import FAST, PROMPT, SLOW, Account, Collected, collect_into, finish
 
 from rdskit import Client
-from rdskit.models import Dataset, DatasetRun
+from rdskit.models import Dataset
 from rdskit.sandbox import SandboxHandle, start
-
-FAST = 500.0  # simulated-time speed-up: a dataset run takes ~15 ms
-SLOW = 2.0  # while slowed: a queued run waits ~0.5 s before it starts
-PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok", "instagram"],
-          "search_query": "oat milk"}  # fmt: skip
-WAIT = 30.0  # seconds any single wait may take before the test fails
-POLL = 0.01  # first poll interval of waits (the default 1 s suits the real service)
 
 
 @pytest.fixture(scope="session")
@@ -49,16 +42,6 @@ def client(sandbox: SandboxHandle) -> Iterator[Client]:
     """The default account's typed client (the client's own rate limiter off)."""
     with Client(sandbox.api_key, base_url=sandbox.url, rate_limit=None) as c:
         yield c
-
-
-@dataclass
-class Account:
-    """An isolated account: its ids, its raw key and a typed client on it."""
-
-    account_id: str
-    seat_id: str
-    api_key: str
-    client: Client
 
 
 @pytest.fixture
@@ -77,31 +60,10 @@ def new_account(sandbox: SandboxHandle) -> Iterator[Callable[..., Account]]:
         c.close()
 
 
-def finish(obj: Any) -> Any:
-    """``obj.wait()`` at the sandbox's pace: polls from 10 ms on, fails after ``WAIT`` s."""
-    return obj.wait(timeout=WAIT, poll_interval=POLL)
-
-
-def collect_into(client: Client, name: str, count: int = 20, **options: Any) -> Dataset:
-    """A new dataset with one completed prompt run of ``count`` mentions."""
-    dataset = client.datasets.create(name)
-    run = client.datasets.runs.create(dataset.id, PROMPT, count=count, **options)
-    assert finish(run).status.type == "completed"
-    return dataset
-
-
 @pytest.fixture
 def collect() -> Callable[..., Dataset]:
     """``collect(client, name, count=20, **run_options)`` -> a dataset with a completed run."""
     return collect_into
-
-
-@dataclass(frozen=True)
-class Collected:
-    """The shared dataset and its completed run."""
-
-    dataset: Dataset
-    run: DatasetRun
 
 
 @pytest.fixture(scope="session")

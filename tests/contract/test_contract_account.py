@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from conftest import PROMPT, Account, finish
+from contract_support import PROMPT, Account, finish
 
 from rdskit import Client, credits_to_usd, usd_to_credits
 from rdskit.errors import InvalidCursor

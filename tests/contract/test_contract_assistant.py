@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import Account, Collected, finish
+from contract_support import Account, Collected, finish
 
 from rdskit import Client, InsufficientCredits
 from rdskit.errors import (

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from conftest import Account, Collected, finish
+from contract_support import Account, Collected, finish
 
 from rdskit import APIError, Client, Conflict, SyncPage
 from rdskit import filters as f

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from conftest import PROMPT, Account, Collected, finish
+from contract_support import PROMPT, Account, Collected, finish
 
 from rdskit import Client, InsufficientCredits, NotFound, SyncPage
 from rdskit.errors import (

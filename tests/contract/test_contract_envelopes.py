@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import PROMPT, Collected, finish
+from contract_support import PROMPT, Collected, finish
 
 from rdskit import APIError, Client
 from rdskit.sandbox import SandboxHandle

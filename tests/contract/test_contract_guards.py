@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 
 import pytest
-from conftest import PROMPT, Account, finish
+from contract_support import PROMPT, Account, finish
 
 from rdskit import BudgetExceeded, Client, RateLimited, Unauthorized
 from rdskit.errors import InsufficientCreditsDatasetRun, TooManyRequests

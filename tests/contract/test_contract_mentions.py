@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Collected
+from contract_support import Collected
 
 from rdskit import Client, SyncPage, ValidationError
 from rdskit import filters as f

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from conftest import Account, Collected, finish
+from contract_support import Account, Collected, finish
 
 from rdskit import Client, RunFailed
 from rdskit.errors import (

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 import pytest
-from conftest import Account
+from contract_support import Account
 
 from rdskit import Client, NotFound, ValidationError
 from rdskit.errors import InsufficientCreditsResearchPreview, SourceUnavailable

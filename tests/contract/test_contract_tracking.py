@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Account, collect_into, finish
+from contract_support import Account, collect_into, finish
 
 from rdskit import Client, Conflict, InsufficientCredits, NotFound
 from rdskit.errors import (

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import POLL, PROMPT, WAIT, Account, Collected, finish
+from contract_support import POLL, PROMPT, WAIT, Account, Collected, finish
 
 from rdskit import AsyncClient, AsyncPager, Client, RunFailed, WaitTimeout
 from rdskit.errors import DatasetNotFound

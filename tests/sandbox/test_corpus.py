@@ -149,11 +149,13 @@ def test_profile_urls(url: str, parsed: tuple[str, str, str] | None) -> None:
     assert corpus.parse_profile_url(url) == parsed
 
 
-def test_hundred_thousand_mentions_in_seconds() -> None:
-    started = time.perf_counter()
-    posts = collect(count=100_000)
-    assert len(posts) == 100_000
-    assert time.perf_counter() - started < 30  # ~6 s on one core; generous for shared CI
+def test_mentions_are_generated_in_microseconds_each() -> None:
+    # CPU time, not wall time: other processes on a shared CI machine do not count. 20k
+    # posts keep the suite quick; generation is linear (~60 us a post, 100k in ~6 s).
+    started = time.process_time()
+    posts = collect(count=20_000)
+    assert len(posts) == 20_000
+    assert time.process_time() - started < 6  # ~1.2 s on one core
 
 
 def test_profiles_fill_every_field_deterministically() -> None:
