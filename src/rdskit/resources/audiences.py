@@ -26,11 +26,11 @@ from rdskit.models import (
     ProfilesQuery,
 )
 from rdskit.pagination import SyncPage
+from rdskit.resources._containers import NamedContainers
 from rdskit.resources._resource import (
     APIClient,
     Resource,
     check_limit,
-    discard,
     given,
     validated,
 )
@@ -59,81 +59,64 @@ def get_audience_run(audience_dataset_id: str, run_id: str) -> APIRequest[Audien
     )
 
 
-class AudienceDatasets(Resource):
+class AudienceDatasets(NamedContainers[AudienceDataset]):
     """``client.audience_datasets``: name-only containers of profiles; ``.runs`` fills them."""
+
+    collection = "audience_datasets"
+    model = AudienceDataset
+    create_model = AudienceDatasetCreate
+    update_model = AudienceDatasetUpdate
+    not_found = "AudienceDatasetNotFound"
 
     def __init__(self, client: APIClient) -> None:
         super().__init__(client)
         self.runs = AudienceRuns(client)
 
     def create(self, name: str) -> AudienceDataset:
-        """Create an empty audience dataset.
+        """Create an empty audience dataset (``POST /v1/audience_datasets``).
 
         Example:
-            >>> client.audience_datasets.create("fans").id  # doctest: +SKIP
+            >>> client.audience_datasets.create("Oat milk fans").id  # doctest: +SKIP
             'ad_41c…'
         """
-        body = validated(AudienceDatasetCreate, given(name=name))
-        return self._client._request(APIRequest(
-            "POST", "/v1/audience_datasets", kind="write", json=body.to_wire(),
-            cast=AudienceDataset.model_validate,
-            check_hint=f"look for {name!r} in client.audience_datasets.list() before creating "
-            "it again",
-        ))
+        return self._create(name)
 
     def list(
         self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
     ) -> SyncPage[AudienceDataset]:
-        """Audience datasets of the account; iterate for every page.
+        """The account's audience datasets, newest first by default; iterate for every page.
 
         Example:
-            >>> [ad.profile_count for ad in client.audience_datasets.list()]  # doctest: +SKIP
-            [200, 35]
+            >>> [x.name for x in client.audience_datasets.list(limit=100)]  # doctest: +SKIP
+            ['Oat milk fans', ...]
         """
-        check_limit(limit)
-        return self._client._paginate(APIRequest(
-            "GET", "/v1/audience_datasets", params=given(limit=limit, cursor=cursor, order=order),
-            cast=AudienceDataset.model_validate,
-        ))
+        return self._list(limit=limit, cursor=cursor, order=order)
 
     def get(self, audience_dataset_id: str) -> AudienceDataset:
-        """One audience dataset with its ``profile_count``.
+        """One audience dataset with its counts (``AudienceDatasetNotFound`` if absent).
 
         Example:
             >>> client.audience_datasets.get("ad_1").profile_count  # doctest: +SKIP
-            200
+            120
         """
-        return self._client._request(APIRequest(
-            "GET", path("/v1/audience_datasets/{}", audience_dataset_id),
-            cast=AudienceDataset.model_validate,
-        ))
+        return self._get(audience_dataset_id)
 
     def update(self, audience_dataset_id: str, name: str) -> AudienceDataset:
-        """Rename an audience dataset.
+        """Rename a audience dataset (``PATCH``).
 
         Example:
-            >>> client.audience_datasets.update("ad_1", name="EU fans").name  # doctest: +SKIP
-            'EU fans'
+            >>> client.audience_datasets.update("ad_1", name="Oat milk fans EU")  # doctest: +SKIP
+            AudienceDataset(id='ad_1', name='Oat milk fans EU', ...)
         """
-        body = validated(AudienceDatasetUpdate, given(name=name))
-        return self._client._request(APIRequest(
-            "PATCH", path("/v1/audience_datasets/{}", audience_dataset_id), kind="write",
-            json=body.to_wire(), cast=AudienceDataset.model_validate,
-            check_hint=f"read it back with client.audience_datasets.get({audience_dataset_id!r})",
-        ))
+        return self._update(audience_dataset_id, name)
 
     def delete(self, audience_dataset_id: str) -> None:
-        """Delete an audience dataset.
+        """Soft-delete a audience dataset.
 
         Example:
             >>> client.audience_datasets.delete("ad_1")  # doctest: +SKIP
         """
-        return self._client._request(APIRequest(
-            "DELETE", path("/v1/audience_datasets/{}", audience_dataset_id), kind="write",
-            cast=discard,
-            check_hint=f"client.audience_datasets.get({audience_dataset_id!r}) raises "
-            "AudienceDatasetNotFound once deleted",
-        ))
+        return self._delete(audience_dataset_id)
 
 
 class AudienceRuns(Resource):

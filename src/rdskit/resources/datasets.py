@@ -26,11 +26,11 @@ from rdskit.models import (
     UrlSearchQuery,
 )
 from rdskit.pagination import SyncPage
+from rdskit.resources._containers import NamedContainers
 from rdskit.resources._resource import (
     APIClient,
     Resource,
     check_limit,
-    discard,
     given,
     validated,
 )
@@ -67,8 +67,14 @@ def list_dataset_runs(
     )
 
 
-class Datasets(Resource):
+class Datasets(NamedContainers[Dataset]):
     """``client.datasets``: named pools of mentions; ``.runs`` collects into them."""
+
+    collection = "datasets"
+    model = Dataset
+    create_model = DatasetCreate
+    update_model = DatasetUpdate
+    not_found = "DatasetNotFound"
 
     def __init__(self, client: APIClient) -> None:
         super().__init__(client)
@@ -81,27 +87,18 @@ class Datasets(Resource):
             >>> client.datasets.create("Oat milk").id  # doctest: +SKIP
             'ds_8f2c…'
         """
-        body = validated(DatasetCreate, given(name=name))
-        return self._client._request(APIRequest(
-            "POST", "/v1/datasets", kind="write", json=body.to_wire(),
-            cast=Dataset.model_validate,
-            check_hint=f"look for {name!r} in client.datasets.list() before creating it again",
-        ))
+        return self._create(name)
 
     def list(
         self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
     ) -> SyncPage[Dataset]:
-        """Datasets of the account, newest first by default; iterate for every page.
+        """The account's datasets, newest first by default; iterate for every page.
 
         Example:
-            >>> [ds.name for ds in client.datasets.list(limit=100)]  # doctest: +SKIP
+            >>> [x.name for x in client.datasets.list(limit=100)]  # doctest: +SKIP
             ['Oat milk', ...]
         """
-        check_limit(limit)
-        return self._client._paginate(APIRequest(
-            "GET", "/v1/datasets", params=given(limit=limit, cursor=cursor, order=order),
-            cast=Dataset.model_validate,
-        ))
+        return self._list(limit=limit, cursor=cursor, order=order)
 
     def get(self, dataset_id: str) -> Dataset:
         """One dataset with its counts (``DatasetNotFound`` if absent).
@@ -110,7 +107,7 @@ class Datasets(Resource):
             >>> client.datasets.get("ds_1").mentions_count  # doctest: +SKIP
             120
         """
-        return self._client._request(get_dataset(dataset_id))
+        return self._get(dataset_id)
 
     def update(self, dataset_id: str, name: str) -> Dataset:
         """Rename a dataset (``PATCH``).
@@ -119,12 +116,7 @@ class Datasets(Resource):
             >>> client.datasets.update("ds_1", name="Oat milk EU").name  # doctest: +SKIP
             'Oat milk EU'
         """
-        body = validated(DatasetUpdate, given(name=name))
-        return self._client._request(APIRequest(
-            "PATCH", path("/v1/datasets/{}", dataset_id), kind="write", json=body.to_wire(),
-            cast=Dataset.model_validate,
-            check_hint=f"read it back with client.datasets.get({dataset_id!r})",
-        ))
+        return self._update(dataset_id, name)
 
     def delete(self, dataset_id: str) -> None:
         """Soft-delete a dataset (its audience profiles are kept).
@@ -132,12 +124,7 @@ class Datasets(Resource):
         Example:
             >>> client.datasets.delete("ds_1")  # doctest: +SKIP
         """
-        return self._client._request(APIRequest(
-            "DELETE", path("/v1/datasets/{}", dataset_id), kind="write",
-            cast=discard,
-            check_hint=f"client.datasets.get({dataset_id!r}) raises DatasetNotFound once deleted",
-        ))
-
+        return self._delete(dataset_id)
 
     def to_frame(self) -> pd.DataFrame:
         """Every dataset of the account as a frame (one row per dataset).
