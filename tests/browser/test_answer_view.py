@@ -233,15 +233,12 @@ def _errors_of(cell: Locator) -> str:
     return "\n".join(stderr.all_inner_texts())
 
 
-def _run_active_cell(page: Page, cell: Locator, is_code: bool) -> None:
-    """Shift+Enter on the active cell; for code, wait until its prompt shows a number."""
-    page.keyboard.press("Shift+Enter")
-    if not is_code:
-        return
+def _run_cell(page: Page, cell: Locator) -> None:
+    """Select a code cell by its prompt (command mode), Shift+Enter, wait for its number."""
     prompt = cell.locator(".jp-InputArea-prompt")
+    prompt.click()
+    page.keyboard.press("Shift+Enter")
     expect(prompt).to_have_text(re.compile(r"\[\d+\]:"), timeout=CELL_MS)
-    errors = _errors_of(cell)
-    assert not errors, f"a cell failed before the %%ask cell:\n{errors}"
 
 
 def _kernel_lookup(lab: Lab, code: str) -> dict[str, Any]:
@@ -297,22 +294,26 @@ def test_answer_view_in_jupyterlab(
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(UI_MS)
     try:
-        page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?token={lab.token}")
-        expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_be_visible(
-            timeout=KERNEL_READY_MS
+        page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
+        # The toolbar's execution indicator says "idle" before any kernel is attached; the
+        # status bar names the kernel once its session is connected and idle.
+        kernel_idle = page.locator(".jp-StatusBar-Widget").get_by_text(
+            re.compile(r"\(ipykernel\) \| Idle")
         )
-        cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+        expect(kernel_idle).to_be_visible(timeout=KERNEL_READY_MS)
+        cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
         expect(cells).to_have_count(len(notebook_cells))
 
-        # Command mode on the first cell, then Shift+Enter down to the %%ask cell.
-        cells.nth(0).click()
-        page.keyboard.press("Escape")
+        # Every code cell above the %%ask cell, in order, as a reader would run them.
         for index in range(ask_index):
-            _run_active_cell(page, cells.nth(index), notebook_cells[index]["cell_type"] == "code")
+            if notebook_cells[index]["cell_type"] == "code":
+                _run_cell(page, cells.nth(index))
+                errors = _errors_of(cells.nth(index))
+                assert not errors, f"cell {index} failed before the %%ask cell:\n{errors}"
 
         ask_cell = cells.nth(ask_index)
         ask_cell.evaluate(WATCH_JS)
-        _run_active_cell(page, ask_cell, is_code=True)
+        _run_cell(page, ask_cell)
 
         # The progress display was there while the assistant worked, before the answer.
         seen: list[dict[str, Any]] = page.evaluate("window.__rdsSeen")

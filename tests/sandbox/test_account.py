@@ -125,7 +125,9 @@ def test_prices(http: httpx.Client, api: type[Api]) -> None:
     assert set(prices["prices"]) == CATEGORIES
     rate = Decimal(prices["billing"]["credit_rate_usd"])
     for name, credits in prices["prices_credits"].items():
-        assert Decimal(str(prices["prices"][name])) == Decimal(credits) * rate
+        # the spec's rule: credits = USD price / credit_rate_usd, at six decimals
+        usd = Decimal(str(prices["prices"][name]))
+        assert Decimal(credits) == (usd / rate).quantize(Decimal("0.000001"))
     assert prices["rate"] == prices["prices"]["mention"]
 
 

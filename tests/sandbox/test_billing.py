@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from conftest import Account, Api
 
 MENTION = Decimal("0.0148333333333333")  # Pro: 178 USD / 12,000 credits, 16 places
+POST = Decimal("0.0074166666666667")  # half a credit: 178 x 0.5 / 12,000, rounded once
 
 
 def _start_run(account: Account, api: type[Api], count: int, query: str = "oat") -> tuple[str, str]:
@@ -122,7 +123,7 @@ def test_reserve_settle_refund_are_exact(store: Store) -> None:
             conn, account_id, "post_processing", 10, "cpr_b", error_code="e", top_up_url="u"
         )
         funds = wallet.balance(conn, account_id)
-        assert funds.held == 100 * MENTION + 10 * MENTION / 2
+        assert funds.held == 100 * MENTION + 10 * POST
         assert wallet.settle(conn, first, 250) == 100 * MENTION  # capped at the reservation
         wallet.refund(conn, second)
         funds = wallet.balance(conn, account_id)

@@ -440,13 +440,20 @@ def _seeded_dataset(sandbox: SandboxHandle, count: int) -> tuple[str, str]:
     return account.account_id, dataset_id
 
 
+@pytest.fixture(scope="module")
+def seeded(sandbox: SandboxHandle) -> tuple[tuple[str, str], tuple[str, str]]:
+    """A 20k-mention dataset and a 100-mention one, each in its own account."""
+    return _seeded_dataset(sandbox, 20_000), _seeded_dataset(sandbox, 100)
+
+
 @pytest.mark.parametrize("sort", ["date", "likes", "dataset_run_at"])
-def test_deep_pages_cost_what_the_first_page_costs(sandbox: SandboxHandle, sort: str) -> None:
+def test_deep_pages_cost_what_the_first_page_costs(
+    sandbox: SandboxHandle, seeded: tuple[tuple[str, str], tuple[str, str]], sort: str
+) -> None:
     """Page 900 of 20k mentions (and any page of a big dataset) costs what page 1 of a small
     one costs: keyset search plus per-page hydration, nothing that grows with the dataset.
     ``dataset_run_at`` is one 20k tie group (the seed is one run), the keyset's worst case."""
-    big = _seeded_dataset(sandbox, 20_000)
-    small = _seeded_dataset(sandbox, 100)
+    big, small = seeded
     with sandbox.store.read() as conn:
 
         def page(account_dataset: tuple[str, str], cursor: str | None) -> Page:

@@ -298,7 +298,9 @@ def message_html(
         rf"rdsmark{nonce}x(\d+)x", lambda found: _marker_html(cards[int(found[1])]), body
     )
     parts = [
-        '<div class="rds-answer">',
+        # mathjax_ignore (MathJax 3, JupyterLab 4) / tex2jax_ignore (MathJax 2): post texts
+        # quote prices, and two "$" in one answer would otherwise be typeset as math.
+        '<div class="rds-answer mathjax_ignore tex2jax_ignore">',
         f"<style>{ANSWER_CSS}</style>",
         f'<div class="rds-answer-body">{body}</div>',
     ]

@@ -92,9 +92,16 @@ class _Plan:
             return None
         return (Decimal(self.price_usd) / self.credits).quantize(_RATE_PLACES).normalize()
 
+    def unit_usd(self, credits: Decimal) -> Decimal:
+        """USD price of ``credits`` from the exact plan fraction (price x credits / allotment),
+        so 3 credits on Pro are 0.0445 USD, not 3 x the rounded rate."""
+        if self.credits is None:
+            return credits * Decimal("0.015")  # Legacy: 1.5 cents per mention-credit
+        exact = Decimal(self.price_usd) * credits / self.credits
+        return exact.quantize(_RATE_PLACES).normalize()
+
     def row(self) -> tuple[Any, ...]:
-        rate = self.rate() or Decimal("0.015")  # Legacy: 1.5 cents per mention-credit
-        prices = {k: str((Decimal(str(v)) * rate).normalize()) for k, v in _CREDITS.items()}
+        prices = {k: str(self.unit_usd(Decimal(str(v)))) for k, v in _CREDITS.items()}
         limits = {
             "max_research_depth": self.max_research_depth,
             "num_seats": self.seats - 1,  # the spec counts invited teammates only

@@ -652,16 +652,12 @@ def seed_mentions(
             "SELECT COUNT(*) + 1 FROM dataset_runs WHERE dataset_id = ?", (dataset_id,)
         ).fetchone()
         now = store.clock.now()
-        steps = [
-            {"name": name, "status": "completed", "started_at": now, "finished_at": now}
-            for name in STEPS
-        ]
         conn.execute(
             "INSERT INTO dataset_runs (id, dataset_id, account_id, ordinal, params, count,"
             " requested_count, status, steps, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, 'working', ?, ?, ?)",
             (run_id, dataset_id, account_id, ordinal, dumps(params), count, count,
-             dumps(steps), now, now),
+             dumps(_seed_steps("working", now)), now, now),
         )  # fmt: skip
         conn.execute(
             "UPDATE datasets SET content_type = COALESCE(content_type, 'organic') WHERE id = ?",
@@ -676,16 +672,25 @@ def seed_mentions(
             totals = [a + b for a, b in zip(totals, chunk, strict=True)]
     except BaseException:
         with store.transaction() as conn:
-            _set_state(conn, run, "failed", steps)
+            _set_state(conn, run, "failed", _seed_steps("failed", now))
         raise
     with store.transaction() as conn:
-        _set_state(conn, run, "completed", steps)
+        _set_state(conn, run, "completed", _seed_steps("completed", now))
         conn.execute(
             "UPDATE dataset_runs SET mentions_count = ?, new_mentions_count = ?,"
             " images_count = ?, videos_count = ? WHERE id = ?",
             (count, *totals, run_id),
         )
     return run_id
+
+
+def _seed_steps(status: str, started: float) -> list[dict[str, Any]]:
+    """A seeded run's steps: all in ``status`` together (it has no pipeline to show)."""
+    finished = None if status == "working" else started
+    return [
+        {"name": name, "status": status, "started_at": started, "finished_at": finished}
+        for name in STEPS
+    ]
 
 
 def _copy(post: dict[str, Any], generation: int) -> dict[str, Any]:
@@ -696,7 +701,7 @@ def _copy(post: dict[str, Any], generation: int) -> dict[str, Any]:
     factor = 0.5 + zlib.crc32(f"{post['source']}:{post['id']}:{generation}".encode()) % 1000 / 1000
     return {
         **post,
-        "id": f"{post['id']}{generation}",
+        "id": f"{post['id']}~{generation}",  # "~" is in no corpus id: copies never collide
         "created_at": post["created_at"] - generation * 3_607,
         **{k: int((post.get(k) or 0) * factor) for k in _METRICS},
     }
