@@ -6,6 +6,7 @@ runs here, so an example that drifts from the code fails this test.
 
 from __future__ import annotations
 
+import builtins
 import doctest
 import importlib
 import pkgutil
@@ -19,6 +20,16 @@ MODULES = sorted(
     for info in pkgutil.walk_packages(rdskit.__path__, "rdskit.")
     if not info.name.endswith("__main__")
 )
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_underscore():
+    """doctest runs examples through ``sys.__displayhook__``, which sets ``builtins._``;
+    IPython then stops binding ``_`` to the last result in every later shell test."""
+    had = "_" in builtins.__dict__
+    yield
+    if not had:
+        builtins.__dict__.pop("_", None)
 
 
 @pytest.mark.parametrize("name", MODULES)

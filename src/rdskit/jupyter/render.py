@@ -298,10 +298,11 @@ def message_html(
         rf"rdsmark{nonce}x(\d+)x", lambda found: _marker_html(cards[int(found[1])]), body
     )
     parts = [
-        # mathjax_ignore (MathJax 3, JupyterLab 4) / tex2jax_ignore (MathJax 2): post texts
-        # quote prices, and two "$" in one answer would otherwise be typeset as math.
-        '<div class="rds-answer mathjax_ignore tex2jax_ignore">',
+        '<div class="rds-answer">',
         f"<style>{ANSWER_CSS}</style>",
+        # mathjax_ignore (MathJax 3, JupyterLab 4) / tex2jax_ignore (MathJax 2): posts quote
+        # prices, and two "$" in one answer would otherwise be typeset as math.
+        '<div class="mathjax_ignore tex2jax_ignore">',
         f'<div class="rds-answer-body">{body}</div>',
     ]
     if cards:
@@ -317,7 +318,7 @@ def message_html(
         parts.append(f'<div class="rds-answer-note">{esc(note)}</div>')
     if footer:
         parts.append(f'<div class="rds-answer-note">{footer}</div>')
-    parts.append("</div>")
+    parts.append("</div></div>")
     return "".join(parts)
 
 
