@@ -50,8 +50,18 @@ def _printed(banner: str, label: str) -> str:
 @contextmanager
 def sandbox_process() -> Iterator[tuple[str, AdminClient]]:
     """A sandbox served by a child process: (base URL, admin client)."""
-    command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--port", "0", "--speed", "1000",
-               "--rate-limit", str(RATE_LIMIT)]
+    command = [
+        sys.executable,
+        "-m",
+        "rdskit.cli",
+        "sandbox",
+        "--port",
+        "0",
+        "--speed",
+        "1000",
+        "--rate-limit",
+        str(RATE_LIMIT),
+    ]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
@@ -74,13 +84,15 @@ def main() -> None:
         statuses: Counter[int] = Counter()
         http = httpx.Client(event_hooks={"response": [lambda r: statuses.update([r.status_code])]})
         with http, rdskit.Client(account.api_key, base_url=url, http_client=http) as client:
-            print(f"collecting {len(TOPICS) * PER_TOPIC:,} mentions in the sandbox ...",
-                  flush=True)
+            print(f"collecting {len(TOPICS) * PER_TOPIC:,} mentions in the sandbox ...", flush=True)
             datasets = []
             for topic in TOPICS:
                 dataset = client.datasets.create(topic)
-                query = {"type": "prompt", "sources": ["reddit", "tiktok", "instagram"],
-                         "search_query": topic}
+                query = {
+                    "type": "prompt",
+                    "sources": ["reddit", "tiktok", "instagram"],
+                    "search_query": topic,
+                }
                 client.datasets.runs.create(dataset.id, query, count=PER_TOPIC).wait(timeout=600)
                 datasets.append(dataset.id)
             statuses.clear()
@@ -90,10 +102,13 @@ def main() -> None:
     rate = len(frame) / elapsed
     ratio = rate / CEILING
     too_many = statuses[429]
-    print(f"fetched {len(frame):,} mentions in {elapsed:.1f} s with "
-          f"{sum(statuses.values())} requests")
-    print(f"throughput: {rate:.0f} mentions/s = {ratio:.1%} of the {CEILING:.0f} mentions/s "
-          f"ceiling (target >= 90%: {'met' if ratio >= 0.9 else 'NOT met'})")
+    print(
+        f"fetched {len(frame):,} mentions in {elapsed:.1f} s with {sum(statuses.values())} requests"
+    )
+    print(
+        f"throughput: {rate:.0f} mentions/s = {ratio:.1%} of the {CEILING:.0f} mentions/s "
+        f"ceiling (target >= 90%: {'met' if ratio >= 0.9 else 'NOT met'})"
+    )
     print(f"429 responses: {too_many} (target 0: {'met' if too_many == 0 else 'NOT met'})")
 
 

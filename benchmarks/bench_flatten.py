@@ -64,8 +64,13 @@ def make_rows(count: int) -> list[dict[str, Any]]:
         post["dataset_run_at"] = post["created_at"] + 3600
         post["datasets"] = [{"id": "ds_bench", "name": "Oat milk"}]
         if i % 10 == 0:
-            post["parameters"] = {"cp_1": {"value": "Oatly", "status": "done",
-                                           "computed_at": post["created_at"] + 7200}}
+            post["parameters"] = {
+                "cp_1": {
+                    "value": "Oatly",
+                    "status": "done",
+                    "computed_at": post["created_at"] + 7200,
+                }
+            }
     return posts
 
 
@@ -123,9 +128,12 @@ def measure_all(path: Path, repeat: int) -> dict[str, tuple[float, int]]:
         python_peak, arrow_peak = in_child(_memory, name, path)
         results[name] = (min(seconds), python_peak + arrow_peak)
         runs = " ".join(f"{s:.2f}" for s in seconds)
-        print(f"{name:>15}: best {min(seconds):6.2f} s (runs {runs})  "
-              f"peak {results[name][1] / 2**20:6.1f} MiB (Python {python_peak / 2**20:.1f} "
-              f"+ Arrow {arrow_peak / 2**20:.1f})  shape {shape}", flush=True)
+        print(
+            f"{name:>15}: best {min(seconds):6.2f} s (runs {runs})  "
+            f"peak {results[name][1] / 2**20:6.1f} MiB (Python {python_peak / 2**20:.1f} "
+            f"+ Arrow {arrow_peak / 2**20:.1f})  shape {shape}",
+            flush=True,
+        )
     return results
 
 
@@ -142,10 +150,14 @@ def main() -> None:
         results = measure_all(path, args.repeat)
     ours, baseline = results["rdskit"], results["json_normalize"]
     speedup, memory = baseline[0] / ours[0], ours[1] / baseline[1]
-    print(f"speed-up vs json_normalize: {speedup:.1f}x ({baseline[0]:.2f} s / {ours[0]:.2f} s; "
-          f"target >= 5x: {'met' if speedup >= 5 else 'NOT met'})")
-    print(f"peak memory vs json_normalize: {memory:.2f}x (target <= 0.5x: "
-          f"{'met' if memory <= 0.5 else 'NOT met'})")
+    print(
+        f"speed-up vs json_normalize: {speedup:.1f}x ({baseline[0]:.2f} s / {ours[0]:.2f} s; "
+        f"target >= 5x: {'met' if speedup >= 5 else 'NOT met'})"
+    )
+    print(
+        f"peak memory vs json_normalize: {memory:.2f}x (target <= 0.5x: "
+        f"{'met' if memory <= 0.5 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

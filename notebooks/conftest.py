@@ -59,9 +59,7 @@ def _get_kernel_message(
     self: IPyNbFile, timeout: float | None = None, stream: str = "iopub"
 ) -> Any:
     """The next kernel message for nbval; ``update_display_data`` is applied, not returned."""
-    displays: dict[str, list[tuple[IPyNbCell, int]]] = self.__dict__.setdefault(
-        "rds_displays", {}
-    )
+    displays: dict[str, list[tuple[IPyNbCell, int]]] = self.__dict__.setdefault("rds_displays", {})
     while True:
         message = _get_message(self, timeout=timeout, stream=stream)
         cell: IPyNbCell | None = getattr(self, "rds_cell", None)

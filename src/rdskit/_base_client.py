@@ -231,7 +231,8 @@ class HTTPCore:
                 self.limiter.observe(response.headers)
             if "ratelimit-limit" in response.headers:
                 self.rate_limit_headers = {
-                    name: value for name, value in response.headers.items()
+                    name: value
+                    for name, value in response.headers.items()
                     if name.startswith("ratelimit-")
                 }
             body = _decode(response)
@@ -262,7 +263,9 @@ class HTTPCore:
                 # A 5xx does not say whether the work started before the failure, unless it
                 # carries one of the spec's codes (e.g. ai_assistant_unavailable on Ask).
                 raise OutcomeUnknown(
-                    request.method, request.path, self._hint(request),
+                    request.method,
+                    request.path,
+                    self._hint(request),
                     f"HTTP {response.status_code}",
                 ) from error
             retryable = (server_side or error.transient) and request.resendable
@@ -291,7 +294,12 @@ class HTTPCore:
         delay = self._jitter(attempt)
         log.info(
             "retrying %s %s after %s in %.2fs (retry %d of %d)",
-            request.method, request.path, reason, delay, attempt, self.max_retries,
+            request.method,
+            request.path,
+            reason,
+            delay,
+            attempt,
+            self.max_retries,
         )
         yield Sleep(delay)
 
@@ -410,8 +418,12 @@ class SyncAPIClient(_ClientBase):
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         super().__init__(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
-            rate_limit=rate_limit, budget_credits=budget_credits,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            rate_limit=rate_limit,
+            budget_credits=budget_credits,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(transport=transport)
@@ -472,8 +484,12 @@ class AsyncAPIClient(_ClientBase):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         super().__init__(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
-            rate_limit=rate_limit, budget_credits=budget_credits,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            rate_limit=rate_limit,
+            budget_credits=budget_credits,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(transport=transport)

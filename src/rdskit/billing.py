@@ -171,12 +171,16 @@ class Budget:
         with self._lock:
             if estimate.credits is None:
                 raise BudgetExceeded(
-                    estimate.kind, None, self.remaining,
+                    estimate.kind,
+                    None,
+                    self.remaining,
                     f"a budget needs a known estimate: {estimate.reason or 'no price'}",
                 )
             if estimate.credits > self.remaining:
                 raise BudgetExceeded(
-                    estimate.kind, estimate.credits, self.remaining,
+                    estimate.kind,
+                    estimate.credits,
+                    self.remaining,
                     "the estimate is more than what remains",
                 )
             self.spent += estimate.credits

@@ -78,8 +78,10 @@ def run_demo(
     say(f"Saved into {out.resolve()}:")
     for path in saved:
         say(f"  {path.name}")
-    say("Read the posts back with rdskit.frames.read_parquet(...) (or pandas.read_parquet(..., "
-        "dtype_backend='pyarrow')).")
+    say(
+        "Read the posts back with rdskit.frames.read_parquet(...) (or pandas.read_parquet(..., "
+        "dtype_backend='pyarrow'))."
+    )
     say("Next: open a notebook, run `%load_ext rdskit`, then `%%ask` a question of your own.")
     return 0
 

@@ -282,8 +282,13 @@ class RateLimited(APIError):
     """429: over the per-key rate. ``retry_after`` is the server's wait in seconds."""
 
     def __init__(
-        self, status_code: int, error_code: str | None, detail: Any, *,
-        retry_after: float | None = None, **kw: Any,
+        self,
+        status_code: int,
+        error_code: str | None,
+        detail: Any,
+        *,
+        retry_after: float | None = None,
+        **kw: Any,
     ) -> None:
         self.retry_after = retry_after
         super().__init__(status_code, error_code, detail, **kw)
@@ -298,9 +303,11 @@ class ValidationError(APIError, ValueError):
     @property
     def errors(self) -> list[dict[str, Any]]:
         """The ``{loc, msg, type}`` issues of the 422 body."""
-        return [issue for issue in self.detail if isinstance(issue, Mapping)] if isinstance(
-            self.detail, list
-        ) else []
+        return (
+            [issue for issue in self.detail if isinstance(issue, Mapping)]
+            if isinstance(self.detail, list)
+            else []
+        )
 
     @property
     def message(self) -> str:

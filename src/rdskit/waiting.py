@@ -267,6 +267,7 @@ class _TrackingRunPoller:
         missing = [run_id for run_id in run_ids if run_id not in self._dataset_of]
         if missing:
             raise InvalidParameter(
-                "obj", f"dataset runs {missing} are not among the runs of agent "
+                "obj",
+                f"dataset runs {missing} are not among the runs of agent "
                 f"{self._run.agent_id}'s datasets",
             )

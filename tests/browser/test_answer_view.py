@@ -131,8 +131,9 @@ def _wait_ready(process: subprocess.Popen[bytes], url: str, token: str, log: Pat
         except httpx.TransportError:
             pass
         time.sleep(0.5)
-    pytest.fail(f"jupyter lab did not answer /api/status in {SERVER_START_S:g}s:\n"
-                f"{log.read_text()}")
+    pytest.fail(
+        f"jupyter lab did not answer /api/status in {SERVER_START_S:g}s:\n{log.read_text()}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -172,9 +173,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "jupyterlab.log"
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebook_dir}",
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={notebook_dir}",
         "--ServerApp.allow_root=True",  # CI runs as root; the server listens on loopback only
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
@@ -333,11 +340,16 @@ def test_answer_view_in_jupyterlab(
         assert first_text.strip() == "[1]"
 
         # Independently: what each cited post says, read through answer.resolve(ref).
-        posts = _kernel_lookup(lab, (
-            "import json as _json\n"
-            f"print(_json.dumps({{r.citation: dict(source=_p.source, id=_p.id, text=_p.text) "
-            f"for r in {answer_name}.post_references[:2] for _p in [{answer_name}.resolve(r)]}}))"
-        ))
+        posts = _kernel_lookup(
+            lab,
+            (
+                "import json as _json\n"
+                f"print(_json.dumps({{r.citation: "
+                "dict(source=_p.source, id=_p.id, text=_p.text) "
+                f"for r in {answer_name}.post_references[:2] "
+                f"for _p in [{answer_name}.resolve(r)]}}))"
+            ),
+        )
 
         # Hover shows card 1 ...
         first = ask_cell.locator(".rds-marker[data-ref='1']").first

@@ -71,7 +71,10 @@ def collected(client: Client) -> Collected:
     """40 analysed mentions with comments, in the default account (read-only for tests)."""
     dataset = client.datasets.create("Oat milk (shared)")
     run = client.datasets.runs.create(
-        dataset.id, PROMPT, count=40, num_comments_per_post=2,
+        dataset.id,
+        PROMPT,
+        count=40,
+        num_comments_per_post=2,
         content_analysis_actions=["sentiment", "hook", "cta"],
     )
     return Collected(client.datasets.get(dataset.id), finish(run))

@@ -24,8 +24,11 @@ def test_me_shows_identity_plan_and_usage(client: Client, sandbox: SandboxHandle
     assert me.email and me.created_at is not None and me.created_at.tzinfo is not None
     assert me.members and {m.type for m in me.members} <= {"member", "invitation"}
     assert me.teams and me.teams[0].account_id == sandbox.account_id
-    assert me.plan is not None and me.plan.type in ("subscription", "one_time",
-                                                    "one_time_renewable")
+    assert me.plan is not None and me.plan.type in (
+        "subscription",
+        "one_time",
+        "one_time_renewable",
+    )
     assert me.plan.features is not None and me.plan.features.api_access is True
     assert me.plan.limits is not None and isinstance(me.plan.limits.tracking_agents, int)
     usage = me.usage
@@ -46,9 +49,12 @@ def test_prices_are_exact_and_consistent(client: Client) -> None:
     assert prices.prices is not None and set(prices.prices) == CATEGORIES
     assert prices.billing is not None and prices.billing.credit_rate_usd is not None
     rate = prices.billing.credit_rate_usd
-    assert prices.prices_credits == {"mention": 1, "audience_profile": 3,
-                                     "post_processing": Decimal("0.5"),
-                                     "preview_generation": 1}
+    assert prices.prices_credits == {
+        "mention": 1,
+        "audience_profile": 3,
+        "post_processing": Decimal("0.5"),
+        "preview_generation": 1,
+    }
     for category, credits in prices.prices_credits.items():
         assert credits is not None and prices.prices[category] is not None
         assert usd_to_credits(prices.prices[category], rate) == credits
@@ -97,8 +103,12 @@ def test_pre_snapshot_rows_are_projected_at_todays_rate(
     collect(account.client, "usd era", count=5)
     (row,) = account.client.usage_history().data
     assert row.quantity > 0  # USD charged
-    assert (row.quantity_credits, row.credit_rate_usd, row.billing_catalog_version,
-            row.credit_value_basis) == (None, None, None, None)  # no rate today
+    assert (
+        row.quantity_credits,
+        row.credit_rate_usd,
+        row.billing_catalog_version,
+        row.credit_value_basis,
+    ) == (None, None, None, None)  # no rate today
     sandbox.admin.set_plan(account.account_id, "Pro")
     (projected,) = account.client.usage_history().data
     assert projected.credit_value_basis == "current" and projected.credit_rate_usd is not None

@@ -22,9 +22,10 @@ from rdskit.sandbox import SandboxHandle
 def conversation(client: Client, collected: Collected) -> tuple[AskAccepted, ChatMessage]:
     """A first turn about the shared dataset, citing two of its posts, and its reply."""
     posts = client.mentions.list(dataset_ids=[collected.dataset.id], sort="likes", limit=2).data
-    turn = client.ask("Which are the top posts by likes?",
-                      context={"dataset_ids": [collected.dataset.id],
-                               "post_refs": [m.ref for m in posts]})
+    turn = client.ask(
+        "Which are the top posts by likes?",
+        context={"dataset_ids": [collected.dataset.id], "post_refs": [m.ref for m in posts]},
+    )
     return turn, finish(turn)
 
 
@@ -48,8 +49,8 @@ def test_the_reply_is_markdown_with_typed_references(
     assert [ref.citation for ref in posts] == list(range(1, len(posts) + 1))
     assert len({(ref.source, ref.id) for ref in posts}) == len(posts)
     for ref in posts:
-        assert reply.text[ref.start_index:ref.end_index] == f"[{ref.citation}]"
-        assert f"[{ref.citation}]" not in reply.text[:ref.start_index]  # the first occurrence
+        assert reply.text[ref.start_index : ref.end_index] == f"[{ref.citation}]"
+        assert f"[{ref.citation}]" not in reply.text[: ref.start_index]  # the first occurrence
     assert "(post:" not in reply.text  # inline post links were rewritten
     found = client.mentions.list(post_refs=[{"source": r.source, "id": r.id} for r in posts])
     assert len(found.data) == len(posts)  # post references resolve through mentions
@@ -87,11 +88,12 @@ def test_another_seats_chat_is_not_found(
     turn = owner.client.ask("Hello?")
     finish(turn)
     seat = sandbox.admin.create_seat(owner.account_id, email="mate@example.test", name="Mate")
-    with Client(sandbox.admin.create_key(seat), base_url=sandbox.url,
-                rate_limit=None) as teammate:
-        for call in (lambda: teammate.chats.get(turn.chat_id),
-                     lambda: teammate.chats.messages(turn.chat_id),
-                     lambda: teammate.chats.message(turn.chat_id, turn.message_id)):
+    with Client(sandbox.admin.create_key(seat), base_url=sandbox.url, rate_limit=None) as teammate:
+        for call in (
+            lambda: teammate.chats.get(turn.chat_id),
+            lambda: teammate.chats.messages(turn.chat_id),
+            lambda: teammate.chats.message(turn.chat_id, turn.message_id),
+        ):
             with pytest.raises(ChatNotFound) as raised:
                 call()
             assert (raised.value.status, raised.value.error_code) == (404, "chat_not_found")

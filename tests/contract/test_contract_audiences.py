@@ -78,8 +78,9 @@ def test_run_starts_pending_with_the_start_shape_and_completes(
     client: Client, profiled: AudienceRun, collected: Collected
 ) -> None:
     audience = client.audience_datasets.create("start shape")
-    started = client.audience_datasets.runs.create(audience.id, collected.dataset.id,
-                                                   total_profile_count=3)
+    started = client.audience_datasets.runs.create(
+        audience.id, collected.dataset.id, total_profile_count=3
+    )
     assert isinstance(started, AudienceRun) and started.id.startswith("adr_")
     assert set(started.to_wire()) == START_SHAPE
     assert started.status.type == "pending" and started.source_dataset_id == collected.dataset.id
@@ -102,17 +103,20 @@ def test_second_run_in_flight_is_409(
 ) -> None:
     audience = client.audience_datasets.create("one at a time")
     with slowed():
-        first = client.audience_datasets.runs.create(audience.id, collected.dataset.id,
-                                                     total_profile_count=2)
+        first = client.audience_datasets.runs.create(
+            audience.id, collected.dataset.id, total_profile_count=2
+        )
         with pytest.raises(AudienceDatasetRunAlreadyInFlight) as raised:
-            client.audience_datasets.runs.create(audience.id, collected.dataset.id,
-                                                 total_profile_count=2)
+            client.audience_datasets.runs.create(
+                audience.id, collected.dataset.id, total_profile_count=2
+            )
     error = raised.value
     assert isinstance(error, Conflict) and error.status == 409
     assert error.body["status"] == "client_error"
     finish(first)
-    second = client.audience_datasets.runs.create(audience.id, collected.dataset.id,
-                                                  total_profile_count=2)
+    second = client.audience_datasets.runs.create(
+        audience.id, collected.dataset.id, total_profile_count=2
+    )
     assert finish(second).status.type == "completed"
 
 
@@ -121,16 +125,21 @@ def test_run_stops_early_and_refunds_the_rest(
 ) -> None:
     client = new_account().client
     source = client.datasets.create("one author")
-    finish(client.datasets.runs.create(
-        source.id, {"type": "url", "source_urls": ["https://www.tiktok.com/@oatly"]}, count=3))
+    finish(
+        client.datasets.runs.create(
+            source.id, {"type": "url", "source_urls": ["https://www.tiktok.com/@oatly"]}, count=3
+        )
+    )
     audience = client.audience_datasets.create("few")
-    done = finish(client.audience_datasets.runs.create(audience.id, source.id,
-                                                       total_profile_count=50))
+    done = finish(
+        client.audience_datasets.runs.create(audience.id, source.id, total_profile_count=50)
+    )
     assert done.status.type == "completed" and done.target_profile_count == 50
     assert done.profile_count is not None and 0 < done.profile_count < 50
     charge = client.usage_history().data[0]
     assert (charge.category, charge.quantity_credits) == (
-        "audience_profile", 3 * done.profile_count,  # the unused reservation came back
+        "audience_profile",
+        3 * done.profile_count,  # the unused reservation came back
     )
 
 
@@ -168,8 +177,9 @@ def test_unaffordable_run_is_402(
 
 
 def test_profiles_have_every_field_typed(client: Client, profiled: AudienceRun) -> None:
-    page = client.audience_profiles.list(audience_dataset_ids=[profiled.audience_dataset_id],
-                                         limit=5)
+    page = client.audience_profiles.list(
+        audience_dataset_ids=[profiled.audience_dataset_id], limit=5
+    )
     assert len(page.data) == 5 and page.has_next
     profile = page.data[0]
     assert isinstance(profile, AudienceProfile) and profile.run_id == profiled.id
@@ -187,7 +197,9 @@ def test_profiles_page_by_sort_and_order(
     client: Client, profiled: AudienceRun, sort: str, order: str
 ) -> None:
     query: dict[str, Any] = {
-        "audience_dataset_ids": [profiled.audience_dataset_id], "sort": sort, "order": order,
+        "audience_dataset_ids": [profiled.audience_dataset_id],
+        "sort": sort,
+        "order": order,
     }
     everything = client.audience_profiles.list(**query, limit=100).data
     paged = list(client.audience_profiles.list(**query, limit=7))
@@ -202,19 +214,30 @@ def test_profile_filters_or_groups_and_and_filters(client: Client, profiled: Aud
     everyone = client.audience_profiles.list(audience_dataset_ids=ids, limit=100).data
     tiers = {p.creator_tier for p in everyone}
     tier = sorted(t for t in tiers if t)[0]
-    one_tier = list(client.audience_profiles.list(
-        audience_dataset_ids=ids, filters=f.creator_tier(tier), limit=100))
+    one_tier = list(
+        client.audience_profiles.list(
+            audience_dataset_ids=ids, filters=f.creator_tier(tier), limit=100
+        )
+    )
     assert one_tier and all(p.creator_tier == tier for p in one_tier)
     assert len(one_tier) == sum(p.creator_tier == tier for p in everyone)
-    both = list(client.audience_profiles.list(
-        audience_dataset_ids=ids, filters=[[f.creator_tier(tier), f.is_verified(False)]],
-        limit=100))
+    both = list(
+        client.audience_profiles.list(
+            audience_dataset_ids=ids,
+            filters=[[f.creator_tier(tier), f.is_verified(False)]],
+            limit=100,
+        )
+    )
     assert {p.id for p in both} == {
         p.id for p in everyone if p.creator_tier == tier and p.is_verified is False
     }
-    either = list(client.audience_profiles.list(
-        audience_dataset_ids=ids, filters=[[f.is_verified(True)], [f.is_verified(False)]],
-        limit=100))
+    either = list(
+        client.audience_profiles.list(
+            audience_dataset_ids=ids,
+            filters=[[f.is_verified(True)], [f.is_verified(False)]],
+            limit=100,
+        )
+    )
     assert len(either) == len(everyone)
 
 
@@ -223,8 +246,9 @@ def test_profile_cursor_is_bound_to_its_sort(client: Client, profiled: AudienceR
     page = client.audience_profiles.list(audience_dataset_ids=ids, sort="created_at", limit=5)
     assert page.cursor
     with pytest.raises(InvalidCursor) as raised:
-        client.audience_profiles.list(audience_dataset_ids=ids, sort="audience_dataset_run_at",
-                                      limit=5, cursor=page.cursor)
+        client.audience_profiles.list(
+            audience_dataset_ids=ids, sort="audience_dataset_run_at", limit=5, cursor=page.cursor
+        )
     assert raised.value.error_code == "invalid_cursor"
     with pytest.raises(InvalidCursor):
         client.audience_profiles.list(audience_dataset_ids=ids, cursor="not-a-cursor")
@@ -234,6 +258,10 @@ def test_profiles_without_ids_span_every_audience_dataset(
     client: Client, profiled: AudienceRun
 ) -> None:
     every = {p.id for p in client.audience_profiles.list(limit=100)}
-    mine = {p.id for p in client.audience_profiles.list(
-        audience_dataset_ids=[profiled.audience_dataset_id], limit=100)}
+    mine = {
+        p.id
+        for p in client.audience_profiles.list(
+            audience_dataset_ids=[profiled.audience_dataset_id], limit=100
+        )
+    }
     assert mine and mine <= every

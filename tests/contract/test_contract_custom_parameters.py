@@ -36,8 +36,9 @@ def brand(client: Client) -> CustomParameter:
 
 
 def test_create_get_list_update_delete(client: Client) -> None:
-    created = client.custom_parameters.create("Price", "The price quoted, in USD",
-                                              value_type="string")
+    created = client.custom_parameters.create(
+        "Price", "The price quoted, in USD", value_type="string"
+    )
     assert isinstance(created, CustomParameter) and created.id.startswith("cp_")
     assert (created.name, created.value_type) == ("Price", "string")
     assert created.created_at is not None and isinstance(created.to_wire()["created_at"], int)
@@ -88,9 +89,7 @@ def test_quota(new_account: Callable[..., Account]) -> None:
     assert made == len(client.custom_parameters.list()) > 0
 
 
-def test_preview_is_free_and_answers_per_post(
-    client: Client, collected: Collected
-) -> None:
+def test_preview_is_free_and_answers_per_post(client: Client, collected: Collected) -> None:
     posts = client.mentions.list(dataset_ids=[collected.dataset.id], limit=3).data
     before = client.me().usage
     preview = client.custom_parameters.preview(BRAND, post_refs=[m.ref for m in posts])
@@ -116,15 +115,17 @@ def test_run_processes_the_dataset_and_mentions_carry_values(
     assert [run.id for run in client.custom_parameters.runs.list(brand.id)] == [done.id]
     read = client.custom_parameters.runs.get(brand.id, done.id)
     assert read.is_complete and isinstance(read.to_wire()["updated_at"], int)
-    page = client.mentions.list(dataset_ids=[collected.dataset.id], parameter_ids=[brand.id],
-                                limit=100)
+    page = client.mentions.list(
+        dataset_ids=[collected.dataset.id], parameter_ids=[brand.id], limit=100
+    )
     values = [m.parameters[brand.id] for m in page.data if m.parameters]
     assert len(values) == len(page.data) and all(v.status for v in values)
     assert any(v.value is not None for v in values)
     assert all(isinstance(m, Mention) for m in page.data)
     charge = client.usage_history().data[0]  # refunded down to the posts processed
     assert (charge.category, charge.quantity_credits) == (
-        "post_processing", Decimal("0.5") * (done.mentions_done or 0),
+        "post_processing",
+        Decimal("0.5") * (done.mentions_done or 0),
     )
 
 

@@ -98,15 +98,23 @@ def test_prompt_run_is_created_pending_then_completes(client: Client) -> None:
     dataset = client.datasets.create("prompt run")
     run = client.datasets.runs.create(
         dataset.id,
-        PromptSearchQuery(sources=["reddit", "tiktok"], search_query="oat milk",
-                          fragments=["barista"]),
-        count=15, num_comments_per_post=1, language="en", country_code="US",
-        enable_visual_recognition=True, enable_transcribing=False,
+        PromptSearchQuery(
+            sources=["reddit", "tiktok"], search_query="oat milk", fragments=["barista"]
+        ),
+        count=15,
+        num_comments_per_post=1,
+        language="en",
+        country_code="US",
+        enable_visual_recognition=True,
+        enable_transcribing=False,
         content_analysis_actions=["sentiment"],
     )
     assert isinstance(run, DatasetRun) and run.id.startswith("dsr_")
     assert (run.dataset_id, run.status.type, run.count, run.requested_count) == (
-        dataset.id, "pending", 15, 15,
+        dataset.id,
+        "pending",
+        15,
+        15,
     )
     assert {"id", "dataset_id", "count", "requested_count", "created_at", "status"} <= set(
         run.to_wire()

@@ -27,8 +27,7 @@ def recorded(sandbox: SandboxHandle) -> Iterator[tuple[Client, list[Exchange]]]:
 
     def keep(response: httpx.Response) -> None:
         response.read()
-        seen.append((response.request, response,
-                     response.json() if response.content else None))
+        seen.append((response.request, response, response.json() if response.content else None))
 
     with (
         httpx.Client(event_hooks={"response": [keep]}, timeout=30) as http,

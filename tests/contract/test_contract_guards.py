@@ -56,8 +56,7 @@ def test_over_the_rate_is_429_with_retry_after(limited: SandboxHandle) -> None:
 
 
 def test_retries_honour_the_servers_wait(limited: SandboxHandle) -> None:
-    with Client(limited.api_key, base_url=limited.url, rate_limit=None,
-                max_retries=5) as patient:
+    with Client(limited.api_key, base_url=limited.url, rate_limit=None, max_retries=5) as patient:
         answers = [patient.datasets.list(limit=1) for _ in range(12)]
     assert len(answers) == 12
 
@@ -82,15 +81,18 @@ def test_budget_guard_refuses_before_sending(new_account: Callable[..., Account]
     assert "20" in str(error) and "10" in str(error)
     assert len(list(client.datasets.runs.list(dataset.id))) == 1  # nothing was sent
     with pytest.raises(BudgetExceeded):
-        client.audience_datasets.runs.create(client.audience_datasets.create("a").id,
-                                             dataset.id, total_profile_count=4)  # 12 credits
-    small = client.audience_datasets.runs.create(client.audience_datasets.create("b").id,
-                                                 dataset.id, total_profile_count=3)  # 9
+        client.audience_datasets.runs.create(
+            client.audience_datasets.create("a").id, dataset.id, total_profile_count=4
+        )  # 12 credits
+    small = client.audience_datasets.runs.create(
+        client.audience_datasets.create("b").id, dataset.id, total_profile_count=3
+    )  # 9
     assert finish(small).status.type == "completed"
     assert client.budget.remaining == 1
     with pytest.raises(BudgetExceeded):
-        client.research_previews.create(search_query="oat", sources=["reddit", "tiktok"],
-                                        time_filter="past_week")
+        client.research_previews.create(
+            search_query="oat", sources=["reddit", "tiktok"], time_filter="past_week"
+        )
     with pytest.raises(BudgetExceeded):
         client.pattern_detections.create(dataset.id, name="n", research_question="q")
     assert len(list(client.usage_history())) == 2  # only the run and the audience

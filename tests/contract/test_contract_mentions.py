@@ -59,8 +59,9 @@ def test_mentions_are_typed_with_their_analysis(pool: list[Mention], collected: 
 def test_every_sort_pages_in_both_orders(
     client: Client, collected: Collected, pool: list[Mention], sort: str, order: str
 ) -> None:
-    page = client.mentions.list(dataset_ids=[collected.dataset.id], sort=sort, order=order,
-                                limit=15)
+    page = client.mentions.list(
+        dataset_ids=[collected.dataset.id], sort=sort, order=order, limit=15
+    )
     assert isinstance(page, SyncPage) and len(page.data) == 15 and page.has_next
     walked = list(page)
     assert len(walked) == len(pool) and _ids(walked) == _ids(pool)  # each once, over 3 pages
@@ -72,16 +73,18 @@ def test_a_cursor_from_another_sort_is_rejected(client: Client, collected: Colle
     page = client.mentions.list(dataset_ids=[collected.dataset.id], sort="likes", limit=5)
     assert page.cursor
     with pytest.raises(InvalidCursor) as raised:
-        client.mentions.list(dataset_ids=[collected.dataset.id], sort="views", limit=5,
-                             cursor=page.cursor)
+        client.mentions.list(
+            dataset_ids=[collected.dataset.id], sort="views", limit=5, cursor=page.cursor
+        )
     assert (raised.value.error_code, raised.value.transient) == ("invalid_cursor", False)
     with pytest.raises(InvalidCursor):
         client.mentions.list(dataset_ids=[collected.dataset.id], cursor="garbage")
 
 
 def _query(client: Client, collected: Collected, filters: Any) -> list[Mention]:
-    return list(client.mentions.list(dataset_ids=[collected.dataset.id], filters=filters,
-                                     limit=100))
+    return list(
+        client.mentions.list(dataset_ids=[collected.dataset.id], filters=filters, limit=100)
+    )
 
 
 def _dominant(scores: Any) -> str:
@@ -103,29 +106,47 @@ FILTERS: dict[str, tuple[Any, Any]] = {
     "keyword": (f.keyword("oat milk"), None),
     "keyword is_not": (f.keyword("price", exclude=True), None),
     # country_code is not a Mention field in the spec; the sandbox shows it as an extra.
-    "country_code": (f.country_code("us"), lambda m: (m.model_extra or {}).get("country_code")
-                     == "US"),
-    "metric_change": (f.metric_change("likes", "greater_than", value=100),
-                      lambda m: (m.num_likes or 0) > 100),
-    "metric_change in_range": (f.metric_change("views", "in_range", min=100, max=5000),
-                               lambda m: 100 <= (m.num_views or 0) <= 5000),
-    "content_topic": (f.content_topic("price"),
-                      lambda m: any((t.text or "").lower() == "price"
-                                    for t in m.content_topics or [])),
-    "content_intention": (f.content_intention("tutorial"),
-                          lambda m: (m.content_intention or "").lower() == "tutorial"),
-    "tone_of_voice": (f.tone_of_voice("casual"),
-                      lambda m: m.tone_of_voice is not None
-                      and (m.tone_of_voice.text or "").lower() == "casual"),
+    "country_code": (
+        f.country_code("us"),
+        lambda m: (m.model_extra or {}).get("country_code") == "US",
+    ),
+    "metric_change": (
+        f.metric_change("likes", "greater_than", value=100),
+        lambda m: (m.num_likes or 0) > 100,
+    ),
+    "metric_change in_range": (
+        f.metric_change("views", "in_range", min=100, max=5000),
+        lambda m: 100 <= (m.num_views or 0) <= 5000,
+    ),
+    "content_topic": (
+        f.content_topic("price"),
+        lambda m: any((t.text or "").lower() == "price" for t in m.content_topics or []),
+    ),
+    "content_intention": (
+        f.content_intention("tutorial"),
+        lambda m: (m.content_intention or "").lower() == "tutorial",
+    ),
+    "tone_of_voice": (
+        f.tone_of_voice("casual"),
+        lambda m: m.tone_of_voice is not None and (m.tone_of_voice.text or "").lower() == "casual",
+    ),
     "hook": (f.hook("question"), lambda m: any(h.type == "question" for h in m.hooks or [])),
-    "cta": (f.cta("comment"), lambda m: m.cta is not None
-            and (m.cta.text or "").lower() == "comment"),
-    "mentioned_brands": (f.mentioned_brands("Elmhurst", "Silk"),
-                         lambda m: {"elmhurst", "silk"} & _brands(m)),
-    "mentioned_brands equals": (f.mentioned_brands("Planet Oat", match="equals"),
-                                lambda m: "planet oat" in _brands(m)),
-    "mentioned_brands contains": (f.mentioned_brands("farms", match="contains"),
-                                  lambda m: any("farms" in b for b in _brands(m))),
+    "cta": (
+        f.cta("comment"),
+        lambda m: m.cta is not None and (m.cta.text or "").lower() == "comment",
+    ),
+    "mentioned_brands": (
+        f.mentioned_brands("Elmhurst", "Silk"),
+        lambda m: {"elmhurst", "silk"} & _brands(m),
+    ),
+    "mentioned_brands equals": (
+        f.mentioned_brands("Planet Oat", match="equals"),
+        lambda m: "planet oat" in _brands(m),
+    ),
+    "mentioned_brands contains": (
+        f.mentioned_brands("farms", match="contains"),
+        lambda m: any("farms" in b for b in _brands(m)),
+    ),
 }
 
 
@@ -159,11 +180,19 @@ def test_groups_are_or_ed_and_filters_inside_and_ed(
 
 
 def test_q_and_sources(client: Client, collected: Collected, pool: list[Mention]) -> None:
-    tiktok = list(client.mentions.list(dataset_ids=[collected.dataset.id], sources=["tiktok"],
-                                       limit=100))
+    tiktok = list(
+        client.mentions.list(dataset_ids=[collected.dataset.id], sources=["tiktok"], limit=100)
+    )
     assert tiktok and {m.source for m in tiktok} == {"tiktok"}
-    found = list(client.mentions.list(dataset_ids=[collected.dataset.id], q="oat",
-                                      search_mode="semantic", operation="select", limit=100))
+    found = list(
+        client.mentions.list(
+            dataset_ids=[collected.dataset.id],
+            q="oat",
+            search_mode="semantic",
+            operation="select",
+            limit=100,
+        )
+    )
     assert found and _ids(found) <= _ids(pool)
 
 

@@ -20,8 +20,9 @@ from rdskit.models import Pattern, PatternDetectionRun, PatternItemDetail, PostP
 
 @pytest.fixture(scope="module")
 def detected(client: Client, collected: Collected) -> PatternDetectionRun:
-    started = client.pattern_detections.create(collected.dataset.id, name="Why oat milk",
-                                               research_question="Why do people switch?")
+    started = client.pattern_detections.create(
+        collected.dataset.id, name="Why oat milk", research_question="Why do people switch?"
+    )
     assert isinstance(started, PatternDetectionRun) and started.run_id.startswith("pdr_")
     assert (started.status.type, started.status.steps, started.pattern_id) == ("pending", [], None)
     assert started.collection_id == collected.dataset.id
@@ -34,7 +35,9 @@ def test_detection_completes_with_a_pattern(client: Client, detected: PatternDet
     assert detected.pattern_id.startswith("pt_")
     read = client.pattern_detections.get(detected.run_id)
     assert (read.pattern_id, read.name, read.research_question) == (
-        detected.pattern_id, "Why oat milk", "Why do people switch?",
+        detected.pattern_id,
+        "Why oat milk",
+        "Why do people switch?",
     )
 
 
@@ -53,8 +56,7 @@ def test_pattern_items_expand_to_posts(
     assert isinstance(detail, PatternItemDetail) and detail.item_id == item.item_id
     assert len(detail.posts) == item.post_count
     assert all(isinstance(post, PostPointer) and post.type == "post" for post in detail.posts)
-    found = client.mentions.list(post_refs=[{"source": p.source, "id": p.id}
-                                            for p in detail.posts])
+    found = client.mentions.list(post_refs=[{"source": p.source, "id": p.id} for p in detail.posts])
     assert [(m.source, m.id) for m in found.data] == [(p.source, p.id) for p in detail.posts]
     assigned = [m.pattern_assignments or {} for m in found.data]
     assert all(
@@ -72,8 +74,9 @@ def test_missing_runs_and_datasets(client: Client) -> None:
 
 
 def test_failed_detection_raises_run_failed(client: Client, collected: Collected) -> None:
-    run = client.pattern_detections.create(collected.dataset.id, name="__fail__",
-                                           research_question="q")
+    run = client.pattern_detections.create(
+        collected.dataset.id, name="__fail__", research_question="q"
+    )
     with pytest.raises(RunFailed) as raised:
         finish(run)
     assert raised.value.obj.status.type == "failed" and raised.value.obj.pattern_id is None

@@ -26,16 +26,22 @@ def _usage_rows(client: Client) -> int:
 
 def test_prompt_preview_with_a_relative_window(new_account: Callable[..., Account]) -> None:
     client = new_account().client
-    preview = client.research_previews.create(search_query="oat milk",
-                                              sources=["reddit", "tiktok"],
-                                              time_filter="past_month")
+    preview = client.research_previews.create(
+        search_query="oat milk", sources=["reddit", "tiktok"], time_filter="past_month"
+    )
     assert isinstance(preview, ResearchPreview) and preview.type == "prompt"
     assert isinstance(preview.estimated_number_of_results, int) and preview.posts
     post = preview.posts[0]
     assert isinstance(post, PreviewPost) and isinstance(post.position, int)
     assert post.source in ("reddit", "tiktok") and isinstance(post.is_image_available, bool)
-    assert {"url", "author_display_name", "headline", "relative_date", "text",
-            "content_type"} <= set(post.model_fields_set)
+    assert {
+        "url",
+        "author_display_name",
+        "headline",
+        "relative_date",
+        "text",
+        "content_type",
+    } <= set(post.model_fields_set)
     rows = list(client.usage_history())
     assert [(r.category, r.quantity_credits) for r in rows] == [
         ("preview_generation", 2)  # one unit per source
@@ -47,8 +53,12 @@ def test_prompt_preview_with_a_relative_window(new_account: Callable[..., Accoun
 
 def test_prompt_preview_with_a_date_pair_as_a_model(client: Client) -> None:
     today = date.today()
-    body = PromptPreviewRequest(search_query="oat milk", sources=["instagram"],
-                                date_since=today - timedelta(days=20), date_until=today)
+    body = PromptPreviewRequest(
+        search_query="oat milk",
+        sources=["instagram"],
+        date_since=today - timedelta(days=20),
+        date_until=today,
+    )
     preview = client.research_previews.create(body)
     assert preview.type == "prompt" and all(p.source == "instagram" for p in preview.posts)
 
@@ -75,19 +85,22 @@ def test_missing_preview_is_404(client: Client, new_account: Callable[..., Accou
     with pytest.raises(NotFound) as raised:
         client.research_previews.get("rp_missing")
     assert raised.value.status == 404
-    mine = client.research_previews.create(search_query="oat", sources=["reddit"],
-                                           time_filter="past_week")
+    mine = client.research_previews.create(
+        search_query="oat", sources=["reddit"], time_filter="past_week"
+    )
     with pytest.raises(NotFound):  # another account's preview
         new_account().client.research_previews.get(mine.preview_id)
 
 
 def test_preview_errors(client: Client, new_account: Callable[..., Account]) -> None:
     with pytest.raises(SourceUnavailable):
-        client.research_previews.create(search_query="oat", sources=["myspace"],
-                                        time_filter="past_week")
+        client.research_previews.create(
+            search_query="oat", sources=["myspace"], time_filter="past_week"
+        )
     with pytest.raises(ValidationError) as raised:
-        client.research_previews.create(search_query="oat", sources=["reddit"],
-                                        time_filter="fortnight")
+        client.research_previews.create(
+            search_query="oat", sources=["reddit"], time_filter="fortnight"
+        )
     assert raised.value.status == 422 and raised.value.errors
     poor = new_account(wallet_usd="0").client
     with pytest.raises(InsufficientCreditsResearchPreview) as no_funds:

@@ -38,15 +38,21 @@ def watched(client: Client) -> str:
 
 def _agent(client: Client, dataset_id: str, **extra: Any) -> TrackingAgent:
     return client.tracking_agents.create(
-        name="Oat watch", instructions="Is it a complaint?", dataset_ids=[dataset_id],
-        schedule=extra.pop("schedule", DAILY), count=8, num_comments_per_post=1,
-        integration_ids=[], **extra,
+        name="Oat watch",
+        instructions="Is it a complaint?",
+        dataset_ids=[dataset_id],
+        schedule=extra.pop("schedule", DAILY),
+        count=8,
+        num_comments_per_post=1,
+        integration_ids=[],
+        **extra,
     )
 
 
 def test_lifecycle(client: Client, watched: str) -> None:
-    agent = _agent(client, watched, schedule=Schedule(frequency="weekly", time="09:00",
-                                                      day="monday"))
+    agent = _agent(
+        client, watched, schedule=Schedule(frequency="weekly", time="09:00", day="monday")
+    )
     assert isinstance(agent, TrackingAgent) and agent.id.startswith("ta_")
     assert (agent.paused, agent.dataset_ids, agent.count) == (False, [watched], 8)
     assert agent.schedule is not None and agent.schedule.day == "monday"
@@ -109,7 +115,7 @@ def test_trigger_runs_a_cycle_and_posts_an_alert(client: Client, watched: str) -
     for ref in message.references or []:
         assert isinstance(ref, PostReference | EntityReference)
         if isinstance(ref, PostReference):
-            assert message.text[ref.start_index:ref.end_index] == f"[{ref.citation}]"
+            assert message.text[ref.start_index : ref.end_index] == f"[{ref.citation}]"
     assert client.tracking_agents.get(agent.id).last_run_at is not None
 
 
@@ -163,7 +169,11 @@ def test_trigger_without_funds_is_402(
     account = new_account(wallet_usd="0.2")
     dataset = collect(account.client, "nearly spent", count=10)
     agent = account.client.tracking_agents.create(
-        name="pricey", instructions="all", dataset_ids=[dataset.id], schedule=DAILY, count=500,
+        name="pricey",
+        instructions="all",
+        dataset_ids=[dataset.id],
+        schedule=DAILY,
+        count=500,
     )
     with pytest.raises(InsufficientCreditsGeneric) as raised:
         account.client.tracking_agents.trigger(agent.id)

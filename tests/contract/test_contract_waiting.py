@@ -19,12 +19,12 @@ from rdskit.sandbox import SandboxHandle
 def test_a_failed_dataset_run_raises_and_refunds(new_account: Callable[..., Account]) -> None:
     client = new_account().client
     dataset = client.datasets.create("doomed run")
-    run = client.datasets.runs.create(dataset.id, {**PROMPT, "search_query": "__fail__"},
-                                      count=10)
+    run = client.datasets.runs.create(dataset.id, {**PROMPT, "search_query": "__fail__"}, count=10)
     updates: list[str] = []
     with pytest.raises(RunFailed) as raised:
-        client.wait(run, timeout=WAIT, poll_interval=POLL,
-                    on_update=lambda r: updates.append(r.status.type))
+        client.wait(
+            run, timeout=WAIT, poll_interval=POLL, on_update=lambda r: updates.append(r.status.type)
+        )
     failed = raised.value.obj
     assert isinstance(failed, DatasetRun) and failed.status.type == "failed"
     assert updates[-1] == "failed"
@@ -35,16 +35,15 @@ def test_a_failed_dataset_run_raises_and_refunds(new_account: Callable[..., Acco
 
 def test_a_failed_audience_run_raises(client: Client, collected: Collected) -> None:
     audience = client.audience_datasets.create("__fail__ audience")
-    run = client.audience_datasets.runs.create(audience.id, collected.dataset.id,
-                                               total_profile_count=2)
+    run = client.audience_datasets.runs.create(
+        audience.id, collected.dataset.id, total_profile_count=2
+    )
     with pytest.raises(RunFailed) as raised:
         finish(run)
     assert raised.value.obj.status.type == "failed"
 
 
-def test_wait_gives_up_after_its_timeout(
-    client: Client, slowed: Callable[..., Any]
-) -> None:
+def test_wait_gives_up_after_its_timeout(client: Client, slowed: Callable[..., Any]) -> None:
     dataset = client.datasets.create("slow")
     with slowed():
         run = client.datasets.runs.create(dataset.id, PROMPT, count=5)
@@ -62,8 +61,9 @@ def test_async_client(sandbox: SandboxHandle, collected: Collected) -> None:
             assert isinstance(pager, AsyncPager)
             first = await pager
             assert isinstance(first, AsyncPage) and len(first.data) == 7 and first.has_next
-            every = [m async for m in client.mentions.list(dataset_ids=[collected.dataset.id],
-                                                           limit=7)]
+            every = [
+                m async for m in client.mentions.list(dataset_ids=[collected.dataset.id], limit=7)
+            ]
             assert len(every) == collected.run.mentions_count
             assert all(isinstance(m, Mention) for m in every)
             datasets = await client.datasets.list(limit=1)

@@ -35,8 +35,12 @@ def test_readme_examples_run(tmp_path: Path) -> None:
     for name in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL"):
         env.pop(name, None)
     done = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
-        text=True, timeout=240,
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout

@@ -46,12 +46,25 @@ def _missing_nested() -> list[dict[str, Any]]:
         {"author": {"avatar": {"version_list": []}}, "media": None, "comments": None},
         {"author": {"avatar": {"type": "image"}}, "parameters": {}, "pattern_assignments": {}},
         {"parameters": None, "pattern_assignments": None, "vibe": {}, "hooks": []},
-        {"pattern_assignments": {"pt_1": []}, "vibe": None, "content_topics": [],
-         "tone_of_voice": None, "cta": {}, "narrative_structure": {"text": "story"}},
-        {"sentiment": {"negative": None, "neutral": None, "positive": None},
-         "emotions": {"neutral": "0.5", "joy": "0.5"}},
-        {"hooks": [{}], "content_topics": [{"text": None}], "questions": [{}],
-         "datasets": [{}], "collections": [{"uid": "c"}]},
+        {
+            "pattern_assignments": {"pt_1": []},
+            "vibe": None,
+            "content_topics": [],
+            "tone_of_voice": None,
+            "cta": {},
+            "narrative_structure": {"text": "story"},
+        },
+        {
+            "sentiment": {"negative": None, "neutral": None, "positive": None},
+            "emotions": {"neutral": "0.5", "joy": "0.5"},
+        },
+        {
+            "hooks": [{}],
+            "content_topics": [{"text": None}],
+            "questions": [{}],
+            "datasets": [{}],
+            "collections": [{"uid": "c"}],
+        },
         {"media": [{}, {"version_list": []}, {"version_list": [{}]}], "comments": [{}]},
         {"sound": {"name": None, "author": None, "cover_image_url": None, "url": None}},
     ]
@@ -78,29 +91,53 @@ def _unknown_fields() -> list[dict[str, Any]]:
 
 def _numbers_as_strings() -> list[dict[str, Any]]:
     mention = full_mention(
-        id="n1", num_likes="12", num_views="1e3", num_comments=" 7 ", num_shares="",
-        ad_flight_days="3", ad_flight_seconds="259200.0", created_at="1767225600",
-        dataset_run_at=str(unix("2026-01-02T00:00:00")), vibe={"calm": "0.4", "x": "n/a"},
+        id="n1",
+        num_likes="12",
+        num_views="1e3",
+        num_comments=" 7 ",
+        num_shares="",
+        ad_flight_days="3",
+        ad_flight_seconds="259200.0",
+        created_at="1767225600",
+        dataset_run_at=str(unix("2026-01-02T00:00:00")),
+        vibe={"calm": "0.4", "x": "n/a"},
         are_views_estimated="true",
     )
     mention["comments"][0].update(num_likes="2", num_replies="x")
     mention["media"][0]["version_list"][0].update(width="1080", height=1920.0)
     mention["parameters"]["cp_1"]["computed_at"] = "1767225600"
     mention["pattern_assignments"]["pt_1"][0]["confidence"] = "0.25"
-    mention["ad_meta"].update(eu_reach="5000", duration_sec="15.5", is_active="false",
-                              advertiser_likes="1.2e5", ended_at=str(unix("2026-02-01")))
+    mention["ad_meta"].update(
+        eu_reach="5000",
+        duration_sec="15.5",
+        is_active="false",
+        advertiser_likes="1.2e5",
+        ended_at=str(unix("2026-02-01")),
+    )
     return [mention]
 
 
 def _strings_as_numbers() -> list[dict[str, Any]]:
     mention = full_mention(
-        id=123, title=5, language=None, summary=True, text=1.5, engagement_rate=0.5,
-        sentiment_score=1, sentiment={"negative": 0.2, "neutral": 0, "positive": 0.8},
-        emotions={"joy": 1, "fear": 0.25}, mentioned_brands=[1, "a", None], entities=[True],
+        id=123,
+        title=5,
+        language=None,
+        summary=True,
+        text=1.5,
+        engagement_rate=0.5,
+        sentiment_score=1,
+        sentiment={"negative": 0.2, "neutral": 0, "positive": 0.8},
+        emotions={"joy": 1, "fear": 0.25},
+        mentioned_brands=[1, "a", None],
+        entities=[True],
         source=7,
     )
-    mention["parameters"] = {"cp_1": {"value": 5, "status": 1}, "cp_2": {"value": True},
-                             "cp_3": {"value": {"a": 1}}, "cp_4": {"value": [1, 2]}}
+    mention["parameters"] = {
+        "cp_1": {"value": 5, "status": 1},
+        "cp_2": {"value": True},
+        "cp_3": {"value": {"a": 1}},
+        "cp_4": {"value": [1, 2]},
+    }
     mention["author"]["title"] = 42
     mention["comments"][0]["body"] = 99
     mention["hooks"] = [{"type": 1, "text": 2.5}]
@@ -109,9 +146,13 @@ def _strings_as_numbers() -> list[dict[str, Any]]:
 
 def _timestamps() -> list[dict[str, Any]]:
     def row(i: int, created: Any, comment: Any = "2026-01-01T05:00:00Z") -> dict[str, Any]:
-        return {"source": "reddit", "id": f"t{i}", "created_at": created,
-                "dataset_run_at": created,
-                "comments": [{"id": f"c{i}", "created_at": comment}]}
+        return {
+            "source": "reddit",
+            "id": f"t{i}",
+            "created_at": created,
+            "dataset_run_at": created,
+            "comments": [{"id": f"c{i}", "created_at": comment}],
+        }
 
     return [
         row(0, "2026-01-01T00:00:00Z"),
@@ -143,19 +184,36 @@ def _wrong_shapes() -> list[dict[str, Any]]:
 
 def _nan_and_big() -> list[dict[str, Any]]:
     return [
-        full_mention(id="b1", engagement_rate=float("nan"), sentiment_score="nan",
-                     vibe={"calm": float("nan"), "x": float("inf"), "y": -0.0}),
-        full_mention(id="b2", num_likes=2**62, num_views=-1, num_shares=1.5,
-                     are_views_estimated=1, engagement_rate="1e400"),
-        full_mention(id="b3", are_views_estimated="yes", num_comments=True,
-                     sentiment={"negative": "inf", "neutral": "-inf", "positive": "0.5"}),
+        full_mention(
+            id="b1",
+            engagement_rate=float("nan"),
+            sentiment_score="nan",
+            vibe={"calm": float("nan"), "x": float("inf"), "y": -0.0},
+        ),
+        full_mention(
+            id="b2",
+            num_likes=2**62,
+            num_views=-1,
+            num_shares=1.5,
+            are_views_estimated=1,
+            engagement_rate="1e400",
+        ),
+        full_mention(
+            id="b3",
+            are_views_estimated="yes",
+            num_comments=True,
+            sentiment={"negative": "inf", "neutral": "-inf", "positive": "0.5"},
+        ),
     ]
 
 
 def _unicode() -> list[dict[str, Any]]:
     mention = full_mention(
-        id="ü1", title="Haferdrink – günstig? 🌾", text="ça va 👍 日本語",
-        vibe={"énergique": 0.5, "calm": 0.1}, mentioned_brands=["Oatly™"],
+        id="ü1",
+        title="Haferdrink – günstig? 🌾",
+        text="ça va 👍 日本語",
+        vibe={"énergique": 0.5, "calm": 0.1},
+        mentioned_brands=["Oatly™"],
     )
     mention["author"]["title"] = "Zoë"
     mention["comments"][0]["body"] = "très bien ✅"
@@ -192,11 +250,15 @@ def _mapping_types() -> list[Any]:
 
 def _parameters() -> list[dict[str, Any]]:
     return [
-        full_mention(id="p1", parameters={
-            "cp_1": {"value": "Oatly", "status": "done", "computed_at": unix("2026-01-03")},
-            "cp_2": {"value": "1L", "status": "done"},
-            "title": {"value": "an id that is also a column", "status": "done"},
-            "cp_9": {"status": "pending"}}),
+        full_mention(
+            id="p1",
+            parameters={
+                "cp_1": {"value": "Oatly", "status": "done", "computed_at": unix("2026-01-03")},
+                "cp_2": {"value": "1L", "status": "done"},
+                "title": {"value": "an id that is also a column", "status": "done"},
+                "cp_9": {"status": "pending"},
+            },
+        ),
         full_mention(id="p2", parameters={"cp_2": {"value": None, "status": "pending"}}),
         full_mention(id="p3", parameters={"cp_3": {}}),
         {"source": "reddit", "id": "p4", "parameters": {"cp_1": {"value": ""}}},
@@ -205,10 +267,17 @@ def _parameters() -> list[dict[str, Any]]:
 
 def _pattern_assignments() -> list[dict[str, Any]]:
     return [
-        full_mention(id="a1", pattern_assignments={
-            "pt_1": [{"pattern_item_id": "i1", "name": "Price", "confidence": 0.8},
-                     {"pattern_item_id": "i2", "name": "Taste"}],
-            "pt_2": [], "pt_3": [{"pattern_item_id": "i9", "confidence": 1}]}),
+        full_mention(
+            id="a1",
+            pattern_assignments={
+                "pt_1": [
+                    {"pattern_item_id": "i1", "name": "Price", "confidence": 0.8},
+                    {"pattern_item_id": "i2", "name": "Taste"},
+                ],
+                "pt_2": [],
+                "pt_3": [{"pattern_item_id": "i9", "confidence": 1}],
+            },
+        ),
         full_mention(id="a2", pattern_assignments={"pt_2": [{"name": "only a name"}]}),
         full_mention(id="a3", pattern_assignments=None),
     ]
@@ -234,8 +303,9 @@ def _across_chunks() -> list[dict[str, Any]]:
             rows.append({**sample[i // 500], **key})
         else:
             rows.append({**key, "num_likes": i, "engagement_rate": f"0.{i}"})
-    rows[16_900].update(vibe={"late_key": 0.5},
-                        parameters={"cp_late": {"value": "v", "status": "done"}})
+    rows[16_900].update(
+        vibe={"late_key": 0.5}, parameters={"cp_late": {"value": "v", "status": "done"}}
+    )
     return rows
 
 
@@ -247,8 +317,7 @@ MENTION_CASES: dict[str, MentionCase] = {
     "empty": (list, None),
     "empty-named": (list, {"cp_1": "brand"}),
     "generator": (lambda: (m for m in copy.deepcopy(SMALL)), None),
-    "minimal": (lambda: [{"source": "reddit", "id": "x"}, {"id": "y"}, {"source": "z"}, {}],
-                None),
+    "minimal": (lambda: [{"source": "reddit", "id": "x"}, {"id": "y"}, {"source": "z"}, {}], None),
     "missing-nested": (_missing_nested, None),
     "unknown-fields": (_unknown_fields, {"cp_1": "brand"}),
     "numbers-as-strings": (_numbers_as_strings, None),
@@ -259,43 +328,72 @@ MENTION_CASES: dict[str, MentionCase] = {
     "unicode": (_unicode, {"cp_ü": "größe"}),
     "duplicates": (_duplicates, None),
     "mapping-types": (_mapping_types, None),
-    "parameters": (_parameters, {"cp_1": "brand", "cp_2": "size", "cp_7": "never",
-                                 "cp_9": "title"}),
+    "parameters": (
+        _parameters,
+        {"cp_1": "brand", "cp_2": "size", "cp_7": "never", "cp_9": "title"},
+    ),
     "pattern-assignments": (_pattern_assignments, None),
     "vibe-keys": (_vibe_keys, None),
     "corpus": (lambda: corpus("mentions"), {"cp_1": "brand"}),
-    "corpus-models": (lambda: [Mention.model_validate(m) for m in corpus("mentions")[:60]],
-                      None),
+    "corpus-models": (lambda: [Mention.model_validate(m) for m in corpus("mentions")[:60]], None),
     "across-chunks": (_across_chunks, {"cp_1": "brand"}),
 }
 """Mention cases by name: (items factory, parameter_names)."""
 
 
 def _profiles_wire() -> list[Any]:
-    wire = {**PROFILES[0], "ocean": {"openness": 0.7, "grit": 0.2},
-            "platform_metadata": {"heart_count": 900, "is_private": False},
-            "avatar": {"type": "image", "version_list": [{"url": "https://a/p1.jpg"}]},
-            "created_at": unix("2026-01-01T00:00:00"), "engagement_rate": 0.05}
+    wire = {
+        **PROFILES[0],
+        "ocean": {"openness": 0.7, "grit": 0.2},
+        "platform_metadata": {"heart_count": 900, "is_private": False},
+        "avatar": {"type": "image", "version_list": [{"url": "https://a/p1.jpg"}]},
+        "created_at": unix("2026-01-01T00:00:00"),
+        "engagement_rate": 0.05,
+    }
     return [AudienceProfile.model_validate(wire), PROFILES[1], PROFILES[0]]
 
 
 def _profiles_odd() -> list[Any]:
     return [
-        {"id": "q1", "follower_count": "12", "is_verified": "true", "age": "31.0",
-         "created_at": "2026-01-01T00:00:00Z", "ocean": {"openness": "0.5", "grit": "x"},
-         "engagement_rate": "0.1", "interest_clusters": "coffee",
-         "platform_metadata": {"heart_count": "900", "nested": {"a": [1]}, "tags": ["a"]},
-         "custom_parameters": {"brand": "Oatly", "score": 3}},
-        {"id": "q2", "follower_count": 5.5, "ocean": None, "avatar": {"version_list": []},
-         "platform_metadata": {"heart_count": 12, "is_private": None, "tags": "b"},
-         "custom_parameters": {"brand": None, "score": "high"}},
-        {"id": "q3", "ocean": [0.1], "avatar": "url", "platform_metadata": "n/a",
-         "custom_parameters": None, "gender": 1, "unknown_field": {"x": 1}},
+        {
+            "id": "q1",
+            "follower_count": "12",
+            "is_verified": "true",
+            "age": "31.0",
+            "created_at": "2026-01-01T00:00:00Z",
+            "ocean": {"openness": "0.5", "grit": "x"},
+            "engagement_rate": "0.1",
+            "interest_clusters": "coffee",
+            "platform_metadata": {"heart_count": "900", "nested": {"a": [1]}, "tags": ["a"]},
+            "custom_parameters": {"brand": "Oatly", "score": 3},
+        },
+        {
+            "id": "q2",
+            "follower_count": 5.5,
+            "ocean": None,
+            "avatar": {"version_list": []},
+            "platform_metadata": {"heart_count": 12, "is_private": None, "tags": "b"},
+            "custom_parameters": {"brand": None, "score": "high"},
+        },
+        {
+            "id": "q3",
+            "ocean": [0.1],
+            "avatar": "url",
+            "platform_metadata": "n/a",
+            "custom_parameters": None,
+            "gender": 1,
+            "unknown_field": {"x": 1},
+        },
         {"id": "q1", "follower_count": 99},
         {"id": None, "username": "no id"},
         {"id": None, "username": "no id either"},
-        {"id": "q4", "créé": True, "platform_metadata": {"cœur": 1, "": 2},
-         "bio": "naïve 🌾", "created_at": datetime(2026, 1, 1, tzinfo=UTC)},
+        {
+            "id": "q4",
+            "créé": True,
+            "platform_metadata": {"cœur": 1, "": 2},
+            "bio": "naïve 🌾",
+            "created_at": datetime(2026, 1, 1, tzinfo=UTC),
+        },
         OrderedDict(id="q5", source="tiktok", follower_count=1),
         MappingProxyType({"id": "q6", "source": "reddit"}),
     ]

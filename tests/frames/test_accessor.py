@@ -71,7 +71,11 @@ def test_top_authors(small: pd.DataFrame) -> None:
     assert authors["author_title"].tolist() == ["Bob", "Ann", "Cy"]
     bob, ann, cy = (authors.iloc[i] for i in range(3))
     assert (bob["source"], bob["mentions"], bob["num_likes"], bob["num_views"]) == (
-        "tiktok", 2, 100, 1010)
+        "tiktok",
+        2,
+        100,
+        1010,
+    )
     assert bob["engagement_rate"] == pytest.approx(0.20)  # t2 has none
     assert (ann["mentions"], ann["num_likes"]) == (2, 14)
     assert ann["engagement_rate"] == pytest.approx(0.09)
@@ -92,20 +96,34 @@ def test_share_of_voice(small: pd.DataFrame) -> None:
 def test_engagement(small: pd.DataFrame) -> None:
     # tiktok .20 (t2 has no rate), instagram .12, reddit (.10 + .08) / 2.
     assert small.rds.engagement().to_dict() == pytest.approx(
-        {"tiktok": 0.20, "instagram": 0.12, "reddit": 0.09})
+        {"tiktok": 0.20, "instagram": 0.12, "reddit": 0.09}
+    )
     assert small.rds.engagement().index.tolist() == ["tiktok", "instagram", "reddit"]
 
 
 def test_emotions(small: pd.DataFrame) -> None:
     emotions = small.rds.emotions()
     # Four analysed posts; means of the shares chosen in frame_samples.py.
-    expected = {"neutral": (0.2 + 0.3 + 0.5 + 0.4) / 4, "joy": (0.6 + 0.2 + 0.4) / 4,
-                "sadness": 0.1 / 4, "anger": 0.5 / 4, "surprise": (0.1 + 0.3 + 0.2) / 4,
-                "fear": 0.0, "disgust": 0.2 / 4}
+    expected = {
+        "neutral": (0.2 + 0.3 + 0.5 + 0.4) / 4,
+        "joy": (0.6 + 0.2 + 0.4) / 4,
+        "sadness": 0.1 / 4,
+        "anger": 0.5 / 4,
+        "surprise": (0.1 + 0.3 + 0.2) / 4,
+        "fear": 0.0,
+        "disgust": 0.2 / 4,
+    }
     assert emotions["mean"].to_dict() == pytest.approx(expected)
     # Dominant: r1 joy, r2 anger, t1 neutral, t2 neutral (tie with joy goes to neutral).
-    assert emotions["dominant"].to_dict() == {"neutral": 2, "joy": 1, "sadness": 0, "anger": 1,
-                                              "surprise": 0, "fear": 0, "disgust": 0}
+    assert emotions["dominant"].to_dict() == {
+        "neutral": 2,
+        "joy": 1,
+        "sadness": 0,
+        "anger": 1,
+        "surprise": 0,
+        "fear": 0,
+        "disgust": 0,
+    }
     assert emotions.loc["neutral", "dominant_share"] == 0.5
 
 
@@ -113,8 +131,7 @@ def test_keywords(small: pd.DataFrame) -> None:
     # Words (title + text, stopwords and the URL dropped): r1 oat milk foam oat milk foam
     # great; r2 oat milk price high; t1 oat milk latte recipe; t2 love; i1 check.
     words = small.rds.keywords(4)
-    assert words.values.tolist() == [["milk", 4, 3], ["oat", 4, 3], ["foam", 2, 1],
-                                     ["check", 1, 1]]
+    assert words.values.tolist() == [["milk", 4, 3], ["oat", 4, 3], ["foam", 2, 1], ["check", 1, 1]]
     assert small.rds.keywords(1, ngram=2).values.tolist() == [["oat milk", 4, 3]]
     assert small.rds.keywords(1, ngram=3).values.tolist() == [["oat milk foam", 2, 1]]
     with pytest.raises(ValueError, match="ngram must be 1, 2 or 3"):
@@ -142,8 +159,7 @@ def test_analyses_work_on_filtered_and_sliced_frames(small: pd.DataFrame) -> Non
     ],
 )
 def test_missing_columns_are_named(small: pd.DataFrame, call: Any, missing: str) -> None:
-    frame = small.drop(columns=["created_at", "language", "emotion_joy", "comments",
-                                "num_likes"])
+    frame = small.drop(columns=["created_at", "language", "emotion_joy", "comments", "num_likes"])
     with pytest.raises(MissingColumnsError, match=missing) as caught:
         call(frame)
     assert "mentions frame" in str(caught.value)
@@ -151,9 +167,16 @@ def test_missing_columns_are_named(small: pd.DataFrame, call: Any, missing: str)
 
 
 def test_post_refs_and_its_limit(small: pd.DataFrame) -> None:
-    assert small.rds.post_refs() == [{"id": i, "source": s} for s, i in [
-        ("reddit", "r1"), ("reddit", "r2"), ("tiktok", "t1"), ("tiktok", "t2"),
-        ("instagram", "i1")]]
+    assert small.rds.post_refs() == [
+        {"id": i, "source": s}
+        for s, i in [
+            ("reddit", "r1"),
+            ("reddit", "r2"),
+            ("tiktok", "t1"),
+            ("tiktok", "t2"),
+            ("instagram", "i1"),
+        ]
+    ]
     many = frames.mentions_frame([{"source": "reddit", "id": str(i)} for i in range(51)])
     assert len(many.iloc[:50].rds.post_refs()) == 50
     with pytest.raises(InvalidParameter, match="at most 50 posts") as caught:
@@ -177,8 +200,9 @@ def test_ask_uses_the_origin_client_and_exactly_these_posts(small: pd.DataFrame)
     attach_client(small, origin)
     top = small.rds.top(2)  # attrs survive slicing
     assert top.rds.ask("Why?") == "turn"
-    assert origin.calls == [("Why?", [{"id": "t1", "source": "tiktok"},
-                                      {"id": "i1", "source": "instagram"}])]
+    assert origin.calls == [
+        ("Why?", [{"id": "t1", "source": "tiktok"}, {"id": "i1", "source": "instagram"}])
+    ]
     small.rds.ask("And?", client=other)
     assert other.calls[0][1] == small.rds.post_refs()
 
@@ -203,8 +227,13 @@ def test_profile_analyses(profiles: pd.DataFrame) -> None:
     assert tiers["share"].tolist() == [0.5, 0.25, 0.25]
     bands = profiles.rds.follower_distribution()
     # 500, 5k, 50k, 2M; p5 has no count.
-    assert bands["profiles"].to_dict() == {"<1k": 1, "1k-10k": 1, "10k-100k": 1, "100k-1M": 0,
-                                           ">=1M": 1}
+    assert bands["profiles"].to_dict() == {
+        "<1k": 1,
+        "1k-10k": 1,
+        "10k-100k": 1,
+        "100k-1M": 0,
+        ">=1M": 1,
+    }
     assert bands["share"].tolist() == [0.25, 0.25, 0.25, 0.0, 0.25]
     interests = profiles.rds.top_interests(2)
     # coffee: p1, p2, p3 (twice in p3, counted once) of 5 profiles; then gaming/tea by name.

@@ -14,8 +14,7 @@ import rdskit.frames as frames
 from rdskit.frames import cache as cache_module
 from rdskit.frames.accessor import origin_client
 
-QUERY = {"type": "prompt", "sources": ["reddit", "tiktok", "instagram"],
-         "search_query": "oat milk"}
+QUERY = {"type": "prompt", "sources": ["reddit", "tiktok", "instagram"], "search_query": "oat milk"}
 
 
 def collect(client: rdskit.Client, dataset_id: str, count: int, **options: Any) -> None:
@@ -27,14 +26,18 @@ def collect(client: rdskit.Client, dataset_id: str, count: int, **options: Any) 
 def dataset(client: rdskit.Client) -> str:
     """A dataset of 250 analysed mentions with comments."""
     ds = client.datasets.create("Oat milk")
-    collect(client, ds.id, 250, num_comments_per_post=2,
-            content_analysis_actions=["sentiment", "hook", "cta"])
+    collect(
+        client,
+        ds.id,
+        250,
+        num_comments_per_post=2,
+        content_analysis_actions=["sentiment", "hook", "cta"],
+    )
     return ds.id
 
 
 def by_key(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.sort_values(["source", "id"], key=lambda c: c.astype(str)).reset_index(
-        drop=True)
+    return frame.sort_values(["source", "id"], key=lambda c: c.astype(str)).reset_index(drop=True)
 
 
 def test_mentions_to_frame_fetches_every_page(client: rdskit.Client, dataset: str) -> None:
@@ -56,8 +59,9 @@ def test_custom_parameter_columns_are_named(client: rdskit.Client, dataset: str)
     assert "brand" in df.columns and parameter.id not in df.columns
     values = df.rds.parameters()
     assert set(values["parameter"]) == {"brand"} and len(values) == 250
-    listed = [{p["parameter_id"]: p["value"] for p in row}[parameter.id]
-              for row in df["parameters"]]
+    listed = [
+        {p["parameter_id"]: p["value"] for p in row}[parameter.id] for row in df["parameters"]
+    ]
     assert df["brand"].fillna("-").tolist() == [value or "-" for value in listed]
     assert df["brand"].notna().any()
 
@@ -98,7 +102,8 @@ def test_cache_refresh_fetches_only_new_mentions(
     assert 0 < new < 150
     assert spy.received <= new + 100  # the new mentions plus at most one page
     assert set(zip(refreshed["source"], refreshed["id"], strict=True)) == set(
-        zip(full["source"], full["id"], strict=True))
+        zip(full["source"], full["id"], strict=True)
+    )
     assert refreshed["created_at"].is_monotonic_decreasing  # the default sort: date
 
 
@@ -111,7 +116,8 @@ def test_other_loaders(client: rdskit.Client, dataset: str) -> None:
 
     audience = client.audience_datasets.create("Oat audience")
     client.audience_datasets.runs.create(
-        audience.id, source_dataset_id=dataset, total_profile_count=20).wait(timeout=120)
+        audience.id, source_dataset_id=dataset, total_profile_count=20
+    ).wait(timeout=120)
     profiles = frames.profiles_to_frame(client, audience_dataset_ids=[audience.id])
     assert len(profiles) == 20 and profiles.rds.kind == "profiles"
     assert profiles.rds.creator_tiers()["profiles"].sum() == 20
@@ -134,8 +140,9 @@ def test_pattern_items(client: rdskit.Client, dataset: str) -> None:
 def test_mentions_to_parquet_matches_to_frame(
     client: rdskit.Client, dataset: str, tmp_path: Path
 ) -> None:
-    written = frames.mentions_to_parquet(client, tmp_path / "oat", batch_rows=100,
-                                         dataset_ids=[dataset])
+    written = frames.mentions_to_parquet(
+        client, tmp_path / "oat", batch_rows=100, dataset_ids=[dataset]
+    )
     assert written == 250
     back = frames.read_parquet(tmp_path / "oat")
     expected = frames.mentions_to_frame(client, dataset_ids=[dataset])

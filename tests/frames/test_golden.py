@@ -67,8 +67,10 @@ def assert_frames_equal(actual: pd.DataFrame, expected_table: pa.Table, kind: st
     assert list(actual.columns) == list(expected.columns)
     assert [str(t) for t in actual.dtypes] == [str(t) for t in expected.dtypes]
     # Compared through Arrow: pandas' equality of ArrowDtype columns trips on NaN.
-    assert_tables_equal(pa.Table.from_pandas(actual, preserve_index=False),
-                        pa.Table.from_pandas(expected, preserve_index=False))
+    assert_tables_equal(
+        pa.Table.from_pandas(actual, preserve_index=False),
+        pa.Table.from_pandas(expected, preserve_index=False),
+    )
 
 
 @pytest.mark.parametrize("case", list(MENTION_CASES))
@@ -93,9 +95,10 @@ def write() -> None:
     options = pa.ipc.IpcWriteOptions(compression="zstd")
     for (kind, case), table in tables.items():
         table = table.combine_chunks()
-        with pa.OSFile(_path(kind, case), "wb") as f, pa.ipc.new_file(
-            f, table.schema, options=options
-        ) as writer:
+        with (
+            pa.OSFile(_path(kind, case), "wb") as f,
+            pa.ipc.new_file(f, table.schema, options=options) as writer,
+        ):
             writer.write_table(table)
         print(f"{kind}-{case}: {table.num_rows} rows, {table.num_columns} columns")
 

@@ -54,8 +54,16 @@ def test_big_ints_stay_exact_when_a_column_is_coerced() -> None:
 
 
 def test_out_of_range_profile_values_are_null() -> None:
-    df = profiles_frame([{"id": "p", "follower_count": 2**70, "created_at": HUGE_SECONDS,
-                          "ocean": {"openness": 2**2000}}])
+    df = profiles_frame(
+        [
+            {
+                "id": "p",
+                "follower_count": 2**70,
+                "created_at": HUGE_SECONDS,
+                "ocean": {"openness": 2**2000},
+            }
+        ]
+    )
     row = df.iloc[0]
     assert row["follower_count"] is pd.NA and pd.isna(row["created_at"])
     assert row["ocean_openness"] is pd.NA

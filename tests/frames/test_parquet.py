@@ -42,17 +42,18 @@ def rows() -> list[dict[str, Any]]:
 
 
 def by_key(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.sort_values(["source", "id"], key=lambda c: c.astype(str)).reset_index(
-        drop=True)
+    return frame.sort_values(["source", "id"], key=lambda c: c.astype(str)).reset_index(drop=True)
 
 
 def test_round_trip_keeps_columns_and_dtypes(tmp_path: Path) -> None:
     target = tmp_path / "mentions"
-    written = mentions_to_parquet(fake_client(rows()), target, batch_rows=2,
-                                  parameter_ids=["cp_1"])
+    written = mentions_to_parquet(fake_client(rows()), target, batch_rows=2, parameter_ids=["cp_1"])
     assert written == 6
     assert sorted(p.name for p in target.iterdir()) == [
-        "source=instagram", "source=reddit", "source=tiktok"]
+        "source=instagram",
+        "source=reddit",
+        "source=tiktok",
+    ]
     # Batches of two: (ig_1, r1), (r2, t1), (t2, i1), each spanning two sources.
     assert len(list(target.rglob("*.parquet"))) == 6
     back = read_parquet(target)
@@ -66,8 +67,9 @@ def test_round_trip_keeps_columns_and_dtypes(tmp_path: Path) -> None:
 def test_unpartitioned_and_single_file(tmp_path: Path) -> None:
     mentions_to_parquet(fake_client(rows()), tmp_path / "flat", partition_by=())
     (only,) = (tmp_path / "flat").iterdir()
-    assert by_key(read_parquet(only))["id"].tolist() == by_key(mentions_frame(rows()))[
-        "id"].tolist()
+    assert (
+        by_key(read_parquet(only))["id"].tolist() == by_key(mentions_frame(rows()))["id"].tolist()
+    )
 
 
 def test_refuses_to_mix_with_existing_data(tmp_path: Path) -> None:
@@ -86,7 +88,10 @@ def test_duckdb_and_polars_read_it(tmp_path: Path) -> None:
         "GROUP BY source ORDER BY source"
     ).fetchall()
     assert [(s, n, likes) for s, n, likes, _ in counts] == [
-        ("instagram", 2, 90), ("reddit", 2, 14), ("tiktok", 2, 100)]
+        ("instagram", 2, 90),
+        ("reddit", 2, 14),
+        ("tiktok", 2, 100),
+    ]
     comments = duckdb.sql(
         f"SELECT id, len(comments) FROM read_parquet('{glob}', hive_partitioning=true, "
         "union_by_name=true) WHERE comments IS NOT NULL ORDER BY id"

@@ -50,8 +50,7 @@ def test_emotions(small: pd.DataFrame) -> None:
     ax = small.rds.plot.emotions()
     heights = bars(ax)
     assert heights["neutral"] == pytest.approx(0.35) and heights["fear"] == 0.0
-    assert list(heights) == ["neutral", "joy", "sadness", "anger", "surprise", "fear",
-                             "disgust"]
+    assert list(heights) == ["neutral", "joy", "sadness", "anger", "surprise", "fear", "disgust"]
     assert labelled(ax)
 
 

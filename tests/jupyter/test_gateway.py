@@ -161,8 +161,13 @@ def test_statuses_bodies_and_rate_headers_pass_through(
             status = httpx.get(
                 f"{served.url}/status", headers={"x-api-key": client._core.api_key.reveal()}
             ).json()
-    assert status == {"mode": "service", "upstream": sandbox.url, "rate_limit": 5.0,
-                      "queued": 0, "token_ttl": 900.0}
+    assert status == {
+        "mode": "service",
+        "upstream": sandbox.url,
+        "rate_limit": 5.0,
+        "queued": 0,
+        "token_ttl": 900.0,
+    }
 
 
 # -- tokens -------------------------------------------------------------------------------
@@ -235,8 +240,10 @@ def test_gateway_key_exchanges_ahead_of_expiry() -> None:
 
 @pytest.mark.parametrize(
     ("reply", "error"),
-    [(httpx.Response(403, json={}), ConfigurationError),
-     (httpx.ConnectError("refused"), APIConnectionError)],
+    [
+        (httpx.Response(403, json={}), ConfigurationError),
+        (httpx.ConnectError("refused"), APIConnectionError),
+    ],
 )
 def test_gateway_key_failures(reply: Any, error: type[Exception]) -> None:
     def send(url: str, json: dict[str, Any], timeout: float) -> httpx.Response:
@@ -252,8 +259,15 @@ def test_gateway_key_failures(reply: Any, error: type[Exception]) -> None:
 
 @pytest.mark.parametrize(
     ("address", "served"),
-    [("127.0.0.1", True), ("::1", True), ("127.8.9.1", True), ("10.0.0.7", False),
-     ("192.168.1.20", False), ("", False), (None, False)],
+    [
+        ("127.0.0.1", True),
+        ("::1", True),
+        ("127.8.9.1", True),
+        ("10.0.0.7", False),
+        ("192.168.1.20", False),
+        ("", False),
+        (None, False),
+    ],
 )
 def test_only_loopback_clients_are_served(address: str | None, served: bool) -> None:
     assert _loopback(address) is served
@@ -267,7 +281,9 @@ def test_an_old_discovery_file_is_narrowed_before_the_secret_lands(tmp_path: Pat
     gateway.publish(path, "http://127.0.0.1:2/rdskit")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert json.loads(path.read_text()) == {
-        "url": "http://127.0.0.1:2/rdskit", "mode": "service", "secret": gateway.secret
+        "url": "http://127.0.0.1:2/rdskit",
+        "mode": "service",
+        "secret": gateway.secret,
     }
 
 
@@ -276,8 +292,9 @@ def test_explicit_settings_win_over_the_gateway(
     tmp_path: Path, clean_env: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "gateway.json"
-    path.write_text(json.dumps({"url": "http://127.0.0.1:9/rdskit", "mode": "service",
-                                "secret": "s"}))
+    path.write_text(
+        json.dumps({"url": "http://127.0.0.1:9/rdskit", "mode": "service", "secret": "s"})
+    )
     clean_env.setenv("RDSKIT_GATEWAY", str(path))
     key = "bz_test_" + "0" * 32
     assert isinstance(rdskit.Client()._core.api_key, GatewayKey)
@@ -378,10 +395,22 @@ def test_a_real_server_gives_kernels_the_gateway_and_never_the_key(
     log = tmp_path / "server.log"
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
-             f"--port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
-             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}"],
-            env=env, stdout=out, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                "server",
+                "--no-browser",
+                "--allow-root",
+                f"--port={port}",
+                "--ServerApp.port_retries=0",
+                "--ServerApp.ip=127.0.0.1",
+                f"--IdentityProvider.token={token}",
+                f"--ServerApp.root_dir={tmp_path}",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         deadline = time.monotonic() + 120
@@ -390,8 +419,12 @@ def test_a_real_server_gives_kernels_the_gateway_and_never_the_key(
             time.sleep(0.2)
         (discovery,) = runtime.glob("rdskit-gateway-*.json")
         assert stat.S_IMODE(discovery.stat().st_mode) == 0o600
-        kernel = httpx.post(f"http://127.0.0.1:{port}/api/kernels", json={"name": "python3"},
-                            headers={"Authorization": f"token {token}"}, timeout=60).json()
+        kernel = httpx.post(
+            f"http://127.0.0.1:{port}/api/kernels",
+            json={"name": "python3"},
+            headers={"Authorization": f"token {token}"},
+            timeout=60,
+        ).json()
         client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel['id']}.json"))
         client.load_connection_file()
         client.start_channels()

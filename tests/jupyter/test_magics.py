@@ -197,7 +197,9 @@ def test_datasets_is_a_table(shell: InteractiveShell, seeded: Seeded) -> None:
 
 
 def test_connect_by_url_prompts_and_never_shows_the_key(
-    shell: InteractiveShell, sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch,
+    shell: InteractiveShell,
+    sandbox: SandboxHandle,
+    monkeypatch: pytest.MonkeyPatch,
     seeded: Seeded,
 ) -> None:
     prompts: list[str] = []
@@ -211,9 +213,13 @@ def test_connect_by_url_prompts_and_never_shows_the_key(
     assert prompts == [f"API key for {sandbox.url} (input hidden): "]
     assert "Connected to" in ran[0].stdout and "owner@" in ran[0].stdout
     for source in (
-        "%rds status", "%rds datasets", "%rds chat", f"%%ask --dataset {seeded.dataset_id}\nWhy?",
+        "%rds status",
+        "%rds datasets",
+        "%rds chat",
+        f"%%ask --dataset {seeded.dataset_id}\nWhy?",
         "current = rdskit.jupyter.current_session().client\ncurrent",
-        "current._core", "raise rdskit.errors.InsufficientCredits(402, 'insufficient_credits',"
+        "current._core",
+        "raise rdskit.errors.InsufficientCredits(402, 'insufficient_credits',"
         " {'required': '1', 'available': '0', 'top_up_url': 'https://app.example/top-up'})",
     ):
         ran.append(run_cell(shell, "import rdskit\n" + source))

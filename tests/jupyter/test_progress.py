@@ -25,18 +25,32 @@ from rdskit.models import (
 from rdskit.sandbox import SandboxHandle
 
 STEPS = [
-    {"name": "scraping", "status": "completed", "started_at": "2026-01-01T10:00:00Z",
-     "finished_at": "2026-01-01T10:00:05Z"},
-    {"name": "enrichment", "status": "working", "started_at": "2026-01-01T10:00:05Z",
-     "finished_at": None},
+    {
+        "name": "scraping",
+        "status": "completed",
+        "started_at": "2026-01-01T10:00:00Z",
+        "finished_at": "2026-01-01T10:00:05Z",
+    },
+    {
+        "name": "enrichment",
+        "status": "working",
+        "started_at": "2026-01-01T10:00:05Z",
+        "finished_at": None,
+    },
 ]
 
 
 def dataset_run(status: str, mentions: int | None = None, steps: list | None = None) -> DatasetRun:
-    return DatasetRun.model_validate({
-        "id": "dsr_1", "dataset_id": "ds_1", "created_at": "2026-01-01T10:00:00Z", "count": 40,
-        "mentions_count": mentions, "status": {"type": status, "steps": steps or []},
-    })
+    return DatasetRun.model_validate(
+        {
+            "id": "dsr_1",
+            "dataset_id": "ds_1",
+            "created_at": "2026-01-01T10:00:00Z",
+            "count": 40,
+            "mentions_count": mentions,
+            "status": {"type": status, "steps": steps or []},
+        }
+    )
 
 
 class Clock:
@@ -161,16 +175,25 @@ def test_interrupt_and_errors_end_the_display() -> None:
 
 
 # -- billing figures ------------------------------------------------------------------------
-PRICES = Prices.model_validate({
-    "prices_credits": {"mention": "1.000000", "post_processing": "0.500000"},
-    "prices": {"mention": 0.02, "post_processing": 0.01},
-    "billing": {"unit": "credits", "credit_rate_usd": "0.02"},
-})
+PRICES = Prices.model_validate(
+    {
+        "prices_credits": {"mention": "1.000000", "post_processing": "0.500000"},
+        "prices": {"mention": 0.02, "post_processing": 0.01},
+        "billing": {"unit": "credits", "credit_rate_usd": "0.02"},
+    }
+)
 
 
 def row(row_id: int, category: str, credits: str, usd: float) -> UsageRow:
-    return UsageRow.model_validate({"id": row_id, "category": category, "quantity": usd,
-                                    "quantity_credits": credits, "created_at": 0})
+    return UsageRow.model_validate(
+        {
+            "id": row_id,
+            "category": category,
+            "quantity": usd,
+            "quantity_credits": credits,
+            "created_at": 0,
+        }
+    )
 
 
 def figures(lines: list[p.BillingLine]) -> dict[str, str]:
@@ -179,9 +202,12 @@ def figures(lines: list[p.BillingLine]) -> dict[str, str]:
 
 def test_completed_run_reserved_charged_refunded() -> None:
     terms = p.charge_terms(dataset_run("completed", 33))
-    lines = p.billing_lines(terms, failed=False, prices=PRICES,
-                            rows=[row(8, "mention", "33.000000", 0.66), row(9, "ai_assistant",
-                                                                           "0.2", 0.004)])
+    lines = p.billing_lines(
+        terms,
+        failed=False,
+        prices=PRICES,
+        rows=[row(8, "mention", "33.000000", 0.66), row(9, "ai_assistant", "0.2", 0.004)],
+    )
     assert figures(lines) == {
         "reserved": "40 credits (0.8 USD)",
         "charged": "33 credits (0.66 USD)",
@@ -214,8 +240,11 @@ def test_other_work_in_the_same_category_is_not_mistaken_for_a_refund() -> None:
     )
     rows = [row(3, "post_processing", "5", 0.1), row(4, "post_processing", "2", 0.04)]
     lines = figures(p.billing_lines(p.charge_terms(run), failed=False, prices=PRICES, rows=rows))
-    assert lines == {"reserved": "5 credits (0.1 USD)", "charged": "7 credits (0.14 USD)",
-                     "refunded": "not computed"}
+    assert lines == {
+        "reserved": "5 credits (0.1 USD)",
+        "charged": "7 credits (0.14 USD)",
+        "refunded": "not computed",
+    }
 
 
 # -- against the sandbox ---------------------------------------------------------------------
@@ -288,9 +317,11 @@ def test_choose_mode(
 
 def test_amounts_round_only_for_display() -> None:
     lines = p.billing_lines(
-        p.ChargeTerms(("mention",), "dataset_run", 30), failed=False,
-        prices=Prices.model_validate({"prices_credits": {"mention": "1.000000"},
-                                      "prices": {"mention": 0.014833333333}}),
+        p.ChargeTerms(("mention",), "dataset_run", 30),
+        failed=False,
+        prices=Prices.model_validate(
+            {"prices_credits": {"mention": "1.000000"}, "prices": {"mention": 0.014833333333}}
+        ),
         rows=[],
     )
     assert figures(lines)["reserved"] == "30 credits (0.445 USD)"  # exactly 0.44499999999

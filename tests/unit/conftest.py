@@ -27,8 +27,9 @@ def make_client(api: MockAPI) -> Iterator[Callable[..., rdskit.Client]]:
     def make(**options: Any) -> rdskit.Client:
         options.setdefault("api_key", make_key())
         options.setdefault("rate_limit", None)
-        client = rdskit.Client(base_url=BASE_URL, transport=httpx.MockTransport(api.handle),
-                               **options)
+        client = rdskit.Client(
+            base_url=BASE_URL, transport=httpx.MockTransport(api.handle), **options
+        )
         client.slept = []
         client._sleep = client.slept.append
         made.append(client)

@@ -54,15 +54,19 @@ def ok(data: Any, status: int = 200) -> Reply:
 
 def page(items: list[Any], cursor: str | None = None) -> Reply:
     """A list envelope; ``has_next`` follows from ``cursor``."""
-    return Reply(200, {"status": "success", "data": items, "has_next": cursor is not None,
-                       "cursor": cursor})
+    return Reply(
+        200, {"status": "success", "data": items, "has_next": cursor is not None, "cursor": cursor}
+    )
 
 
-def error(status: int, code: str, detail: Any = "boom", *, transient: bool = False,
-          **extra: Any) -> Reply:
+def error(
+    status: int, code: str, detail: Any = "boom", *, transient: bool = False, **extra: Any
+) -> Reply:
     """A ``{status, error_code, detail, transient}`` error body."""
-    return Reply(status, {"status": "info", "error_code": code, "detail": detail,
-                          "transient": transient, **extra})
+    return Reply(
+        status,
+        {"status": "info", "error_code": code, "detail": detail, "transient": transient, **extra},
+    )
 
 
 @dataclass
@@ -93,8 +97,14 @@ class MockAPI:
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content) if request.content else None
-        call = Call(request.method, request.url.path, str(request.url), dict(request.url.params),
-                    body, request.headers)
+        call = Call(
+            request.method,
+            request.url.path,
+            str(request.url),
+            dict(request.url.params),
+            body,
+            request.headers,
+        )
         self.calls.append(call)
         queue = self.routes.get((request.method, request.url.path))
         if not queue:
@@ -117,8 +127,9 @@ def make_aclient(api: MockAPI, **options: Any) -> rdskit.AsyncClient:
     """An AsyncClient on ``api`` (limiter off, sleeps recorded); use it inside a loop."""
     options.setdefault("api_key", make_key())
     options.setdefault("rate_limit", None)
-    client = rdskit.AsyncClient(base_url=BASE_URL, transport=httpx.MockTransport(api.ahandle),
-                                **options)
+    client = rdskit.AsyncClient(
+        base_url=BASE_URL, transport=httpx.MockTransport(api.ahandle), **options
+    )
     client.slept = []
 
     async def record(seconds: float) -> None:

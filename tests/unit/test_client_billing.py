@@ -32,26 +32,34 @@ def prices(**changes: object) -> Prices:
     return Prices.model_validate({**s.PRICES, **changes})
 
 
-@pytest.mark.parametrize(("kind", "quantity", "credits", "usd"), [
-    ("dataset_run", 50, "50.000000", "0.9800"),
-    ("audience_run", 300, "900.000000", "17.6400"),
-    ("custom_parameter_run", 120, "60.000000", "1.1760"),
-    ("pattern_detection", 120, "60.000000", "1.1760"),
-    ("research_preview", 2, "2.000000", "0.0392"),
-    ("tracking_trigger", 20, "20.000000", "0.3920"),
-])
+@pytest.mark.parametrize(
+    ("kind", "quantity", "credits", "usd"),
+    [
+        ("dataset_run", 50, "50.000000", "0.9800"),
+        ("audience_run", 300, "900.000000", "17.6400"),
+        ("custom_parameter_run", 120, "60.000000", "1.1760"),
+        ("pattern_detection", 120, "60.000000", "1.1760"),
+        ("research_preview", 2, "2.000000", "0.0392"),
+        ("tracking_trigger", 20, "20.000000", "0.3920"),
+    ],
+)
 def test_estimate_from_prices(kind: str, quantity: int, credits: str, usd: str) -> None:
     estimate = Estimate.from_prices(kind, quantity, prices())
     assert (estimate.quantity, estimate.credits, estimate.usd) == (
-        quantity, Decimal(credits), Decimal(usd))
+        quantity,
+        Decimal(credits),
+        Decimal(usd),
+    )
 
 
 def test_unknown_prices_stay_unknown() -> None:
     no_credit_map = prices(prices_credits=None)
     derived = Estimate.from_prices("dataset_run", 10, no_credit_map)
     assert derived.credits == Decimal("10.000000")  # from USD / credit_rate_usd
-    null = prices(prices_credits={**s.PRICES["prices_credits"], "mention": None},
-                  prices={**s.PRICES["prices"], "mention": None})
+    null = prices(
+        prices_credits={**s.PRICES["prices_credits"], "mention": None},
+        prices={**s.PRICES["prices"], "mention": None},
+    )
     unknown = Estimate.from_prices("dataset_run", 10, null)
     assert (unknown.credits, unknown.usd) == (None, None)
     assert "mention" in unknown.reason
@@ -60,8 +68,9 @@ def test_unknown_prices_stay_unknown() -> None:
     assert Estimate.from_prices("dataset_run", None, prices()).credits is None
 
 
-def test_client_estimates_read_prices_once_a_minute(api: MockAPI, client: rdskit.Client,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_client_estimates_read_prices_once_a_minute(
+    api: MockAPI, client: rdskit.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
     api.on("GET", "/v1/datasets/ds_1", ok(s.DATASET_READ))
     api.on("GET", "/v1/tracking_agents/ta_1", ok({**s.AGENT, "dataset_ids": ["ds_1", "ds_2"]}))
@@ -83,8 +92,12 @@ def test_client_estimates_read_prices_once_a_minute(api: MockAPI, client: rdskit
 
 def test_unknown_quantities_and_kinds(api: MockAPI, client: rdskit.Client) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
-    for kind, hint in [("dataset_run", "count="), ("tracking_trigger", "agent_id="),
-                       ("custom_parameter_run", "dataset_id="), ("research_preview", "sources=")]:
+    for kind, hint in [
+        ("dataset_run", "count="),
+        ("tracking_trigger", "agent_id="),
+        ("custom_parameter_run", "dataset_id="),
+        ("research_preview", "sources="),
+    ]:
         estimate = client.estimate(kind)
         assert (estimate.quantity, estimate.credits, estimate.usd) == (None, None, None)
         assert hint in estimate.reason
@@ -108,15 +121,25 @@ def test_budget_allows_then_refuses_before_sending(api: MockAPI, make_client) ->
     assert client.budget.remaining == 0
 
 
-@pytest.mark.parametrize("call", [
-    lambda c: c.audience_datasets.runs.create("ad_1", source_dataset_id="ds_1",
-                                              total_profile_count=50),  # 150 credits
-    lambda c: c.custom_parameters.runs.create("cp_1", dataset_id="ds_1"),  # 120 posts: 60
-    lambda c: c.pattern_detections.create("ds_1", name="n", research_question="q"),
-    lambda c: c.research_previews.create(source_urls=["u"] * 60),
-    lambda c: c.tracking_agents.trigger("ta_1"),  # 10 x 6 datasets
-], ids=["audience_run", "custom_parameter_run", "pattern_detection", "research_preview",
-        "tracking_trigger"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.audience_datasets.runs.create(
+            "ad_1", source_dataset_id="ds_1", total_profile_count=50
+        ),  # 150 credits
+        lambda c: c.custom_parameters.runs.create("cp_1", dataset_id="ds_1"),  # 120 posts: 60
+        lambda c: c.pattern_detections.create("ds_1", name="n", research_question="q"),
+        lambda c: c.research_previews.create(source_urls=["u"] * 60),
+        lambda c: c.tracking_agents.trigger("ta_1"),  # 10 x 6 datasets
+    ],
+    ids=[
+        "audience_run",
+        "custom_parameter_run",
+        "pattern_detection",
+        "research_preview",
+        "tracking_trigger",
+    ],
+)
 def test_every_paid_call_is_guarded(call, api: MockAPI, make_client) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
     api.on("GET", "/v1/datasets/ds_1", ok(s.DATASET_READ))
@@ -144,8 +167,15 @@ def test_no_budget_means_no_estimate(api: MockAPI, client: rdskit.Client) -> Non
 
 def test_refused_calls_give_the_budget_back(api: MockAPI, make_client) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
-    api.on("POST", RUN_PATH, error(402, "insufficient_credits_dataset_run",
-                                   {"message": "m", "required": "1", "available": "0"}))
+    api.on(
+        "POST",
+        RUN_PATH,
+        error(
+            402,
+            "insufficient_credits_dataset_run",
+            {"message": "m", "required": "1", "available": "0"},
+        ),
+    )
     client = make_client(budget_credits=100)
     with pytest.raises(InsufficientCreditsDatasetRun):
         client.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=60)

@@ -43,12 +43,15 @@ def test_arguments_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
         assert client._core.api_key.reveal() == key
 
 
-@pytest.mark.parametrize(("kwargs", "says"), [
-    ({"base_url": BASE_URL}, ENV_API_KEY),
-    ({"api_key": "bz_test_" + "0" * 32}, ENV_BASE_URL),
-    ({"api_key": "  ", "base_url": BASE_URL}, "api_key="),
-    ({"api_key": "bz_test_" + "0" * 32, "base_url": "ftp://x"}, "http://"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"base_url": BASE_URL}, ENV_API_KEY),
+        ({"api_key": "bz_test_" + "0" * 32}, ENV_BASE_URL),
+        ({"api_key": "  ", "base_url": BASE_URL}, "api_key="),
+        ({"api_key": "bz_test_" + "0" * 32, "base_url": "ftp://x"}, "http://"),
+    ],
+)
 def test_missing_configuration_says_how_to_set_it(kwargs: dict, says: str) -> None:
     with pytest.raises(rdskit.ConfigurationError, match=says):
         rdskit.Client(**kwargs)
@@ -75,37 +78,49 @@ def test_mask() -> None:
 
 def test_client_repr_and_str_hide_the_key() -> None:
     key = make_key()
-    for client in (rdskit.Client(key, base_url=BASE_URL),
-                   rdskit.AsyncClient(key, base_url=BASE_URL)):
+    for client in (
+        rdskit.Client(key, base_url=BASE_URL),
+        rdskit.AsyncClient(key, base_url=BASE_URL),
+    ):
         for text in (repr(client), str(client), repr(client._core), repr(vars(client))):
             assert key not in text
         assert mask_key(key) in repr(client)  # a fingerprint tells keys apart
 
 
-def test_no_key_in_exceptions_or_logs(api: MockAPI, make_client,
-                                      caplog: pytest.LogCaptureFixture) -> None:
+def test_no_key_in_exceptions_or_logs(
+    api: MockAPI, make_client, caplog: pytest.LogCaptureFixture
+) -> None:
     key = make_key()
     client = make_client(api_key=key, max_retries=1)
     api.on("GET", "/v1/me", Reply(503, None), httpx.ConnectError(f"refused {BASE_URL}"))
     api.on("GET", "/v1/datasets/ds_1", error(404, "dataset_not_found"))
     api.on("POST", "/v1/datasets/ds_1/runs", httpx.ReadTimeout("slow"))
-    api.on("POST", "/v1/datasets", error(429, "too_many_requests", retry_after_seconds=0.1),
-           ok(s.DATASET))
+    api.on(
+        "POST",
+        "/v1/datasets",
+        error(429, "too_many_requests", retry_after_seconds=0.1),
+        ok(s.DATASET),
+    )
     caught: list[BaseException] = []
     with caplog.at_level(logging.DEBUG):
-        for call in (client.me, lambda: client.datasets.get("ds_1"),
-                     lambda: client.datasets.runs.create("ds_1", s.PROMPT_QUERY)):
+        for call in (
+            client.me,
+            lambda: client.datasets.get("ds_1"),
+            lambda: client.datasets.runs.create("ds_1", s.PROMPT_QUERY),
+        ):
             try:
                 call()
             except rdskit.RdsError as exc:
                 caught.append(exc)
         client.datasets.create("x")
     assert [type(exc).__name__ for exc in caught] == [
-        "APIConnectionError", "DatasetNotFound", "OutcomeUnknown"]
+        "APIConnectionError",
+        "DatasetNotFound",
+        "OutcomeUnknown",
+    ]
     texts = [caplog.text, *(repr(r.__dict__) for r in caplog.records)]
     for exc in caught:
-        texts += [str(exc), repr(exc), "".join(traceback.format_exception(exc)),
-                  repr(vars(exc))]
+        texts += [str(exc), repr(exc), "".join(traceback.format_exception(exc)), repr(vars(exc))]
     assert "GET /v1/me" in caplog.text  # the logs did record the calls
     assert all(key not in text for text in texts)
 

@@ -18,19 +18,37 @@ SPEC_CODES: dict[str, tuple[type[e.APIError], type[e.APIError], int]] = {
     "audience_dataset_not_found": (e.AudienceDatasetNotFound, e.NotFound, 404),
     "source_dataset_has_no_completed_run": (e.SourceDatasetHasNoCompletedRun, e.APIError, 400),
     "insufficient_credits_dataset_run": (
-        e.InsufficientCreditsDatasetRun, e.InsufficientCredits, 402),
+        e.InsufficientCreditsDatasetRun,
+        e.InsufficientCredits,
+        402,
+    ),
     "insufficient_credits_audience_dataset_run": (
-        e.InsufficientCreditsAudienceDatasetRun, e.InsufficientCredits, 402),
+        e.InsufficientCreditsAudienceDatasetRun,
+        e.InsufficientCredits,
+        402,
+    ),
     "insufficient_credits_content_analysis": (
-        e.InsufficientCreditsContentAnalysis, e.InsufficientCredits, 402),
+        e.InsufficientCreditsContentAnalysis,
+        e.InsufficientCredits,
+        402,
+    ),
     "insufficient_credits_pattern_detection": (
-        e.InsufficientCreditsPatternDetection, e.InsufficientCredits, 402),
+        e.InsufficientCreditsPatternDetection,
+        e.InsufficientCredits,
+        402,
+    ),
     "insufficient_credits_research_preview": (
-        e.InsufficientCreditsResearchPreview, e.InsufficientCredits, 402),
+        e.InsufficientCreditsResearchPreview,
+        e.InsufficientCredits,
+        402,
+    ),
     "insufficient_credits": (e.InsufficientCreditsGeneric, e.InsufficientCredits, 402),
     "insufficient_credits_ask": (e.InsufficientCreditsAsk, e.InsufficientCredits, 402),
     "audience_dataset_run_already_in_flight": (
-        e.AudienceDatasetRunAlreadyInFlight, e.Conflict, 409),
+        e.AudienceDatasetRunAlreadyInFlight,
+        e.Conflict,
+        409,
+    ),
     "custom_parameter_limit_exceeded": (e.CustomParameterLimitExceeded, e.APIError, 400),
     "custom_parameter_duplicate_name": (e.CustomParameterDuplicateName, e.APIError, 400),
     "custom_parameter_empty_name": (e.CustomParameterEmptyName, e.APIError, 400),
@@ -74,28 +92,33 @@ def test_each_code_raises_its_class(code: str, api: MockAPI, make_client) -> Non
 
 def test_mapping_ignores_the_prose() -> None:
     # A detail that reads like another error never changes the class.
-    exc = e.error_from_response(404, {"error_code": "chat_not_found",
-                                      "detail": "dataset_not_found"}, method="GET", path="/")
+    exc = e.error_from_response(
+        404, {"error_code": "chat_not_found", "detail": "dataset_not_found"}, method="GET", path="/"
+    )
     assert type(exc) is e.ChatNotFound
 
 
-@pytest.mark.parametrize(("code", "status", "cls"), [
-    ("widget_not_found", 400, e.NotFound),
-    ("export_in_flight", 400, e.Conflict),
-    ("report_in_progress", 400, e.Conflict),
-    ("insufficient_credits_report", 400, e.InsufficientCredits),
-    ("brand_new", 401, e.Unauthorized),
-    ("brand_new", 402, e.InsufficientCredits),
-    ("brand_new", 404, e.NotFound),
-    ("brand_new", 409, e.Conflict),
-    ("brand_new", 422, e.ValidationError),
-    ("brand_new", 429, e.RateLimited),
-    ("brand_new", 503, e.ServerError),
-    ("brand_new", 418, e.APIError),
-    (None, 401, e.Unauthorized),
-])
-def test_unknown_codes_fall_back_to_a_family(code: str | None, status: int,
-                                             cls: type[e.APIError]) -> None:
+@pytest.mark.parametrize(
+    ("code", "status", "cls"),
+    [
+        ("widget_not_found", 400, e.NotFound),
+        ("export_in_flight", 400, e.Conflict),
+        ("report_in_progress", 400, e.Conflict),
+        ("insufficient_credits_report", 400, e.InsufficientCredits),
+        ("brand_new", 401, e.Unauthorized),
+        ("brand_new", 402, e.InsufficientCredits),
+        ("brand_new", 404, e.NotFound),
+        ("brand_new", 409, e.Conflict),
+        ("brand_new", 422, e.ValidationError),
+        ("brand_new", 429, e.RateLimited),
+        ("brand_new", 503, e.ServerError),
+        ("brand_new", 418, e.APIError),
+        (None, 401, e.Unauthorized),
+    ],
+)
+def test_unknown_codes_fall_back_to_a_family(
+    code: str | None, status: int, cls: type[e.APIError]
+) -> None:
     body = {"status": "info", "error_code": code, "detail": "x", "transient": False}
     exc = e.error_from_response(status, body, method="GET", path="/v1/x")
     assert type(exc) is cls
@@ -103,11 +126,15 @@ def test_unknown_codes_fall_back_to_a_family(code: str | None, status: int,
 
 
 def test_insufficient_credits_keeps_usd_and_credits_apart(api: MockAPI, client) -> None:
-    detail = {"message": "Top up to continue", "required": "1.96", "available": "0.50",
-              "required_credits": "100.000000", "available_credits": "25.510204",
-              "top_up_url": "https://app.test/billing"}
-    api.on("POST", "/v1/datasets/ds_1/runs",
-           error(402, "insufficient_credits_dataset_run", detail))
+    detail = {
+        "message": "Top up to continue",
+        "required": "1.96",
+        "available": "0.50",
+        "required_credits": "100.000000",
+        "available_credits": "25.510204",
+        "top_up_url": "https://app.test/billing",
+    }
+    api.on("POST", "/v1/datasets/ds_1/runs", error(402, "insufficient_credits_dataset_run", detail))
     with pytest.raises(e.InsufficientCreditsDatasetRun) as raised:
         client.datasets.runs.create("ds_1", {"type": "url", "source_urls": ["https://x.test"]})
     exc = raised.value
@@ -122,18 +149,33 @@ def test_insufficient_credits_keeps_usd_and_credits_apart(api: MockAPI, client) 
 
 
 def test_insufficient_credits_without_credit_presentation() -> None:
-    exc = e.error_from_response(402, {"error_code": "insufficient_credits", "detail": {
-        "message": "m", "required": "2", "available": "1", "top_up_url": None}},
-        method="POST", path="/v1/tracking_agents/ta_1/trigger")
+    exc = e.error_from_response(
+        402,
+        {
+            "error_code": "insufficient_credits",
+            "detail": {"message": "m", "required": "2", "available": "1", "top_up_url": None},
+        },
+        method="POST",
+        path="/v1/tracking_agents/ta_1/trigger",
+    )
     assert exc.required_credits is None and exc.available_credits is None
     assert "credits" not in str(exc).replace("insufficient_credits", "")
 
 
 def test_validation_error_lists_the_fields(api: MockAPI, client) -> None:
-    api.on("POST", "/v1/datasets", Reply(422, {"detail": [
-        {"loc": ["body", "name"], "msg": "Field required", "type": "missing"},
-        {"loc": ["body", "extra", 0], "msg": "bad", "type": "value_error"},
-    ]}))
+    api.on(
+        "POST",
+        "/v1/datasets",
+        Reply(
+            422,
+            {
+                "detail": [
+                    {"loc": ["body", "name"], "msg": "Field required", "type": "missing"},
+                    {"loc": ["body", "extra", 0], "msg": "bad", "type": "value_error"},
+                ]
+            },
+        ),
+    )
     with pytest.raises(e.ValidationError) as raised:
         client.datasets.create("x")
     exc = raised.value
@@ -143,12 +185,22 @@ def test_validation_error_lists_the_fields(api: MockAPI, client) -> None:
 
 
 def test_rate_limited_reads_retry_after() -> None:
-    body = {"status": "client_error", "error_code": "too_many_requests", "detail": "slow",
-            "transient": True, "retry_after_seconds": 0.4}
+    body = {
+        "status": "client_error",
+        "error_code": "too_many_requests",
+        "detail": "slow",
+        "transient": True,
+        "retry_after_seconds": 0.4,
+    }
     exc = e.error_from_response(429, body, method="GET", path="/v1/me", retry_after_header=1)
     assert isinstance(exc, e.TooManyRequests) and exc.retry_after == 0.4 and exc.transient
-    no_body = e.error_from_response(429, {"error_code": "too_many_requests"}, method="GET",
-                                    path="/v1/me", retry_after_header=2.0)
+    no_body = e.error_from_response(
+        429,
+        {"error_code": "too_many_requests"},
+        method="GET",
+        path="/v1/me",
+        retry_after_header=2.0,
+    )
     assert no_body.retry_after == 2.0
 
 

@@ -23,8 +23,11 @@ def mentions(*ids: str) -> list[dict]:
 
 @pytest.fixture
 def three_pages(api: MockAPI) -> MockAPI:
-    by_cursor = {None: page(datasets("a", "b"), "c1"), "c1": page(datasets("c", "d"), "c2"),
-                 "c2": page(datasets("e"))}
+    by_cursor = {
+        None: page(datasets("a", "b"), "c1"),
+        "c1": page(datasets("c", "d"), "c2"),
+        "c2": page(datasets("e")),
+    }
     api.on("GET", "/v1/datasets", lambda call: by_cursor[call.params.get("cursor")])
     return api
 
@@ -58,15 +61,25 @@ def test_pages(three_pages: MockAPI, client: rdskit.Client) -> None:
 def test_post_lists_send_the_cursor_in_the_body_with_the_same_query(
     api: MockAPI, client: rdskit.Client
 ) -> None:
-    by_cursor = {None: page(mentions("1"), "m1"), "m1": page(mentions("2"), "m2"),
-                 "m2": page(mentions("3"))}
+    by_cursor = {
+        None: page(mentions("1"), "m1"),
+        "m1": page(mentions("2"), "m2"),
+        "m2": page(mentions("3")),
+    }
     api.on("POST", "/v1/mentions", lambda call: by_cursor[call.json.get("cursor")])
-    query = {"dataset_ids": ["ds_1"], "sort": "likes", "order": "desc", "limit": 1,
-             "filters": [[{"type": "has_media", "value": True}]]}
+    query = {
+        "dataset_ids": ["ds_1"],
+        "sort": "likes",
+        "order": "desc",
+        "limit": 1,
+        "filters": [[{"type": "has_media", "value": True}]],
+    }
     found = [m.id for m in client.mentions.list(**query)]
     assert found == ["1", "2", "3"]
     assert [c.json for c in api.calls] == [
-        query, {**query, "cursor": "m1"}, {**query, "cursor": "m2"},
+        query,
+        {**query, "cursor": "m1"},
+        {**query, "cursor": "m2"},
     ]
     assert all(c.params == {} for c in api.calls)
 

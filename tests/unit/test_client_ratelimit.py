@@ -83,8 +83,7 @@ def test_buckets_are_per_key_digest_and_shared() -> None:
     sync = rdskit.Client(key, base_url=BASE_URL, http_client=http)
     other = rdskit.Client(make_key(), base_url=BASE_URL, http_client=http)
     unlimited = rdskit.Client(key, base_url=BASE_URL, rate_limit=None, http_client=http)
-    asynchronous = rdskit.AsyncClient(key, base_url=BASE_URL,
-                                      http_client=httpx.AsyncClient())
+    asynchronous = rdskit.AsyncClient(key, base_url=BASE_URL, http_client=httpx.AsyncClient())
     assert sync._core.limiter is asynchronous._core.limiter
     assert sync._core.limiter is shared_limiter(sync._core.api_key.digest)
     assert sync._core.limiter is not other._core.limiter
@@ -106,8 +105,9 @@ def _timed_api(starts: list[float]) -> Callable[[httpx.Request], httpx.Response]
 @pytest.mark.timeout(30)
 def test_four_threads_never_exceed_five_in_any_second() -> None:
     starts: list[float] = []
-    with rdskit.Client(make_key(), base_url=BASE_URL,
-                       transport=httpx.MockTransport(_timed_api(starts))) as client:
+    with rdskit.Client(
+        make_key(), base_url=BASE_URL, transport=httpx.MockTransport(_timed_api(starts))
+    ) as client:
 
         def work() -> None:
             for _ in range(6):
@@ -133,8 +133,9 @@ def test_sync_and_async_clients_of_a_key_share_one_bucket() -> None:
         return handle(request)
 
     async def async_side() -> None:
-        async with rdskit.AsyncClient(key, base_url=BASE_URL,
-                                      transport=httpx.MockTransport(handle_async)) as client:
+        async with rdskit.AsyncClient(
+            key, base_url=BASE_URL, transport=httpx.MockTransport(handle_async)
+        ) as client:
             for _ in range(4):
                 await client.me()
 
@@ -147,8 +148,9 @@ def test_sync_and_async_clients_of_a_key_share_one_bucket() -> None:
     assert max_in_any_window(starts) == 5
 
 
-def _client_on_fake_clock(make_client: Callable[..., rdskit.Client]) -> tuple[
-        rdskit.Client, FakeClock]:
+def _client_on_fake_clock(
+    make_client: Callable[..., rdskit.Client],
+) -> tuple[rdskit.Client, FakeClock]:
     clock = FakeClock()
     client = make_client()
     client._core.limiter = RateLimiter(5, clock=clock, margin=0)
@@ -158,8 +160,15 @@ def _client_on_fake_clock(make_client: Callable[..., rdskit.Client]) -> tuple[
 
 def test_client_waits_for_the_reset_when_none_remain(api: MockAPI, make_client) -> None:
     client, clock = _client_on_fake_clock(make_client)
-    api.on("GET", "/v1/me", Reply(200, {"status": "success", "data": s.ME},
-                                  {"RateLimit-Remaining": "0", "RateLimit-Reset": "1"}))
+    api.on(
+        "GET",
+        "/v1/me",
+        Reply(
+            200,
+            {"status": "success", "data": s.ME},
+            {"RateLimit-Remaining": "0", "RateLimit-Reset": "1"},
+        ),
+    )
     client.me()
     assert clock.slept == []
     client.me()

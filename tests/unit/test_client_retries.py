@@ -22,48 +22,89 @@ from rdskit.errors import (
     TooManyRequests,
 )
 
-UNAVAILABLE = Reply(503, {"status": "info", "error_code": "unavailable", "detail": "down",
-                          "transient": True})
-TOO_MANY = error(429, "too_many_requests", "slow down", transient=True,
-                 retry_after_seconds=0.25)
+UNAVAILABLE = Reply(
+    503, {"status": "info", "error_code": "unavailable", "detail": "down", "transient": True}
+)
+TOO_MANY = error(429, "too_many_requests", "slow down", transient=True, retry_after_seconds=0.25)
 
 Call = Callable[[Any], Any]
 
 # (call, method, path, success reply) per kind of call.
 READS: dict[str, tuple[Call, str, str, Reply]] = {
-    "GET dataset": (lambda c: c.datasets.get("ds_1"), "GET", "/v1/datasets/ds_1",
-                    ok(s.DATASET)),
+    "GET dataset": (lambda c: c.datasets.get("ds_1"), "GET", "/v1/datasets/ds_1", ok(s.DATASET)),
     "GET list": (lambda c: c.datasets.list(), "GET", "/v1/datasets", page([s.DATASET])),
-    "POST mentions": (lambda c: c.mentions.list(dataset_ids=["ds_1"]), "POST", "/v1/mentions",
-                      page([s.MENTION])),
-    "POST audience_profiles": (lambda c: c.audience_profiles.list(), "POST",
-                               "/v1/audience_profiles", page([s.PROFILE])),
-    "POST preview": (lambda c: c.custom_parameters.preview(
-        "price", post_refs=[{"source": "reddit", "id": "a"}]), "POST",
-        "/v1/custom_parameters/preview", ok({"results": []})),
+    "POST mentions": (
+        lambda c: c.mentions.list(dataset_ids=["ds_1"]),
+        "POST",
+        "/v1/mentions",
+        page([s.MENTION]),
+    ),
+    "POST audience_profiles": (
+        lambda c: c.audience_profiles.list(),
+        "POST",
+        "/v1/audience_profiles",
+        page([s.PROFILE]),
+    ),
+    "POST preview": (
+        lambda c: c.custom_parameters.preview("price", post_refs=[{"source": "reddit", "id": "a"}]),
+        "POST",
+        "/v1/custom_parameters/preview",
+        ok({"results": []}),
+    ),
 }
 UNSAFE: dict[str, tuple[Call, str, str, Reply]] = {
-    "dataset run": (lambda c: c.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=5), "POST",
-                    "/v1/datasets/ds_1/runs", ok(s.DATASET_RUN)),
-    "dataset create": (lambda c: c.datasets.create("x"), "POST", "/v1/datasets",
-                       ok(s.DATASET)),
-    "audience run": (lambda c: c.audience_datasets.runs.create("ad_1", source_dataset_id="ds_1"),
-                     "POST", "/v1/audience_datasets/ad_1/runs", ok(s.AUDIENCE_RUN)),
+    "dataset run": (
+        lambda c: c.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=5),
+        "POST",
+        "/v1/datasets/ds_1/runs",
+        ok(s.DATASET_RUN),
+    ),
+    "dataset create": (lambda c: c.datasets.create("x"), "POST", "/v1/datasets", ok(s.DATASET)),
+    "audience run": (
+        lambda c: c.audience_datasets.runs.create("ad_1", source_dataset_id="ds_1"),
+        "POST",
+        "/v1/audience_datasets/ad_1/runs",
+        ok(s.AUDIENCE_RUN),
+    ),
     "ask": (lambda c: c.ask("Hi"), "POST", "/v1/ask", ok(s.ACCEPTED, 202)),
-    "trigger": (lambda c: c.tracking_agents.trigger("ta_1"), "POST",
-                "/v1/tracking_agents/ta_1/trigger", ok(s.TRACKING_RUN)),
-    "pause": (lambda c: c.tracking_agents.pause("ta_1"), "POST",
-              "/v1/tracking_agents/ta_1/pause", Reply(204)),
-    "patch": (lambda c: c.datasets.update("ds_1", name="n"), "PATCH", "/v1/datasets/ds_1",
-              ok(s.DATASET)),
-    "delete": (lambda c: c.custom_parameters.delete("cp_1"), "DELETE",
-               "/v1/custom_parameters/cp_1", Reply(204)),
-    "research preview": (lambda c: c.research_previews.create(
-        search_query="oat", sources=["reddit"], time_filter="past_week"), "POST",
-        "/v1/research_previews", ok(s.PREVIEW)),
-    "pattern detection": (lambda c: c.pattern_detections.create(
-        "ds_1", name="n", research_question="q"), "POST", "/v1/pattern_detections",
-        ok(s.DETECTION)),
+    "trigger": (
+        lambda c: c.tracking_agents.trigger("ta_1"),
+        "POST",
+        "/v1/tracking_agents/ta_1/trigger",
+        ok(s.TRACKING_RUN),
+    ),
+    "pause": (
+        lambda c: c.tracking_agents.pause("ta_1"),
+        "POST",
+        "/v1/tracking_agents/ta_1/pause",
+        Reply(204),
+    ),
+    "patch": (
+        lambda c: c.datasets.update("ds_1", name="n"),
+        "PATCH",
+        "/v1/datasets/ds_1",
+        ok(s.DATASET),
+    ),
+    "delete": (
+        lambda c: c.custom_parameters.delete("cp_1"),
+        "DELETE",
+        "/v1/custom_parameters/cp_1",
+        Reply(204),
+    ),
+    "research preview": (
+        lambda c: c.research_previews.create(
+            search_query="oat", sources=["reddit"], time_filter="past_week"
+        ),
+        "POST",
+        "/v1/research_previews",
+        ok(s.PREVIEW),
+    ),
+    "pattern detection": (
+        lambda c: c.pattern_detections.create("ds_1", name="n", research_question="q"),
+        "POST",
+        "/v1/pattern_detections",
+        ok(s.DETECTION),
+    ),
 }
 
 
@@ -105,11 +146,14 @@ def test_definitive_errors_are_not_retried(api: MockAPI, client: rdskit.Client) 
 
 
 @pytest.mark.parametrize("name", UNSAFE)
-@pytest.mark.parametrize("failure", [UNAVAILABLE, httpx.ReadTimeout("slow"),
-                                     httpx.RemoteProtocolError("dropped")],
-                         ids=["503", "read-timeout", "dropped"])
-def test_paid_and_writes_are_never_resent(name: str, failure: Any, api: MockAPI,
-                                          client: rdskit.Client) -> None:
+@pytest.mark.parametrize(
+    "failure",
+    [UNAVAILABLE, httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("dropped")],
+    ids=["503", "read-timeout", "dropped"],
+)
+def test_paid_and_writes_are_never_resent(
+    name: str, failure: Any, api: MockAPI, client: rdskit.Client
+) -> None:
     call, method, path, success = UNSAFE[name]
     api.on(method, path, failure, success)
     with pytest.raises(OutcomeUnknown) as raised:
@@ -134,12 +178,16 @@ def test_paid_4xx_transient_error_is_raised_as_is(api: MockAPI, client) -> None:
     assert len(api.calls) == 1
 
 
-@pytest.mark.parametrize(("status", "code", "cls"), [
-    (503, "ai_assistant_unavailable", rdskit.errors.AIAssistantUnavailable),
-    (504, "ai_assistant_timeout", rdskit.errors.AIAssistantTimeout),
-])
-def test_paid_5xx_with_a_spec_code_is_raised_as_is(status: int, code: str, cls: type,
-                                                  api: MockAPI, client) -> None:
+@pytest.mark.parametrize(
+    ("status", "code", "cls"),
+    [
+        (503, "ai_assistant_unavailable", rdskit.errors.AIAssistantUnavailable),
+        (504, "ai_assistant_timeout", rdskit.errors.AIAssistantTimeout),
+    ],
+)
+def test_paid_5xx_with_a_spec_code_is_raised_as_is(
+    status: int, code: str, cls: type, api: MockAPI, client
+) -> None:
     # The sandbox answers Ask this way: the code says the turn did not happen.
     api.on("POST", "/v1/ask", error(status, code, transient=True))
     with pytest.raises(cls) as raised:
@@ -149,8 +197,9 @@ def test_paid_5xx_with_a_spec_code_is_raised_as_is(status: int, code: str, cls: 
 
 
 @pytest.mark.parametrize("name", [*READS, *UNSAFE])
-def test_every_call_is_retried_on_429_after_retry_after(name: str, api: MockAPI,
-                                                        client: rdskit.Client) -> None:
+def test_every_call_is_retried_on_429_after_retry_after(
+    name: str, api: MockAPI, client: rdskit.Client
+) -> None:
     call, method, path, success = {**READS, **UNSAFE}[name]
     api.on(method, path, TOO_MANY, success)
     call(client)
@@ -159,8 +208,12 @@ def test_every_call_is_retried_on_429_after_retry_after(name: str, api: MockAPI,
 
 
 def test_429_falls_back_to_the_retry_after_header(api: MockAPI, client) -> None:
-    api.on("GET", "/v1/me",
-           Reply(429, {"error_code": "too_many_requests"}, {"Retry-After": "2"}), ok(s.ME))
+    api.on(
+        "GET",
+        "/v1/me",
+        Reply(429, {"error_code": "too_many_requests"}, {"Retry-After": "2"}),
+        ok(s.ME),
+    )
     client.me()
     assert client.slept == [2.0]
 
@@ -174,11 +227,14 @@ def test_429_gives_up_after_max_retries(api: MockAPI, make_client) -> None:
 
 
 @pytest.mark.parametrize("name", [*READS, *UNSAFE])
-@pytest.mark.parametrize("failure", [httpx.ConnectError("refused"),
-                                     httpx.ConnectTimeout("slow"), httpx.PoolTimeout("full")],
-                         ids=["connect", "connect-timeout", "pool-timeout"])
-def test_every_call_is_retried_when_nothing_was_sent(name: str, failure: Exception,
-                                                     api: MockAPI, client) -> None:
+@pytest.mark.parametrize(
+    "failure",
+    [httpx.ConnectError("refused"), httpx.ConnectTimeout("slow"), httpx.PoolTimeout("full")],
+    ids=["connect", "connect-timeout", "pool-timeout"],
+)
+def test_every_call_is_retried_when_nothing_was_sent(
+    name: str, failure: Exception, api: MockAPI, client
+) -> None:
     call, method, path, success = {**READS, **UNSAFE}[name]
     api.on(method, path, failure, success)
     call(client)
@@ -217,5 +273,11 @@ def test_async_client_follows_the_same_policy(api: MockAPI) -> None:
             assert client.slept[-1] == 0.25
 
     asyncio.run(main())
-    assert [len(api.sent(*route)) for route in [("GET", "/v1/datasets/ds_1"),
-            ("POST", "/v1/datasets/ds_1/runs"), ("POST", "/v1/datasets")]] == [2, 1, 2]
+    assert [
+        len(api.sent(*route))
+        for route in [
+            ("GET", "/v1/datasets/ds_1"),
+            ("POST", "/v1/datasets/ds_1/runs"),
+            ("POST", "/v1/datasets"),
+        ]
+    ] == [2, 1, 2]

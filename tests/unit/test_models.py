@@ -833,9 +833,14 @@ def test_iso_resources_parse_to_aware_utc_and_write_iso() -> None:
     assert run.to_wire()["created_at"] == "2026-01-05T10:00:00Z"
 
 
-@pytest.mark.parametrize("wire", [
-    "2026-01-05T10:00:00Z", "2026-01-05T10:00:00.250Z", "2026-01-05T10:00:00.123456Z",
-])
+@pytest.mark.parametrize(
+    "wire",
+    [
+        "2026-01-05T10:00:00Z",
+        "2026-01-05T10:00:00.250Z",
+        "2026-01-05T10:00:00.123456Z",
+    ],
+)
 def test_iso_fractions_survive_the_round_trip(wire: str) -> None:
     ds = Dataset.model_validate({**DATASET_CREATED, "created_at": wire})
     assert ds.to_wire()["created_at"] == wire

@@ -295,9 +295,7 @@ def entries(maps: pa.MapArray) -> pa.ListArray:
     return pa.ListArray.from_arrays(maps.offsets, maps.values, mask=maps.is_null())
 
 
-def map_columns(
-    maps: pa.Array, prefix: str, always: Sequence[str] = ()
-) -> dict[str, pa.Array]:
+def map_columns(maps: pa.Array, prefix: str, always: Sequence[str] = ()) -> dict[str, pa.Array]:
     """One column per key of a map (or ``list<struct<key, value>>``), named ``prefix + key``.
 
     ``always`` keys come first (null columns when absent), then the others sorted.
@@ -427,4 +425,3 @@ def from_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pa.Table:
     dictionaries)."""
     table = pa.Table.from_pandas(frame[list(columns)], preserve_index=False)
     return table.combine_chunks()
-

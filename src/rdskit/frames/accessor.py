@@ -174,7 +174,9 @@ class RdsAccessor:
             }
         )
         labels = (
-            frame.groupby([grouper, "sentiment"]).size().unstack("sentiment", fill_value=0)
+            frame.groupby([grouper, "sentiment"])
+            .size()
+            .unstack("sentiment", fill_value=0)
             .reindex(index=out.index, columns=list(SENTIMENT_LABELS), fill_value=0)
         )
         analysed = labels.sum(axis=1)
@@ -200,7 +202,12 @@ class RdsAccessor:
             >>> df.rds.top_authors(3)  # doctest: +SKIP
         """
         frame = self._need(
-            "top_authors", "source", "author_title", "id", "num_likes", "num_views",
+            "top_authors",
+            "source",
+            "author_title",
+            "id",
+            "num_likes",
+            "num_views",
             "engagement_rate",
         )
         out = frame.groupby(["source", "author_title"], observed=True).agg(
@@ -252,8 +259,9 @@ class RdsAccessor:
             {
                 "mean": frame[columns].mean().astype("float64").to_numpy(),
                 "dominant": dominant.to_numpy(dtype="int64"),
-                "dominant_share": (dominant / analysed if analysed else dominant * np.nan)
-                .to_numpy(dtype="float64"),
+                "dominant_share": (dominant / analysed if analysed else dominant * np.nan).to_numpy(
+                    dtype="float64"
+                ),
             },
             index=pd.Index(EMOTIONS, name="emotion"),
         )
@@ -266,9 +274,7 @@ class RdsAccessor:
             >>> df.rds.keywords(10, ngram=2)  # doctest: +SKIP
         """
         frame = self._need("keywords", "title", "text")
-        texts = (
-            frame["title"].fillna("").astype(str) + " " + frame["text"].fillna("").astype(str)
-        )
+        texts = frame["title"].fillna("").astype(str) + " " + frame["text"].fillna("").astype(str)
         return count_terms(texts, n=n, ngram=ngram)
 
     # --- child frames ------------------------------------------------------------------------
@@ -280,8 +286,9 @@ class RdsAccessor:
         spec: FrameSpec,
         extra: Callable[[pa.Array, pa.Array, pa.Array], dict[str, pa.Array]] | None = None,
     ) -> pd.DataFrame:
-        table = _arrow.from_frame(self._need(method, "source", "id", column),
-                                  ["source", "id", column])
+        table = _arrow.from_frame(
+            self._need(method, "source", "id", column), ["source", "id", column]
+        )
         lists = table[column].combine_chunks()
         flat, parents = pc.list_flatten(lists), pc.list_parent_indices(lists)
         derived = {key: table[key].combine_chunks().take(parents) for key in ("source", "id")}
@@ -371,7 +378,9 @@ class RdsAccessor:
         100k-1M, >=1M); profiles without a count are left out."""
         followers = self._need("follower_distribution", "follower_count")["follower_count"]
         bands = pd.cut(
-            followers.dropna().astype("float64"), FOLLOWER_BINS, right=False,
+            followers.dropna().astype("float64"),
+            FOLLOWER_BINS,
+            right=False,
             labels=FOLLOWER_LABELS,
         )
         return _shares(bands.value_counts(sort=False), "followers")

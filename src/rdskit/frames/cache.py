@@ -78,8 +78,9 @@ def query_key(account_id: str, query: Mapping[str, Any]) -> str:
         True
     """
     wire = MentionsQuery.model_validate(dict(query)).to_wire()
-    normal = {k: sorted(v) if k in _UNORDERED else v for k, v in wire.items()
-              if k not in _NOT_IN_KEY}
+    normal = {
+        k: sorted(v) if k in _UNORDERED else v for k, v in wire.items() if k not in _NOT_IN_KEY
+    }
     text = json.dumps({"account": account_id, "query": normal}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
@@ -102,8 +103,13 @@ def _newer(client: Any, query: Mapping[str, Any], cached: pa.Table | None) -> li
         for mention in page:
             seen = mention.dataset_run_at
             # Posts of one run share a timestamp: stop at the first one already cached.
-            if watermark is not None and seen is not None and (
-                seen < watermark or (seen == watermark and (mention.source, mention.id) in known)
+            if (
+                watermark is not None
+                and seen is not None
+                and (
+                    seen < watermark
+                    or (seen == watermark and (mention.source, mention.id) in known)
+                )
             ):
                 return fresh
             fresh.append(mention)
@@ -126,8 +132,9 @@ def cached_mentions(
     cached = pq.read_table(path) if path.exists() else None
     fresh = mentions_table(_newer(client, query, cached), parameter_names)
     # The fresh copy of a post wins over the cached one.
-    table = _arrow.combine([fresh] if cached is None else [fresh, cached], MENTIONS,
-                           ("source", "id"))
+    table = _arrow.combine(
+        [fresh] if cached is None else [fresh, cached], MENTIONS, ("source", "id")
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
     pq.write_table(table, partial)

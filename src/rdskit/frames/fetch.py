@@ -79,9 +79,7 @@ def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.D
 
         table = cached_mentions(client, query, names)
     else:
-        table = mentions_table(
-            (m for page in mention_pages(client, query) for m in page), names
-        )
+        table = mentions_table((m for page in mention_pages(client, query) for m in page), names)
     return attach_client(_arrow.to_frame(table, "mentions"), client)
 
 
@@ -123,8 +121,9 @@ def pattern_items_to_frame(client: Any, pattern_id: str, posts: bool = False) ->
     table = mentions_table(lookup_mentions(client, [{"source": s, "id": i} for s, i in refs]))
     row_of = {
         key: row
-        for row, key in enumerate(zip(table["source"].to_pylist(), table["id"].to_pylist(),
-                                      strict=True))
+        for row, key in enumerate(
+            zip(table["source"].to_pylist(), table["id"].to_pylist(), strict=True)
+        )
     }
     pairs = [(item, row_of[key]) for item, keys in members for key in keys if key in row_of]
     out = table.take(pa.array([row for _, row in pairs], pa.int64()))
@@ -139,8 +138,9 @@ def messages_to_frame(client: Any, agent_id: str) -> pd.DataFrame:
     Example:
         >>> client.tracking_agents.messages_frame("ta_1").head()  # doctest: +SKIP
     """
-    return _all(messages_frame, lambda **q: client.tracking_agents.messages(agent_id, **q),
-                client, {})
+    return _all(
+        messages_frame, lambda **q: client.tracking_agents.messages(agent_id, **q), client, {}
+    )
 
 
 def usage_history_to_frame(client: Any) -> pd.DataFrame:
@@ -169,4 +169,3 @@ def _all(
 ) -> pd.DataFrame:
     """``loader`` over every item of a paginated list call."""
     return attach_client(loader(list_call(**{"limit": PAGE_SIZE, **query})), client)
-

@@ -49,16 +49,36 @@ WIRE = pa.struct(
         ("id", _S),
         ("content_type", _S),
         # ended_at is Unix seconds on the wire (a timestamp in the frame).
-        ("ad_meta", pa.struct([(n, _UNIX if t == TIMESTAMP else t)
-                               for n, t in AD_META_FIELDS.items()])),
+        (
+            "ad_meta",
+            pa.struct([(n, _UNIX if t == TIMESTAMP else t) for n, t in AD_META_FIELDS.items()]),
+        ),
         ("ad_flight_days", INT),
         ("ad_flight_seconds", INT),
         # Only the avatar's first URL is kept: reading whole media objects costs time.
-        ("author", pa.struct([
-            ("avatar", pa.struct([("version_list", pa.list_(_strings(["url"])))])),
-            *_strings(["title", "title_url", "headline", "headline_url"])])),
-        *_strings(["title", "text", "url", "language", "country_code", "summary", "category",
-                   "content_intention", "speech_tempo", "music_genre"]),
+        (
+            "author",
+            pa.struct(
+                [
+                    ("avatar", pa.struct([("version_list", pa.list_(_strings(["url"])))])),
+                    *_strings(["title", "title_url", "headline", "headline_url"]),
+                ]
+            ),
+        ),
+        *_strings(
+            [
+                "title",
+                "text",
+                "url",
+                "language",
+                "country_code",
+                "summary",
+                "category",
+                "content_intention",
+                "speech_tempo",
+                "music_genre",
+            ]
+        ),
         ("media", pa.list_(MEDIA_OBJECT)),
         ("sound", _strings(["name", "author", "cover_image_url", "url"])),
         *[(n, INT) for n in ("num_views", "num_likes", "num_comments", "num_shares")],
@@ -81,13 +101,29 @@ WIRE = pa.struct(
         ("datasets", pa.list_(_strings(["id", "name"]))),
         ("collections", pa.list_(_strings(["uid", "name"]))),
         # Comment timestamps are ISO strings; Arrow parses them in one vectorised cast.
-        ("comments", pa.list_(pa.struct([
-            *_strings(["id", "author_username", "author_name", "body"]),
-            ("num_likes", INT), ("num_replies", INT), ("created_at", _S)]))),
-        ("parameters", pa.map_(_S, pa.struct(
-            [("value", _S), ("status", _S), ("computed_at", _UNIX)]))),
-        ("pattern_assignments", pa.map_(_S, pa.list_(pa.struct(
-            [("pattern_item_id", _S), ("name", _S), ("confidence", _F)])))),
+        (
+            "comments",
+            pa.list_(
+                pa.struct(
+                    [
+                        *_strings(["id", "author_username", "author_name", "body"]),
+                        ("num_likes", INT),
+                        ("num_replies", INT),
+                        ("created_at", _S),
+                    ]
+                )
+            ),
+        ),
+        (
+            "parameters",
+            pa.map_(_S, pa.struct([("value", _S), ("status", _S), ("computed_at", _UNIX)])),
+        ),
+        (
+            "pattern_assignments",
+            pa.map_(
+                _S, pa.list_(pa.struct([("pattern_item_id", _S), ("name", _S), ("confidence", _F)]))
+            ),
+        ),
     ]
 )
 """The Mention wire schema the converter reads (fields as the service sends them)."""
@@ -127,8 +163,10 @@ def _assignments(maps: pa.Array) -> pa.Array:
     owner = pc.list_parent_indices(per_pattern)  # the entry each assignment came from
     items = pc.list_flatten(per_pattern)
     flat = pa.StructArray.from_arrays(
-        [pc.struct_field(entries, [0]).take(owner),
-         *(pc.struct_field(items, [i]) for i in range(3))],
+        [
+            pc.struct_field(entries, [0]).take(owner),
+            *(pc.struct_field(items, [i]) for i in range(3)),
+        ],
         names=["pattern_id", "pattern_item_id", "name", "confidence"],
     )
     rows = pc.list_parent_indices(pairs).take(owner)

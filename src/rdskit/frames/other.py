@@ -44,9 +44,14 @@ _MESSAGE = pa.struct(
         *_wire("comment_count new_mention_count", INT),
         ("sentiment_score", FLOAT),
         ("created_at", _UNIX),
-        ("references", pa.list_(pa.struct(
-            [*_wire("type id source", _S), *_wire("citation start_index end_index", INT)]
-        ))),
+        (
+            "references",
+            pa.list_(
+                pa.struct(
+                    [*_wire("type id source", _S), *_wire("citation start_index end_index", INT)]
+                )
+            ),
+        ),
     ]
 )
 
@@ -63,8 +68,10 @@ _USAGE = pa.struct(
 
 # Dataset timestamps are ISO strings on the wire; the cast to timestamp parses them.
 _DATASET = pa.struct(
-    [*_wire("id name created_at updated_at url", _S),
-     *_wire("mentions_count images_count videos_count", INT)]
+    [
+        *_wire("id name created_at updated_at url", _S),
+        *_wire("mentions_count images_count videos_count", INT),
+    ]
 )
 
 

@@ -36,9 +36,7 @@ BATCH_ROWS = 10_000
 """Mentions held in memory before a batch is written."""
 
 
-def _write(
-    table: pa.Table, path: Path, partition_by: Sequence[str], batch: int
-) -> None:
+def _write(table: pa.Table, path: Path, partition_by: Sequence[str], batch: int) -> None:
     # Partition values become directory names: write them as plain strings.
     for name in partition_by:
         table = table.set_column(

@@ -75,8 +75,13 @@ class RdsPlots:
         table = self._rds.sentiment_over_time(freq)
         ax = _axes(ax, f"Sentiment over time ({freq})", "date", "share of analysed posts")
         for label in SENTIMENT_LABELS:
-            ax.plot(table.index, _floats(table[label]), marker=".", label=label,
-                    color=SENTIMENT_COLORS[label])
+            ax.plot(
+                table.index,
+                _floats(table[label]),
+                marker=".",
+                label=label,
+                color=SENTIMENT_COLORS[label],
+            )
         ax.set_ylim(0, 1)
         ax.legend()
         return ax

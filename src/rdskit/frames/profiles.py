@@ -26,16 +26,45 @@ _S = STRING
 
 WIRE = pa.struct(
     [
-        *[(n, _S) for n in ("id", "run_id", "source", "username", "display_name", "bio",
-                            "external_link", "authenticity_reason", "posting_cadence",
-                            "creator_tier", "aesthetic", "communication_tone", "occupation",
-                            "industry", "location_country", "location_city",
-                            "primary_language", "summary", "gender")],
+        *[
+            (n, _S)
+            for n in (
+                "id",
+                "run_id",
+                "source",
+                "username",
+                "display_name",
+                "bio",
+                "external_link",
+                "authenticity_reason",
+                "posting_cadence",
+                "creator_tier",
+                "aesthetic",
+                "communication_tone",
+                "occupation",
+                "industry",
+                "location_country",
+                "location_city",
+                "primary_language",
+                "summary",
+                "gender",
+            )
+        ],
         ("is_verified", pa.bool_()),
-        *[(n, INT) for n in ("follower_count", "following_count", "content_count",
-                             "authenticity_score_version", "age")],
-        *[(n, FLOAT) for n in ("engagement_rate", "authenticity_score",
-                               "authenticity_confidence", "score")],
+        *[
+            (n, INT)
+            for n in (
+                "follower_count",
+                "following_count",
+                "content_count",
+                "authenticity_score_version",
+                "age",
+            )
+        ],
+        *[
+            (n, FLOAT)
+            for n in ("engagement_rate", "authenticity_score", "authenticity_confidence", "score")
+        ],
         *[(n, STRINGS) for n in ("content_niche", "interest_clusters", "brand_affinities")],
         ("ocean", pa.map_(_S, FLOAT)),
         ("avatar", pa.struct([("version_list", pa.list_(pa.struct([("url", _S)])))])),
@@ -60,10 +89,10 @@ def profiles_table(profiles: Iterable[Any]) -> pa.Table:
             _arrow.field_at(wire, ["ocean"]), _OCEAN.prefix, _OCEAN.keys
         ),
         # Keys and value types differ by platform: read them as they come.
-        "platform_<key>": _arrow.dict_columns([r.get("platform_metadata") for r in rows],
-                                              "platform_"),
-        "custom_<key>": _arrow.dict_columns([r.get("custom_parameters") for r in rows],
-                                            "custom_"),
+        "platform_<key>": _arrow.dict_columns(
+            [r.get("platform_metadata") for r in rows], "platform_"
+        ),
+        "custom_<key>": _arrow.dict_columns([r.get("custom_parameters") for r in rows], "custom_"),
     }
     derived = {"avatar_url": pc.struct_field(avatar, [0])}
     return _arrow.build_table(PROFILES, wire, derived, families)

@@ -68,7 +68,11 @@ PREFIX = "rdskit"
 _FORWARD_REQUEST = ("accept", "content-type", "user-agent")
 # Response headers passed back to the kernel.
 _FORWARD_RESPONSE = (
-    "content-type", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after"
+    "content-type",
+    "ratelimit-limit",
+    "ratelimit-remaining",
+    "ratelimit-reset",
+    "retry-after",
 )
 
 
@@ -275,7 +279,8 @@ class _GatewayHandler(web.RequestHandler):
         state = self.gateway.tokens.check(self.request.headers.get(TOKEN_HEADER))
         if state != "valid":
             self._fail(
-                401, f"gateway_token_{state}",
+                401,
+                f"gateway_token_{state}",
                 f"the gateway token is {state}; the rdskit client renews it by itself, so "
                 "restart the kernel if this persists",
             )
@@ -322,7 +327,8 @@ class ProxyHandler(_GatewayHandler):
         except (httpx.TransportError, OSError, RuntimeError) as exc:
             # Unreachable service, or a shared sandbox that could not start.
             self._fail(
-                502, "gateway_upstream_unreachable",
+                502,
+                "gateway_upstream_unreachable",
                 f"the gateway could not reach the service ({type(exc).__name__})",
             )
         self.set_status(response.status_code, reason=response.reason_phrase or "Unknown")
@@ -358,18 +364,24 @@ class RdsGateway(ExtensionApp):
     name = "rdskit"
 
     api_key = Unicode(
-        None, allow_none=True, config=True,
+        None,
+        allow_none=True,
+        config=True,
         help="API key of the service; default: RDSKIT_API_KEY of the server's environment. "
         "Without one, the gateway serves a shared sandbox.",
     )
     base_url = Unicode(
-        None, allow_none=True, config=True,
+        None,
+        allow_none=True,
+        config=True,
         help="Root URL of the service; default: RDSKIT_BASE_URL of the server's environment.",
     )
     rate_limit = Float(DEFAULT_RATE, config=True, help="Requests per second for all kernels.")
     token_ttl = Float(900.0, config=True, help="Seconds a kernel token stays valid.")
     sandbox_db = Unicode(
-        None, allow_none=True, config=True,
+        None,
+        allow_none=True,
+        config=True,
         help="SQLite file of the shared sandbox; default: <jupyter data dir>/rdskit/sandbox.db.",
     )
     sandbox_speed = Float(1.0, config=True, help="Simulated-time speed-up of the sandbox.")
@@ -432,8 +444,10 @@ class RdsGateway(ExtensionApp):
         if serverapp.sock:
             self.log.warning("rdskit gateway: unix-socket servers are not supported")
             return
-        host = serverapp.ip if serverapp.ip not in ("", "*", "0.0.0.0", "::", "localhost") else (
-            "127.0.0.1"
+        host = (
+            serverapp.ip
+            if serverapp.ip not in ("", "*", "0.0.0.0", "::", "localhost")
+            else ("127.0.0.1")
         )
         host = f"[{host}]" if ":" in host else host
         scheme = "https" if serverapp.certfile else "http"

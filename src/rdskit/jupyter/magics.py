@@ -55,7 +55,8 @@ class RdsMagics(Magics):
     @argument("value", nargs="?", help="budget: credits or 'off'; chat: 'new'")
     @argument("--sandbox", action="store_true", help="connect: the embedded offline sandbox")
     @argument(
-        "--base-url", metavar="URL",
+        "--base-url",
+        metavar="URL",
         help="connect: the service root URL (key from RDSKIT_API_KEY, else a hidden prompt)",
     )
     @line_magic
@@ -103,14 +104,17 @@ class RdsMagics(Magics):
     def _rds_status(self, value: str | None, args: Any) -> None:
         client = self._client()
         me = client.me()
-        display(status_bundle(
-            me,
-            origin=self.session.origin,
-            rate=client._core.rate_limit_headers,
-            gateway=gateway_status(client),
-            budget=client.budget,
-            chat_id=self.session.chat_id,
-        ), raw=True)
+        display(
+            status_bundle(
+                me,
+                origin=self.session.origin,
+                rate=client._core.rate_limit_headers,
+                gateway=gateway_status(client),
+                budget=client.budget,
+                chat_id=self.session.chat_id,
+            ),
+            raw=True,
+        )
 
     def _rds_datasets(self, value: str | None, args: Any) -> pd.DataFrame:
         from rdskit.frames import datasets_to_frame
@@ -136,8 +140,10 @@ class RdsMagics(Magics):
             raise UsageError(
                 f"%rds budget takes a number of credits or 'off', got {value!r}"
             ) from exc
-        print(f"Budget: {value} credits. A paid call whose estimate exceeds what remains is "
-              "refused before it is sent.")
+        print(
+            f"Budget: {value} credits. A paid call whose estimate exceeds what remains is "
+            "refused before it is sent."
+        )
 
     def _rds_chat(self, value: str | None, args: Any) -> None:
         if value == "new":
@@ -161,7 +167,12 @@ class RdsMagics(Magics):
     @magic_arguments()
     @argument("-h", "--help", action="store_true", help="show this help")
     @argument(
-        "--dataset", "-d", dest="datasets", metavar="ID", nargs="+", action="extend",
+        "--dataset",
+        "-d",
+        dest="datasets",
+        metavar="ID",
+        nargs="+",
+        action="extend",
         help="dataset ids the assistant should use (default: any dataset of the account)",
     )
     @argument("--posts", metavar="DF", help="a DataFrame of at most 50 posts to ask about")
@@ -248,14 +259,21 @@ def status_bundle(
         headroom = "unknown (the service sent no RateLimit headers)"
     facts = [("connected to", origin), ("rate limit", headroom)]
     if gateway is not None:
-        facts.append((
-            "gateway", f"one {gateway['rate_limit']:g} req/s bucket for every kernel of this "
-            f"server, {gateway['queued']} request(s) queued now",
-        ))
-    facts.append((
-        "budget", "none" if budget is None
-        else f"{amount(budget.remaining)} of {amount(budget.total)} credits left",
-    ))
+        facts.append(
+            (
+                "gateway",
+                f"one {gateway['rate_limit']:g} req/s bucket for every kernel of this "
+                f"server, {gateway['queued']} request(s) queued now",
+            )
+        )
+    facts.append(
+        (
+            "budget",
+            "none"
+            if budget is None
+            else f"{amount(budget.remaining)} of {amount(budget.total)} credits left",
+        )
+    )
     facts.append(("current chat", chat_id or "none (the next %%ask starts one)"))
     html = (html_of(me) or "") + repr_box(
         "session", "This notebook's session", kv_table((k, esc(v)) for k, v in facts)

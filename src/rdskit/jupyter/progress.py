@@ -187,7 +187,10 @@ def _(run: DatasetRun) -> RunView:
     ]
     status = run.status.type
     return RunView(
-        f"Dataset run {run.id}", status, _steps(run.status), tuple(counters),
+        f"Dataset run {run.id}",
+        status,
+        _steps(run.status),
+        tuple(counters),
         _share(run.mentions_count, requested, status),
     )
 
@@ -196,7 +199,9 @@ def _(run: DatasetRun) -> RunView:
 def _(run: AudienceRun) -> RunView:
     status = run.status.type
     return RunView(
-        f"Audience run {run.id}", status, _steps(run.status),
+        f"Audience run {run.id}",
+        status,
+        _steps(run.status),
         (("profiles", _of(run.profile_count, run.target_profile_count)),),
         _share(run.profile_count, run.target_profile_count, status),
     )
@@ -210,7 +215,10 @@ def _(run: CustomParameterRun) -> RunView:
         counters.append(("remaining", number(run.mentions_remaining)))
     status = run.status.type
     return RunView(
-        f"Custom parameter run {run.id}", status, _steps(run.status), tuple(counters),
+        f"Custom parameter run {run.id}",
+        status,
+        _steps(run.status),
+        tuple(counters),
         _share(done + failed, run.mentions_total, "completed" if run.is_complete else status),
     )
 
@@ -224,7 +232,9 @@ def _(run: PatternDetectionRun) -> RunView:
 @describe.register
 def _(run: TrackingRun) -> RunView:
     return RunView(
-        f"Tracking run {run.id}", run.status.type, _steps(run.status),
+        f"Tracking run {run.id}",
+        run.status.type,
+        _steps(run.status),
         (("dataset runs", number(len(run.dataset_run_ids or []))),),
     )
 
@@ -361,10 +371,13 @@ def billing_lines(
     if terms.kind is not None and terms.quantity is not None and prices is not None:
         reserved = Estimate.from_prices(terms.kind, terms.quantity, prices)
     if reserved is not None and (reserved.credits is not None or reserved.usd is not None):
-        lines = [BillingLine(
-            "reserved", _money(reserved.credits, reserved.usd),
-            f"the upper bound: {number(terms.quantity)} x the {reserved.category} price",
-        )]
+        lines = [
+            BillingLine(
+                "reserved",
+                _money(reserved.credits, reserved.usd),
+                f"the upper bound: {number(terms.quantity)} x the {reserved.category} price",
+            )
+        ]
     else:
         why = terms.unknown or (reserved.reason if reserved else None) or "prices unavailable"
         lines = [BillingLine("reserved", "not shown" if terms.reserves else "none", why)]
@@ -389,13 +402,17 @@ def billing_lines(
     if reserved is not None and len(charged) == 1:
         back_credits = _minus(reserved.credits, credits)
         back_usd = _minus(reserved.usd, usd)
-        lines.append(BillingLine(
-            "refunded", _money(back_credits, back_usd), "the unused part of the reservation"
-        ))
+        lines.append(
+            BillingLine(
+                "refunded", _money(back_credits, back_usd), "the unused part of the reservation"
+            )
+        )
     elif reserved is not None:
-        lines.append(BillingLine(
-            "refunded", "not computed", "other work was charged in the same category meanwhile"
-        ))
+        lines.append(
+            BillingLine(
+                "refunded", "not computed", "other work was charged in the same category meanwhile"
+            )
+        )
     return lines
 
 

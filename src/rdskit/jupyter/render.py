@@ -132,9 +132,7 @@ def _excerpt(text: str | None) -> str | None:
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
 
 
-def post_cards(
-    references: Sequence[Any] | None, posts: pd.DataFrame | None
-) -> dict[int, PostCard]:
+def post_cards(references: Sequence[Any] | None, posts: pd.DataFrame | None) -> dict[int, PostCard]:
     """A card per cited post, from the cited posts' frame (bare source and id without it).
 
     Example:
@@ -234,16 +232,13 @@ def _card_html(card: PostCard) -> str:
     if card.title:
         parts.append(f'<span class="rds-card-title">{esc(card.title)}</span>')
     parts.append(
-        f'<span class="rds-card-text">{esc(card.excerpt or f"{card.source} post {card.id}")}'
-        "</span>"
+        f'<span class="rds-card-text">{esc(card.excerpt or f"{card.source} post {card.id}")}</span>'
     )
     if card.stats:
         parts.append(f'<span class="rds-card-stats">{esc(card.stats)}</span>')
     if card.url:
         parts.append(_link(card.url, "Open the post ↗", "rds-card-link"))
-    return (
-        f'<span class="rds-card" role="tooltip" style="display:none">{"".join(parts)}</span>'
-    )
+    return f'<span class="rds-card" role="tooltip" style="display:none">{"".join(parts)}</span>'
 
 
 def _marker_html(card: PostCard) -> str:
@@ -267,6 +262,7 @@ def _reference_html(card: PostCard) -> str:
 
 def _with_markers(text: str, cards: Mapping[int, PostCard], nonce: str) -> str:
     """Markdown with each known marker swapped for a placeholder markdown leaves alone."""
+
     def placeholder(found: re.Match[str]) -> str:
         number_ = int(found[1])
         return f"rdsmark{nonce}x{number_}x" if number_ in cards else found[0]
@@ -294,9 +290,7 @@ def message_html(
     """
     nonce = hashlib.sha256(text.encode()).hexdigest()[:8]  # not a word the text contains
     body = markdown_html(_with_markers(text, cards, nonce))
-    body = re.sub(
-        rf"rdsmark{nonce}x(\d+)x", lambda found: _marker_html(cards[int(found[1])]), body
-    )
+    body = re.sub(rf"rdsmark{nonce}x(\d+)x", lambda found: _marker_html(cards[int(found[1])]), body)
     parts = [
         '<div class="rds-answer">',
         f"<style>{ANSWER_CSS}</style>",
@@ -336,7 +330,9 @@ def _footnotes(cards: Mapping[int, PostCard], *, markdown: bool) -> list[str]:
 
 
 def message_plain(
-    text: str, references: Sequence[Any] | None, cards: Mapping[int, PostCard],
+    text: str,
+    references: Sequence[Any] | None,
+    cards: Mapping[int, PostCard],
     note: str | None = None,
 ) -> str:
     """The message as plain markdown followed by numbered footnotes.
@@ -378,8 +374,10 @@ def message_markdown(
     linked = link_markers(text, wire, urls).rstrip()
     if not cards:
         return linked
-    notes = [f"- {line.strip()}" if line.startswith("[") else f"  {line.strip()}"
-             for line in _footnotes(cards, markdown=True)]
+    notes = [
+        f"- {line.strip()}" if line.startswith("[") else f"  {line.strip()}"
+        for line in _footnotes(cards, markdown=True)
+    ]
     return "\n".join([linked, "", "**References**", "", *notes])
 
 
@@ -400,4 +398,3 @@ def answer_bundle(answer: Any) -> dict[str, str]:
         "text/markdown": message_markdown(text, answer.references, cards),
         "text/plain": message_plain(text, answer.references, cards, note),
     }
-

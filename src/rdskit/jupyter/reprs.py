@@ -86,8 +86,12 @@ def _run_html(run: Any, extra: list[tuple[str, str]]) -> str:
         body += table(
             ["step", "status", "started", "finished"],
             [
-                [esc(s.name), esc(s.status), when(s.started, seconds=True),
-                 when(s.finished, seconds=True)]
+                [
+                    esc(s.name),
+                    esc(s.status),
+                    when(s.started, seconds=True),
+                    when(s.finished, seconds=True),
+                ]
                 for s in view.steps
             ],
         )
@@ -110,53 +114,71 @@ def _(run: DatasetRun) -> str:
 
 @html_of.register
 def _(run: AudienceRun) -> str:
-    return _run_html(run, [
-        ("audience dataset", f"<code>{esc(run.audience_dataset_id)}</code>"),
-        ("source dataset", f"<code>{esc(run.source_dataset_id)}</code>"),
-        ("created", when(run.created_at)),
-        ("updated", when(run.updated_at)),
-    ])
+    return _run_html(
+        run,
+        [
+            ("audience dataset", f"<code>{esc(run.audience_dataset_id)}</code>"),
+            ("source dataset", f"<code>{esc(run.source_dataset_id)}</code>"),
+            ("created", when(run.created_at)),
+            ("updated", when(run.updated_at)),
+        ],
+    )
 
 
 @html_of.register
 def _(run: CustomParameterRun) -> str:
     scope = f"{run.scope.kind} <code>{esc(run.scope.id)}</code>" if run.scope else DASH
-    return _run_html(run, [
-        ("custom parameter", f"<code>{esc(run.custom_parameter_id)}</code>"),
-        ("scope", scope),
-        ("created", when(run.created_at)),
-        ("updated", when(run.updated_at)),
-    ])
+    return _run_html(
+        run,
+        [
+            ("custom parameter", f"<code>{esc(run.custom_parameter_id)}</code>"),
+            ("scope", scope),
+            ("created", when(run.created_at)),
+            ("updated", when(run.updated_at)),
+        ],
+    )
 
 
 @html_of.register
 def _(run: PatternDetectionRun) -> str:
-    return _run_html(run, [
-        ("name", esc(run.name)),
-        ("question", esc(run.research_question)),
-        ("dataset", f"<code>{esc(run.collection_id)}</code>"),
-        ("created", when(run.created_at)),
-    ])
+    return _run_html(
+        run,
+        [
+            ("name", esc(run.name)),
+            ("question", esc(run.research_question)),
+            ("dataset", f"<code>{esc(run.collection_id)}</code>"),
+            ("created", when(run.created_at)),
+        ],
+    )
 
 
 @html_of.register
 def _(run: TrackingRun) -> str:
     runs = ", ".join(f"<code>{esc(rid)}</code>" for rid in run.dataset_run_ids or []) or DASH
-    return _run_html(run, [
-        ("agent", f"<code>{esc(run.agent_id)}</code>"),
-        ("dataset runs", runs),
-        ("created", when(run.created_at)),
-    ])
+    return _run_html(
+        run,
+        [
+            ("agent", f"<code>{esc(run.agent_id)}</code>"),
+            ("dataset runs", runs),
+            ("created", when(run.created_at)),
+        ],
+    )
 
 
 @html_of.register
 def _(audience: AudienceDataset) -> str:
-    return repr_box("audience-dataset", f"Audience dataset {esc(audience.name)}", kv_table([
-        ("id", f"<code>{esc(audience.id)}</code>"),
-        ("profiles", number(audience.profile_count)),
-        ("created", when(audience.created_at)),
-        ("updated", when(audience.updated_at)),
-    ]))
+    return repr_box(
+        "audience-dataset",
+        f"Audience dataset {esc(audience.name)}",
+        kv_table(
+            [
+                ("id", f"<code>{esc(audience.id)}</code>"),
+                ("profiles", number(audience.profile_count)),
+                ("created", when(audience.created_at)),
+                ("updated", when(audience.updated_at)),
+            ]
+        ),
+    )
 
 
 @html_of.register
@@ -164,8 +186,12 @@ def _(pattern: Pattern) -> str:
     items = table(
         ["title", "synopsis", "posts", "item id"],
         [
-            [f"<b>{esc(item.title)}</b>", esc(item.synopsis), number(item.post_count),
-             f"<code>{esc(item.item_id)}</code>"]
+            [
+                f"<b>{esc(item.title)}</b>",
+                esc(item.synopsis),
+                number(item.post_count),
+                f"<code>{esc(item.item_id)}</code>",
+            ]
             for item in pattern.items
         ],
     )
@@ -178,35 +204,45 @@ def _(agent: TrackingAgent) -> str:
     schedule = agent.schedule
     when_runs = (
         " ".join(part for part in (schedule.frequency, schedule.day, schedule.time) if part)
-        if schedule else DASH
+        if schedule
+        else DASH
     )
     datasets = ", ".join(f"<code>{esc(d)}</code>" for d in agent.dataset_ids or []) or DASH
-    return repr_box("tracking-agent", f"Tracking agent {esc(agent.name)}", kv_table([
-        ("id", f"<code>{esc(agent.id)}</code>"),
-        ("state", "paused" if agent.paused else "active"),
-        ("schedule", esc(when_runs)),
-        ("datasets", datasets),
-        ("posts per cycle", number(agent.count)),
-        ("comments per post", number(agent.num_comments_per_post)),
-        ("last run", when(agent.last_run_at)),
-        ("next run", when(agent.next_run_at)),
-        ("instructions", esc(agent.instructions)),
-    ]))
+    return repr_box(
+        "tracking-agent",
+        f"Tracking agent {esc(agent.name)}",
+        kv_table(
+            [
+                ("id", f"<code>{esc(agent.id)}</code>"),
+                ("state", "paused" if agent.paused else "active"),
+                ("schedule", esc(when_runs)),
+                ("datasets", datasets),
+                ("posts per cycle", number(agent.count)),
+                ("comments per post", number(agent.num_comments_per_post)),
+                ("last run", when(agent.last_run_at)),
+                ("next run", when(agent.next_run_at)),
+                ("instructions", esc(agent.instructions)),
+            ]
+        ),
+    )
 
 
 @html_of.register
 def _(message: TrackingMessage) -> str:
     posts, note = cited_posts(message)
     cards = post_cards(message.references, posts)
-    head = kv_table([
-        ("agent", esc(message.agent_name or message.agent_id)),
-        ("sent", when(message.created_at)),
-        ("new mentions", number(message.new_mention_count)),
-        ("comments", number(message.comment_count)),
-        ("sentiment score", number(message.sentiment_score)),
-    ])
-    body = message_html(message.text or message.short_preview_message or "", message.references,
-                        cards, note=note)
+    head = kv_table(
+        [
+            ("agent", esc(message.agent_name or message.agent_id)),
+            ("sent", when(message.created_at)),
+            ("new mentions", number(message.new_mention_count)),
+            ("comments", number(message.comment_count)),
+            ("sentiment score", number(message.sentiment_score)),
+        ]
+    )
+    body = message_html(
+        message.text or message.short_preview_message or "", message.references, cards, note=note
+    )
     return repr_box("tracking-message", f"Alert {esc(message.message_id)}", head + body)
 
 
@@ -217,11 +253,13 @@ def _balance(account: Account) -> tuple[str, str]:
         return DASH, DASH
     credits = (
         usage.credits_total - usage.credits_used
-        if usage.credits_total is not None and usage.credits_used is not None else None
+        if usage.credits_total is not None and usage.credits_used is not None
+        else None
     )
     usd = (
         usage.balance_total - usage.balance_used
-        if usage.balance_total is not None and usage.balance_used is not None else None
+        if usage.balance_total is not None and usage.balance_used is not None
+        else None
     )
     return amount(credits), amount(usd)
 
@@ -238,19 +276,28 @@ def _(account: Account) -> str:
         ("balance", f"<b>{credits} credits</b> ({usd} USD) available"),
     ]
     if usage is not None:
-        rows.append(("used", f"{amount(usage.credits_used)} of {amount(usage.credits_total)} "
-                             f"credits ({amount(usage.balance_used)} of "
-                             f"{amount(usage.balance_total)} USD)"))
+        rows.append(
+            (
+                "used",
+                f"{amount(usage.credits_used)} of {amount(usage.credits_total)} "
+                f"credits ({amount(usage.balance_used)} of "
+                f"{amount(usage.balance_total)} USD)",
+            )
+        )
         if usage.billing and usage.billing.credit_rate_usd is not None:
             rows.append(("credit rate", f"{amount(usage.billing.credit_rate_usd)} USD"))
         rows.append(("renews", when(usage.renews_at)))
     body = kv_table(rows)
     if plan and plan.features:
         flags = {**plan.features.model_dump(exclude_none=True), **(plan.features.model_extra or {})}
-        body += "<p>" + " ".join(
-            f'<span class="rds-{"yes" if on else "no"}">{"✓" if on else "✗"} {esc(name)}</span>'
-            for name, on in flags.items()
-        ) + "</p>"
+        body += (
+            "<p>"
+            + " ".join(
+                f'<span class="rds-{"yes" if on else "no"}">{"✓" if on else "✗"} {esc(name)}</span>'
+                for name, on in flags.items()
+            )
+            + "</p>"
+        )
     if plan and plan.limits:
         limits = {**plan.limits.model_dump(exclude_none=True), **(plan.limits.model_extra or {})}
         body += table(list(limits), [[esc(value) for value in limits.values()]])
@@ -283,7 +330,8 @@ def _(exc: APIError) -> str:
 def _(exc: InsufficientCredits) -> str:
     link = (
         f'<a href="{esc(exc.top_up_url)}" target="_blank" rel="noopener">top up the balance</a>'
-        if exc.top_up_url else DASH
+        if exc.top_up_url
+        else DASH
     )
     rows = [
         ("required", _credits_usd(exc.required_credits, exc.required)),
@@ -307,8 +355,11 @@ def _(exc: ValidationError) -> str:
     if not issues:
         return html_of.dispatch(APIError)(exc)
     rows = [
-        [f"<code>{esc('.'.join(str(part) for part in issue.get('loc', ())))}</code>",
-         esc(issue.get("msg")), esc(issue.get("type"))]
+        [
+            f"<code>{esc('.'.join(str(part) for part in issue.get('loc', ())))}</code>",
+            esc(issue.get("msg")),
+            esc(issue.get("type")),
+        ]
         for issue in issues
     ]
     body = f"<p>{esc(exc.method)} {esc(exc.path)} was rejected (HTTP 422):</p>" + table(
@@ -319,20 +370,30 @@ def _(exc: ValidationError) -> str:
 
 @html_of.register
 def _(exc: InvalidParameter) -> str:
-    body = kv_table([("field", f"<code>{esc(exc.field)}</code>"), ("problem", esc(exc.message)),
-                     ("note", "checked before sending: no request was made")])
+    body = kv_table(
+        [
+            ("field", f"<code>{esc(exc.field)}</code>"),
+            ("problem", esc(exc.message)),
+            ("note", "checked before sending: no request was made"),
+        ]
+    )
     return repr_box("invalid-parameter", "Invalid parameter", body, error=True)
 
 
 @html_of.register
 def _(exc: BudgetExceeded) -> str:
-    body = kv_table([
-        ("call", esc(exc.kind)),
-        ("estimate", f"{amount(exc.estimate)} credits" if exc.estimate is not None else "unknown"),
-        ("budget left", f"{amount(exc.remaining)} credits"),
-        ("reason", esc(exc.reason)),
-        ("note", "refused before sending: nothing started; raise it with %rds budget N"),
-    ])
+    body = kv_table(
+        [
+            ("call", esc(exc.kind)),
+            (
+                "estimate",
+                f"{amount(exc.estimate)} credits" if exc.estimate is not None else "unknown",
+            ),
+            ("budget left", f"{amount(exc.remaining)} credits"),
+            ("reason", esc(exc.reason)),
+            ("note", "refused before sending: nothing started; raise it with %rds budget N"),
+        ]
+    )
     return repr_box("budget-exceeded", "Over the client budget", body, error=True)
 
 

@@ -35,40 +35,61 @@ class NamedContainers(Resource, Generic[M]):
 
     def _create(self, name: str) -> M:
         body = validated(self.create_model, given(name=name))
-        return self._client._request(APIRequest(
-            "POST", f"/v1/{self.collection}", kind="write", json=body.to_wire(),
-            cast=self.model.model_validate,
-            check_hint=f"look for {name!r} in client.{self.collection}.list() before creating "
-            "it again",
-        ))
+        return self._client._request(
+            APIRequest(
+                "POST",
+                f"/v1/{self.collection}",
+                kind="write",
+                json=body.to_wire(),
+                cast=self.model.model_validate,
+                check_hint=f"look for {name!r} in client.{self.collection}.list() before creating "
+                "it again",
+            )
+        )
 
     def _list(
         self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
     ) -> SyncPage[M]:
         check_limit(limit)
-        return self._client._paginate(APIRequest(
-            "GET", f"/v1/{self.collection}", params=given(limit=limit, cursor=cursor, order=order),
-            cast=self.model.model_validate,
-        ))
+        return self._client._paginate(
+            APIRequest(
+                "GET",
+                f"/v1/{self.collection}",
+                params=given(limit=limit, cursor=cursor, order=order),
+                cast=self.model.model_validate,
+            )
+        )
 
     def _get(self, container_id: str) -> M:
-        return self._client._request(APIRequest(
-            "GET", path(f"/v1/{self.collection}/{{}}", container_id),
-            cast=self.model.model_validate,
-        ))
+        return self._client._request(
+            APIRequest(
+                "GET",
+                path(f"/v1/{self.collection}/{{}}", container_id),
+                cast=self.model.model_validate,
+            )
+        )
 
     def _update(self, container_id: str, name: str) -> M:
         body = validated(self.update_model, given(name=name))
-        return self._client._request(APIRequest(
-            "PATCH", path(f"/v1/{self.collection}/{{}}", container_id), kind="write",
-            json=body.to_wire(), cast=self.model.model_validate,
-            check_hint=f"read it back with client.{self.collection}.get({container_id!r})",
-        ))
+        return self._client._request(
+            APIRequest(
+                "PATCH",
+                path(f"/v1/{self.collection}/{{}}", container_id),
+                kind="write",
+                json=body.to_wire(),
+                cast=self.model.model_validate,
+                check_hint=f"read it back with client.{self.collection}.get({container_id!r})",
+            )
+        )
 
     def _delete(self, container_id: str) -> None:
-        return self._client._request(APIRequest(
-            "DELETE", path(f"/v1/{self.collection}/{{}}", container_id), kind="write",
-            cast=discard,
-            check_hint=f"client.{self.collection}.get({container_id!r}) raises "
-            f"{self.not_found} once deleted",
-        ))
+        return self._client._request(
+            APIRequest(
+                "DELETE",
+                path(f"/v1/{self.collection}/{{}}", container_id),
+                kind="write",
+                cast=discard,
+                check_hint=f"client.{self.collection}.get({container_id!r}) raises "
+                f"{self.not_found} once deleted",
+            )
+        )

@@ -56,9 +56,7 @@ class APIClient(Protocol):
 
     def _paginate(self, request: APIRequest[T]) -> Any: ...
 
-    def _guarded(
-        self, kind: str, request: APIRequest[T], params: Mapping[str, Any]
-    ) -> Flow[T]: ...
+    def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]: ...
 
 
 class Resource:

@@ -53,10 +53,14 @@ class AccountMixin:
             [('mention', Decimal('0.98')), ...]
         """
         check_limit(limit)
-        return self._paginate(APIRequest(
-            "GET", "/v1/me/usage_history", params=given(limit=limit, cursor=cursor),
-            cast=UsageRow.model_validate,
-        ))
+        return self._paginate(
+            APIRequest(
+                "GET",
+                "/v1/me/usage_history",
+                params=given(limit=limit, cursor=cursor),
+                cast=UsageRow.model_validate,
+            )
+        )
 
     def prices(self) -> Prices:
         """Per-category prices in credits and USD (a null price is unknown, not free).

@@ -139,21 +139,31 @@ class AudienceRuns(Resource):
             ...     total_profile_count=200).status.type  # doctest: +SKIP
             'pending'
         """
-        body = validated(AudienceRunCreate, given(
-            source_dataset_id=source_dataset_id, total_profile_count=total_profile_count
-        ))
+        body = validated(
+            AudienceRunCreate,
+            given(source_dataset_id=source_dataset_id, total_profile_count=total_profile_count),
+        )
         request = APIRequest(
-            "POST", path("/v1/audience_datasets/{}/runs", audience_dataset_id), kind="paid",
-            json=body.to_wire(), cast=AudienceRun.model_validate,
+            "POST",
+            path("/v1/audience_datasets/{}/runs", audience_dataset_id),
+            kind="paid",
+            json=body.to_wire(),
+            cast=AudienceRun.model_validate,
             check_hint="list the audience dataset's runs with "
             f"client.audience_datasets.runs.list({audience_dataset_id!r}) before retrying",
         )
-        return self._client._run(self._client._guarded(
-            "audience_run", request, {"total_profile_count": body.total_profile_count}
-        ))
+        return self._client._run(
+            self._client._guarded(
+                "audience_run", request, {"total_profile_count": body.total_profile_count}
+            )
+        )
 
     def list(
-        self, audience_dataset_id: str, *, limit: int | None = None, cursor: str | None = None,
+        self,
+        audience_dataset_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
         order: Order | None = None,
     ) -> SyncPage[AudienceRun]:
         """Runs of an audience dataset; iterate for every page.
@@ -164,10 +174,14 @@ class AudienceRuns(Resource):
             ['completed']
         """
         check_limit(limit)
-        return self._client._paginate(APIRequest(
-            "GET", path("/v1/audience_datasets/{}/runs", audience_dataset_id),
-            params=given(limit=limit, cursor=cursor, order=order), cast=AudienceRun.model_validate,
-        ))
+        return self._client._paginate(
+            APIRequest(
+                "GET",
+                path("/v1/audience_datasets/{}/runs", audience_dataset_id),
+                params=given(limit=limit, cursor=cursor, order=order),
+                cast=AudienceRun.model_validate,
+            )
+        )
 
     def get(self, audience_dataset_id: str, run_id: str) -> AudienceRun:
         """One audience run with its counts.
@@ -204,14 +218,27 @@ class AudienceProfiles(Resource):
             ['oat_lover', ...]
         """
         check_limit(limit)
-        body = validated(ProfilesQuery, given(
-            audience_dataset_ids=audience_dataset_ids, filters=filters, sort=sort, order=order,
-            limit=limit, cursor=cursor,
-        ))
-        return self._client._paginate(APIRequest(
-            "POST", "/v1/audience_profiles", kind="free_post", json=body.to_wire(),
-            cast=AudienceProfile.model_validate, cursor_in="json",
-        ))
+        body = validated(
+            ProfilesQuery,
+            given(
+                audience_dataset_ids=audience_dataset_ids,
+                filters=filters,
+                sort=sort,
+                order=order,
+                limit=limit,
+                cursor=cursor,
+            ),
+        )
+        return self._client._paginate(
+            APIRequest(
+                "POST",
+                "/v1/audience_profiles",
+                kind="free_post",
+                json=body.to_wire(),
+                cast=AudienceProfile.model_validate,
+                cursor_in="json",
+            )
+        )
 
     def to_frame(self, **query: Any) -> pd.DataFrame:
         """Every profile matching ``query`` (the arguments of :meth:`list`) as a frame.

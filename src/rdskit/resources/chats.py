@@ -29,7 +29,8 @@ def get_chat_message(chat_id: str, message_id: str) -> APIRequest[ChatMessage]:
     ``resolve()``, ``follow_up()``, ...).
     """
     return APIRequest(
-        "GET", path("/v1/chats/{}/messages/{}", chat_id, message_id),
+        "GET",
+        path("/v1/chats/{}/messages/{}", chat_id, message_id),
         cast=chat_message(chat_id),
     )
 
@@ -70,10 +71,16 @@ class AskMixin:
             hint = f"list the chat's messages with client.chats.messages({chat_id!r}, order='desc')"
         else:
             hint = "the turn may have opened a new chat; asking again starts another charged turn"
-        return self._request(APIRequest(
-            "POST", "/v1/ask", kind="paid", json=body.to_wire(), cast=AskAccepted.model_validate,
-            check_hint=hint,
-        ))
+        return self._request(
+            APIRequest(
+                "POST",
+                "/v1/ask",
+                kind="paid",
+                json=body.to_wire(),
+                cast=AskAccepted.model_validate,
+                check_hint=hint,
+            )
+        )
 
 
 class Chats(Resource):
@@ -86,12 +93,16 @@ class Chats(Resource):
             >>> client.chats.get("ch_1").name  # doctest: +SKIP
             'Oat milk sentiment'
         """
-        return self._client._request(APIRequest(
-            "GET", path("/v1/chats/{}", chat_id), cast=Chat.model_validate
-        ))
+        return self._client._request(
+            APIRequest("GET", path("/v1/chats/{}", chat_id), cast=Chat.model_validate)
+        )
 
     def messages(
-        self, chat_id: str, *, limit: int | None = None, cursor: str | None = None,
+        self,
+        chat_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
         order: Order | None = None,
     ) -> SyncPage[ChatMessage]:
         """The chat's rows (user rows carry ``context``; assistant rows ``references``).
@@ -101,10 +112,14 @@ class Chats(Resource):
             ['user', 'assistant']
         """
         check_limit(limit)
-        return self._client._paginate(APIRequest(
-            "GET", path("/v1/chats/{}/messages", chat_id),
-            params=given(limit=limit, cursor=cursor, order=order), cast=chat_message(chat_id),
-        ))
+        return self._client._paginate(
+            APIRequest(
+                "GET",
+                path("/v1/chats/{}/messages", chat_id),
+                params=given(limit=limit, cursor=cursor, order=order),
+                cast=chat_message(chat_id),
+            )
+        )
 
     def message(self, chat_id: str, message_id: str) -> ChatMessage:
         """One message; an Ask reply has ``status`` ``working`` until ``completed``.

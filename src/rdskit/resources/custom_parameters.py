@@ -61,15 +61,22 @@ class CustomParameters(Resource):
             >>> client.custom_parameters.create("price", "The price quoted").id  # doctest: +SKIP
             'cp_7d1…'
         """
-        body = validated(CustomParameterCreate, given(
-            name=name, instructions=instructions, value_type=value_type
-        ))
-        return self._client._request(APIRequest(
-            "POST", "/v1/custom_parameters", kind="write", json=body.to_wire(),
-            cast=CustomParameter.model_validate,
-            check_hint=f"look for {name!r} in client.custom_parameters.list() before creating it "
-            "again",
-        ))
+        body = validated(
+            CustomParameterCreate,
+            given(name=name, instructions=instructions, value_type=value_type),
+        )
+        return self._client._request(
+            APIRequest(
+                "POST",
+                "/v1/custom_parameters",
+                kind="write",
+                json=body.to_wire(),
+                cast=CustomParameter.model_validate,
+                check_hint=(
+                    f"look for {name!r} in client.custom_parameters.list() before creating it again"
+                ),
+            )
+        )
 
     def list(self) -> list[CustomParameter]:
         """Every custom parameter of the account (a plain list: this endpoint has no pages).
@@ -78,10 +85,13 @@ class CustomParameters(Resource):
             >>> [p.name for p in client.custom_parameters.list()]  # doctest: +SKIP
             ['price']
         """
-        return self._client._request(APIRequest(
-            "GET", "/v1/custom_parameters",
-            cast=lambda items: [CustomParameter.model_validate(item) for item in items],
-        ))
+        return self._client._request(
+            APIRequest(
+                "GET",
+                "/v1/custom_parameters",
+                cast=lambda items: [CustomParameter.model_validate(item) for item in items],
+            )
+        )
 
     def get(self, parameter_id: str) -> CustomParameter:
         """One custom parameter.
@@ -90,10 +100,13 @@ class CustomParameters(Resource):
             >>> client.custom_parameters.get("cp_1").instructions  # doctest: +SKIP
             'The price quoted'
         """
-        return self._client._request(APIRequest(
-            "GET", path("/v1/custom_parameters/{}", parameter_id),
-            cast=CustomParameter.model_validate,
-        ))
+        return self._client._request(
+            APIRequest(
+                "GET",
+                path("/v1/custom_parameters/{}", parameter_id),
+                cast=CustomParameter.model_validate,
+            )
+        )
 
     def update(
         self,
@@ -109,14 +122,20 @@ class CustomParameters(Resource):
             >>> client.custom_parameters.update("cp_1", name="price_usd").name  # doctest: +SKIP
             'price_usd'
         """
-        body = validated(CustomParameterUpdate, given(
-            name=name, instructions=instructions, value_type=value_type
-        ))
-        return self._client._request(APIRequest(
-            "PATCH", path("/v1/custom_parameters/{}", parameter_id), kind="write",
-            json=body.to_wire(), cast=CustomParameter.model_validate,
-            check_hint=f"read it back with client.custom_parameters.get({parameter_id!r})",
-        ))
+        body = validated(
+            CustomParameterUpdate,
+            given(name=name, instructions=instructions, value_type=value_type),
+        )
+        return self._client._request(
+            APIRequest(
+                "PATCH",
+                path("/v1/custom_parameters/{}", parameter_id),
+                kind="write",
+                json=body.to_wire(),
+                cast=CustomParameter.model_validate,
+                check_hint=f"read it back with client.custom_parameters.get({parameter_id!r})",
+            )
+        )
 
     def delete(self, parameter_id: str) -> None:
         """Delete a custom parameter.
@@ -124,11 +143,16 @@ class CustomParameters(Resource):
         Example:
             >>> client.custom_parameters.delete("cp_1")  # doctest: +SKIP
         """
-        return self._client._request(APIRequest(
-            "DELETE", path("/v1/custom_parameters/{}", parameter_id), kind="write", cast=discard,
-            check_hint=f"client.custom_parameters.get({parameter_id!r}) raises "
-            "CustomParameterNotFound once deleted",
-        ))
+        return self._client._request(
+            APIRequest(
+                "DELETE",
+                path("/v1/custom_parameters/{}", parameter_id),
+                kind="write",
+                cast=discard,
+                check_hint=f"client.custom_parameters.get({parameter_id!r}) raises "
+                "CustomParameterNotFound once deleted",
+            )
+        )
 
     def preview(
         self,
@@ -145,13 +169,19 @@ class CustomParameters(Resource):
             ...     post_refs=refs).results[0].value  # doctest: +SKIP
             '$4.99'
         """
-        body = validated(CustomParameterPreviewRequest, given(
-            instructions=instructions, value_type=value_type, post_refs=post_refs
-        ))
-        return self._client._request(APIRequest(
-            "POST", "/v1/custom_parameters/preview", kind="free_post", json=body.to_wire(),
-            cast=CustomParameterPreview.model_validate,
-        ))
+        body = validated(
+            CustomParameterPreviewRequest,
+            given(instructions=instructions, value_type=value_type, post_refs=post_refs),
+        )
+        return self._client._request(
+            APIRequest(
+                "POST",
+                "/v1/custom_parameters/preview",
+                kind="free_post",
+                json=body.to_wire(),
+                cast=CustomParameterPreview.model_validate,
+            )
+        )
 
 
 class CustomParameterRuns(Resource):
@@ -176,15 +206,19 @@ class CustomParameterRuns(Resource):
         """
         if (scope is None) == (dataset_id is None):
             raise InvalidParameter("scope", "give exactly one of scope= or dataset_id=")
-        body = validated(CustomParameterRunCreate, {
-            "scope": {"kind": "dataset", "id": dataset_id} if scope is None else scope
-        })
+        body = validated(
+            CustomParameterRunCreate,
+            {"scope": {"kind": "dataset", "id": dataset_id} if scope is None else scope},
+        )
         return self._client._run(self._start(parameter_id, body))
 
     def _start(self, parameter_id: str, body: CustomParameterRunCreate) -> Flow[CustomParameterRun]:
         request = APIRequest(
-            "POST", path("/v1/custom_parameters/{}/runs", parameter_id), kind="paid",
-            json=body.to_wire(), cast=CustomParameterRunStarted.model_validate,
+            "POST",
+            path("/v1/custom_parameters/{}/runs", parameter_id),
+            kind="paid",
+            json=body.to_wire(),
+            cast=CustomParameterRunStarted.model_validate,
             check_hint="list the parameter's runs with "
             f"client.custom_parameters.runs.list({parameter_id!r}) before retrying",
         )
@@ -193,9 +227,11 @@ class CustomParameterRuns(Resource):
             "custom_parameter_run", request, {"dataset_id": dataset_id}
         )
         try:
-            return (yield from self._client._core.call(
-                get_custom_parameter_run(parameter_id, started.run_id)
-            ))
+            return (
+                yield from self._client._core.call(
+                    get_custom_parameter_run(parameter_id, started.run_id)
+                )
+            )
         except RdsError as exc:
             exc.add_note(f"the run was started: run_id={started.run_id}")
             raise
@@ -208,10 +244,13 @@ class CustomParameterRuns(Resource):
             >>> [run.is_complete for run in runs]  # doctest: +SKIP
             [True]
         """
-        return self._client._paginate(APIRequest(
-            "GET", path("/v1/custom_parameters/{}/runs", parameter_id),
-            cast=CustomParameterRun.model_validate,
-        ))
+        return self._client._paginate(
+            APIRequest(
+                "GET",
+                path("/v1/custom_parameters/{}/runs", parameter_id),
+                cast=CustomParameterRun.model_validate,
+            )
+        )
 
     def get(self, parameter_id: str, run_id: str) -> CustomParameterRun:
         """One run with its counters (complete when done + error == total).

@@ -54,7 +54,10 @@ def get_dataset_run(dataset_id: str, run_id: str) -> APIRequest[DatasetRun]:
 
 
 def list_dataset_runs(
-    dataset_id: str, *, limit: int | None = None, cursor: str | None = None,
+    dataset_id: str,
+    *,
+    limit: int | None = None,
+    cursor: str | None = None,
     order: Order | None = None,
 ) -> APIRequest[DatasetRun]:
     """``GET /v1/datasets/{dataset_id}/runs`` (also used to follow tracking runs)."""
@@ -136,6 +139,7 @@ class Datasets(NamedContainers[Dataset]):
 
         return datasets_to_frame(self._frames_client("datasets.to_frame"))
 
+
 class DatasetRuns(Resource):
     """``client.datasets.runs``: collection runs (paid: each mention collected)."""
 
@@ -168,15 +172,25 @@ class DatasetRuns(Resource):
             >>> run.status.type  # doctest: +SKIP
             'pending'
         """
-        body = validated(DatasetRunCreate, given(
-            search_query=search_query, count=count, date_range=date_range,
-            num_comments_per_post=num_comments_per_post, country_code=country_code,
-            language=language, enable_visual_recognition=enable_visual_recognition,
-            enable_transcribing=enable_transcribing,
-            content_analysis_actions=content_analysis_actions,
-        ))
+        body = validated(
+            DatasetRunCreate,
+            given(
+                search_query=search_query,
+                count=count,
+                date_range=date_range,
+                num_comments_per_post=num_comments_per_post,
+                country_code=country_code,
+                language=language,
+                enable_visual_recognition=enable_visual_recognition,
+                enable_transcribing=enable_transcribing,
+                content_analysis_actions=content_analysis_actions,
+            ),
+        )
         request = APIRequest(
-            "POST", path("/v1/datasets/{}/runs", dataset_id), kind="paid", json=body.to_wire(),
+            "POST",
+            path("/v1/datasets/{}/runs", dataset_id),
+            kind="paid",
+            json=body.to_wire(),
             cast=DatasetRun.model_validate,
             check_hint=f"list the dataset's runs with client.datasets.runs.list({dataset_id!r}) "
             "before retrying",
@@ -186,7 +200,11 @@ class DatasetRuns(Resource):
         )
 
     def list(
-        self, dataset_id: str, *, limit: int | None = None, cursor: str | None = None,
+        self,
+        dataset_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
         order: Order | None = None,
     ) -> SyncPage[DatasetRun]:
         """Runs of a dataset, newest first by default; iterate for every page.

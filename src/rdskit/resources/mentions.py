@@ -56,15 +56,33 @@ class Mentions(Resource):
             120433
         """
         check_limit(limit)
-        body = validated(MentionsQuery, given(
-            dataset_ids=dataset_ids, sources=sources, filters=filters, q=q,
-            search_mode=search_mode, operation=operation, sort=sort, order=order, limit=limit,
-            cursor=cursor, parameter_ids=parameter_ids, post_refs=post_refs,
-        ))
-        return self._client._paginate(APIRequest(
-            "POST", "/v1/mentions", kind="free_post", json=body.to_wire(),
-            cast=Mention.model_validate, cursor_in="json",
-        ))
+        body = validated(
+            MentionsQuery,
+            given(
+                dataset_ids=dataset_ids,
+                sources=sources,
+                filters=filters,
+                q=q,
+                search_mode=search_mode,
+                operation=operation,
+                sort=sort,
+                order=order,
+                limit=limit,
+                cursor=cursor,
+                parameter_ids=parameter_ids,
+                post_refs=post_refs,
+            ),
+        )
+        return self._client._paginate(
+            APIRequest(
+                "POST",
+                "/v1/mentions",
+                kind="free_post",
+                json=body.to_wire(),
+                cast=Mention.model_validate,
+                cursor_in="json",
+            )
+        )
 
     def to_frame(self, *, cache: bool = False, **query: Any) -> pd.DataFrame:
         """Every mention matching ``query`` (the arguments of :meth:`list`) as a frame.

@@ -39,11 +39,15 @@ class PatternDetections(Resource):
             ...     research_question="Why switch?").status.type  # doctest: +SKIP
             'pending'
         """
-        body = validated(PatternDetectionCreate, given(
-            dataset_id=dataset_id, name=name, research_question=research_question
-        ))
+        body = validated(
+            PatternDetectionCreate,
+            given(dataset_id=dataset_id, name=name, research_question=research_question),
+        )
         request = APIRequest(
-            "POST", "/v1/pattern_detections", kind="paid", json=body.to_wire(),
+            "POST",
+            "/v1/pattern_detections",
+            kind="paid",
+            json=body.to_wire(),
             cast=PatternDetectionRun.model_validate,
             check_hint="look for a new post_processing row in client.usage_history() before "
             "retrying (detections cannot be listed)",
@@ -72,9 +76,9 @@ class Patterns(Resource):
             >>> [item.title for item in client.patterns.get("pt_1").items]  # doctest: +SKIP
             ['Lactose intolerance', 'Taste in coffee']
         """
-        return self._client._request(APIRequest(
-            "GET", path("/v1/patterns/{}", pattern_id), cast=Pattern.model_validate
-        ))
+        return self._client._request(
+            APIRequest("GET", path("/v1/patterns/{}", pattern_id), cast=Pattern.model_validate)
+        )
 
     def item(self, pattern_id: str, item_id: str) -> PatternItemDetail:
         """One item with its posts (post references; resolve them with mentions).
@@ -84,10 +88,13 @@ class Patterns(Resource):
             >>> refs = [{"source": p.source, "id": p.id} for p in detail.posts]  # doctest: +SKIP
             >>> client.mentions.list(post_refs=refs).data  # doctest: +SKIP
         """
-        return self._client._request(APIRequest(
-            "GET", path("/v1/patterns/{}/items/{}", pattern_id, item_id),
-            cast=PatternItemDetail.model_validate,
-        ))
+        return self._client._request(
+            APIRequest(
+                "GET",
+                path("/v1/patterns/{}/items/{}", pattern_id, item_id),
+                cast=PatternItemDetail.model_validate,
+            )
+        )
 
     def items_frame(self, pattern_id: str, posts: bool = False) -> pd.DataFrame:
         """The pattern's items as a frame; ``posts=True`` joins each item's post columns.

@@ -63,10 +63,18 @@ class ResearchPreviews(Resource):
             ...     "sources": ["reddit"], "time_filter": "past_week"})  # doctest: +SKIP
         """
         fields = {
-            "prompt": given(search_query=search_query, sources=sources, time_filter=time_filter,
-                            date_since=date_since, date_until=date_until),
-            "url": given(source_urls=source_urls, date_filter_since=date_filter_since,
-                         date_filter_until=date_filter_until),
+            "prompt": given(
+                search_query=search_query,
+                sources=sources,
+                time_filter=time_filter,
+                date_since=date_since,
+                date_until=date_until,
+            ),
+            "url": given(
+                source_urls=source_urls,
+                date_filter_since=date_filter_since,
+                date_filter_until=date_filter_until,
+            ),
         }
         common = given(language=language, country_code=country_code)
         if isinstance(type, RdsModel | Mapping):
@@ -89,15 +97,27 @@ class ResearchPreviews(Resource):
             _VARIANTS[kind], request, whole="time window" if kind == "prompt" else "request"
         )
         units = (
-            {"sources": body.sources} if isinstance(body, PromptPreviewRequest)
+            {"sources": body.sources}
+            if isinstance(body, PromptPreviewRequest)
             else {"source_urls": body.source_urls}
         )
-        return self._client._run(self._client._guarded("research_preview", APIRequest(
-            "POST", "/v1/research_previews", kind="paid", json=body.to_wire(),
-            cast=ResearchPreview.model_validate,
-            check_hint="look for a new preview_generation row in client.usage_history() before "
-            "retrying",
-        ), units))
+        return self._client._run(
+            self._client._guarded(
+                "research_preview",
+                APIRequest(
+                    "POST",
+                    "/v1/research_previews",
+                    kind="paid",
+                    json=body.to_wire(),
+                    cast=ResearchPreview.model_validate,
+                    check_hint=(
+                        "look for a new preview_generation row in "
+                        "client.usage_history() before retrying"
+                    ),
+                ),
+                units,
+            )
+        )
 
     def get(self, preview_id: str) -> ResearchPreview:
         """A stored preview (free; no re-scrape).
@@ -106,6 +126,10 @@ class ResearchPreviews(Resource):
             >>> client.research_previews.get("rp_1").posts[0].source  # doctest: +SKIP
             'tiktok'
         """
-        return self._client._request(APIRequest(
-            "GET", path("/v1/research_previews/{}", preview_id), cast=ResearchPreview.model_validate
-        ))
+        return self._client._request(
+            APIRequest(
+                "GET",
+                path("/v1/research_previews/{}", preview_id),
+                cast=ResearchPreview.model_validate,
+            )
+        )

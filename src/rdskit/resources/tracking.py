@@ -60,17 +60,29 @@ class TrackingAgents(Resource):
             ...     "day": "monday"}, count=50).paused  # doctest: +SKIP
             False
         """
-        body = validated(TrackingAgentCreate, given(
-            name=name, instructions=instructions, dataset_ids=dataset_ids,
-            schedule=schedule, integration_ids=integration_ids, count=count,
-            num_comments_per_post=num_comments_per_post,
-        ))
-        return self._client._request(APIRequest(
-            "POST", "/v1/tracking_agents", kind="write", json=body.to_wire(),
-            cast=TrackingAgent.model_validate,
-            check_hint=f"look for {name!r} in client.tracking_agents.list() before creating it "
-            "again",
-        ))
+        body = validated(
+            TrackingAgentCreate,
+            given(
+                name=name,
+                instructions=instructions,
+                dataset_ids=dataset_ids,
+                schedule=schedule,
+                integration_ids=integration_ids,
+                count=count,
+                num_comments_per_post=num_comments_per_post,
+            ),
+        )
+        return self._client._request(
+            APIRequest(
+                "POST",
+                "/v1/tracking_agents",
+                kind="write",
+                json=body.to_wire(),
+                cast=TrackingAgent.model_validate,
+                check_hint=f"look for {name!r} in client.tracking_agents.list() before creating it "
+                "again",
+            )
+        )
 
     def list(self) -> list[TrackingAgent]:
         """Every agent of the account (a plain list: this endpoint has no pages).
@@ -79,10 +91,13 @@ class TrackingAgents(Resource):
             >>> [agent.name for agent in client.tracking_agents.list()]  # doctest: +SKIP
             ['Oat milk watch']
         """
-        return self._client._request(APIRequest(
-            "GET", "/v1/tracking_agents",
-            cast=lambda items: [TrackingAgent.model_validate(item) for item in items],
-        ))
+        return self._client._request(
+            APIRequest(
+                "GET",
+                "/v1/tracking_agents",
+                cast=lambda items: [TrackingAgent.model_validate(item) for item in items],
+            )
+        )
 
     def get(self, agent_id: str) -> TrackingAgent:
         """One agent (``ResourceNotFound``, code ``not_found``, if absent).
@@ -112,15 +127,28 @@ class TrackingAgents(Resource):
             ...     "time": "18:30"}).schedule.time  # doctest: +SKIP
             '18:30'
         """
-        body = validated(TrackingAgentUpdate, given(
-            name=name, instructions=instructions, dataset_ids=dataset_ids,
-            schedule=schedule, integration_ids=integration_ids, count=count,
-            num_comments_per_post=num_comments_per_post,
-        ))
-        return self._client._request(APIRequest(
-            "PATCH", path("/v1/tracking_agents/{}", agent_id), kind="write", json=body.to_wire(),
-            cast=TrackingAgent.model_validate, check_hint=self._read_back(agent_id),
-        ))
+        body = validated(
+            TrackingAgentUpdate,
+            given(
+                name=name,
+                instructions=instructions,
+                dataset_ids=dataset_ids,
+                schedule=schedule,
+                integration_ids=integration_ids,
+                count=count,
+                num_comments_per_post=num_comments_per_post,
+            ),
+        )
+        return self._client._request(
+            APIRequest(
+                "PATCH",
+                path("/v1/tracking_agents/{}", agent_id),
+                kind="write",
+                json=body.to_wire(),
+                cast=TrackingAgent.model_validate,
+                check_hint=self._read_back(agent_id),
+            )
+        )
 
     def delete(self, agent_id: str) -> None:
         """Delete an agent (soft: hidden from lists, kept by the service).
@@ -156,7 +184,9 @@ class TrackingAgents(Resource):
             'completed'
         """
         request = APIRequest(
-            "POST", path("/v1/tracking_agents/{}/trigger", agent_id), kind="paid",
+            "POST",
+            path("/v1/tracking_agents/{}/trigger", agent_id),
+            kind="paid",
             cast=TrackingRun.model_validate,
             check_hint=f"see last_run_at in client.tracking_agents.get({agent_id!r}) and the runs "
             "of its datasets (client.datasets.runs.list(dataset_id)) before triggering again",
@@ -176,16 +206,25 @@ class TrackingAgents(Resource):
             12
         """
         check_limit(limit)
-        return self._client._paginate(APIRequest(
-            "GET", path("/v1/tracking_agents/{}/messages", agent_id),
-            params=given(limit=limit, cursor=cursor), cast=TrackingMessage.model_validate,
-        ))
+        return self._client._paginate(
+            APIRequest(
+                "GET",
+                path("/v1/tracking_agents/{}/messages", agent_id),
+                params=given(limit=limit, cursor=cursor),
+                cast=TrackingMessage.model_validate,
+            )
+        )
 
     def _action(self, method: str, agent_id: str, suffix: str) -> None:
-        return self._client._request(APIRequest(
-            method, path("/v1/tracking_agents/{}", agent_id) + suffix, kind="write",
-            cast=discard, check_hint=self._read_back(agent_id),
-        ))
+        return self._client._request(
+            APIRequest(
+                method,
+                path("/v1/tracking_agents/{}", agent_id) + suffix,
+                kind="write",
+                cast=discard,
+                check_hint=self._read_back(agent_id),
+            )
+        )
 
     @staticmethod
     def _read_back(agent_id: str) -> str:
