@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rdskit.models.references import ENTITY_REFERENCE_TYPES
+
 __all__ = [
     "ENTITY_REFERENCE_TYPES",
     "POST_LINK",
@@ -46,17 +48,6 @@ and the checker use it."""
 
 _LINK_TARGET = re.compile(r"\(post:(?P<source>[A-Za-z_]+):(?P<id>[^()\s]+)\)")
 
-ENTITY_REFERENCE_TYPES = frozenset(
-    {
-        "pattern",
-        "research_preview",
-        "dataset",
-        "audience_dataset",
-        "custom_parameter_run",
-        "pattern_detection_run",
-    }
-)
-"""Entity reference types ({type, id}); ``tracking_agent`` is deliberately not one."""
 
 _MARKER = re.compile(r"\[(\d+)\]")
 

@@ -102,7 +102,7 @@ class AudienceDatasets(NamedContainers[AudienceDataset]):
         return self._get(audience_dataset_id)
 
     def update(self, audience_dataset_id: str, name: str) -> AudienceDataset:
-        """Rename a audience dataset (``PATCH``).
+        """Rename an audience dataset (``PATCH``).
 
         Example:
             >>> client.audience_datasets.update("ad_1", name="Oat milk fans EU")  # doctest: +SKIP
@@ -111,7 +111,7 @@ class AudienceDatasets(NamedContainers[AudienceDataset]):
         return self._update(audience_dataset_id, name)
 
     def delete(self, audience_dataset_id: str) -> None:
-        """Soft-delete a audience dataset.
+        """Soft-delete an audience dataset.
 
         Example:
             >>> client.audience_datasets.delete("ad_1")  # doctest: +SKIP

@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "BRANDS",
     "CATEGORIES",
+    "COUNTRY_LANGUAGE",
     "MEDIA_HOST",
     "SOURCES",
     "Category",
@@ -880,7 +881,7 @@ _COUNTRIES = (
     ("SG", 2),
 )
 _FOREIGN = (("es", "ES"), ("es", "MX"), ("de", "DE"), ("fr", "FR"), ("pt", "BR"))
-_COUNTRY_LANGUAGE = {
+COUNTRY_LANGUAGE = {
     "ES": "es",
     "MX": "es",
     "AR": "es",
@@ -891,7 +892,11 @@ _COUNTRY_LANGUAGE = {
     "BE": "fr",
     "BR": "pt",
     "PT": "pt",
+    "IT": "it",
+    "NL": "nl",
+    "JP": "ja",
 }
+"""The main language of a country (ISO 3166 alpha-2 -> ISO 639-1); English elsewhere."""
 _SOUNDS = ("original sound", "Espresso (sped up)", "lofi morning", "Golden Hour", "trending audio")
 _GENRES = ("pop", "lofi", "hip hop", "electronic", "indie", "acoustic")
 
@@ -1030,7 +1035,7 @@ def _locale(rng: random.Random, req: _Request) -> tuple[str, str]:
     """(language, country): the requested ones, else mostly English-speaking countries."""
     if req.country:
         language = req.language or (
-            _COUNTRY_LANGUAGE.get(req.country, "en") if rng.random() < 0.7 else "en"
+            COUNTRY_LANGUAGE.get(req.country, "en") if rng.random() < 0.7 else "en"
         )
         return language, req.country
     if req.language:

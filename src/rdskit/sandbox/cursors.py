@@ -24,14 +24,25 @@ import hashlib
 import hmac
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rdskit.sandbox.db import Connection
-from rdskit.sandbox.routes._common import ApiError
+from rdskit.sandbox.routes._common import ApiError, ListParams, page
 
-__all__ = ["Order", "Page", "Sort", "decode_cursor", "encode_cursor", "fetch_page", "keyset"]
+__all__ = [
+    "BY_CREATED",
+    "Order",
+    "Page",
+    "Sort",
+    "child_page",
+    "decode_cursor",
+    "encode_cursor",
+    "fetch_page",
+    "keyset",
+    "page_of",
+]
 
 Order = Literal["asc", "desc"]
 _MAC_BYTES = 12
@@ -160,6 +171,14 @@ def fetch_page(
         f" WHERE ({where}) AND {key_where} ORDER BY {order_by} LIMIT ?"
     )
     rows = conn.execute(sql, [*params, *key_params, limit + 1]).fetchall()
+    return page_of(secret, rows, sort=sort, order=order, limit=limit, scope=scope)
+
+
+def page_of(
+    secret: bytes, rows: list[Any], *, sort: Sort, order: Order, limit: int, scope: str
+) -> Page:
+    """The page of up to ``limit + 1`` fetched ``rows`` (keys in ``_k0``/``_k1``): the extra
+    row only says there is a next page, whose cursor is the last kept row's key."""
     has_next = len(rows) > limit
     rows = rows[:limit]
     next_cursor = (
@@ -168,3 +187,42 @@ def fetch_page(
         else None
     )
     return Page(rows, has_next, next_cursor)
+
+
+BY_CREATED = Sort("created_at", "created_at", "id")
+"""Newest (or oldest) first by creation time, ties broken by id."""
+
+
+def child_page(
+    conn: Connection,
+    *,
+    source: str,
+    parent: str,
+    parent_id: str,
+    params: ListParams,
+    wire: Callable[[Any], Any],
+    sort: Sort = BY_CREATED,
+) -> dict[str, Any]:
+    """One page of the ``source`` rows whose ``parent`` column is ``parent_id``, as the list
+    envelope; its cursor only continues this parent's list (a run list of another dataset
+    answers ``invalid_cursor``).
+
+    Example:
+        >>> # GET /v1/datasets/{id}/runs, after checking that the dataset is the caller's
+        >>> child_page(conn, source="dataset_runs", parent="dataset_id",  # doctest: +SKIP
+        ...            parent_id=dataset_id, params=params, wire=_run_wire)
+        {'status': 'success', 'data': [...], 'has_next': False, 'cursor': None}
+    """
+    got = fetch_page(
+        conn,
+        columns="*",
+        source=source,
+        where=f"{parent} = ?",
+        params=[parent_id],
+        sort=sort,
+        order=params.order,
+        limit=params.limit,
+        cursor=params.cursor,
+        scope=parent_id,
+    )
+    return page([wire(row) for row in got.rows], has_next=got.has_next, cursor=got.cursor)

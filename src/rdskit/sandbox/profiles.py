@@ -26,6 +26,7 @@ from typing import Any
 
 from rdskit.sandbox.corpus import (
     CATEGORIES,
+    COUNTRY_LANGUAGE,
     GENERIC,
     Category,
     avatar,
@@ -106,21 +107,6 @@ _HOME_COUNTRIES = (
     ("BR", 2),
     ("IE", 2),
 )
-_LANGUAGE = {
-    "ES": "es",
-    "MX": "es",
-    "AR": "es",
-    "CO": "es",
-    "DE": "de",
-    "AT": "de",
-    "FR": "fr",
-    "BE": "fr",
-    "BR": "pt",
-    "PT": "pt",
-    "IT": "it",
-    "NL": "nl",
-    "JP": "ja",
-}
 _OCCUPATIONS = {
     "Food & Drink": ("Barista", "Food Blogger", "Nutritionist", "Chef", "Café Owner"),
     "Technology": ("Software Engineer", "Product Manager", "Tech Reviewer", "Data Scientist"),
@@ -339,7 +325,7 @@ def synthesize(seed: int, source: str, username: str, hints: Hints | None = None
         "industry": _INDUSTRY[category.name],
         "location_country": country,
         "location_city": city,
-        "primary_language": hints.language or _LANGUAGE.get(country, "en"),
+        "primary_language": hints.language or COUNTRY_LANGUAGE.get(country, "en"),
         "summary": (
             f"{name} is a {tier}-tier {source} {role} from {city or country} who posts about "
             f"{niches[1]} and {niches[2]} ({_cadence(gap_days)}, {engagement:.1%} engagement)."

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from rdskit.sandbox.cursors import Page, Sort, decode_cursor, encode_cursor
+from rdskit.sandbox.cursors import Page, Sort, decode_cursor, page_of
 from rdskit.sandbox.db import Connection, dumps, keys_table, loads
 from rdskit.sandbox.enrichment import dominant
 from rdskit.sandbox.routes._common import invalid
@@ -427,14 +427,7 @@ def keyset_page(
                 f"{select} AND {sort.column} {op} ? {order_by}",
                 [*params, after[0], want - len(rows)],
             ).fetchall()
-    has_next = len(rows) > limit
-    rows = rows[:limit]
-    next_cursor = (
-        encode_cursor(secret, sort, order, (rows[-1]["_k0"], rows[-1]["_k1"]), scope=scope)
-        if has_next
-        else None
-    )
-    return Page(rows, has_next, next_cursor)
+    return page_of(secret, rows, sort=sort, order=order, limit=limit, scope=scope)
 
 
 def lookup(

@@ -20,6 +20,7 @@ SQLite calls are fine.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
@@ -30,7 +31,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rdskit.sandbox.db import Clock, Store
+from rdskit.sandbox.db import Clock, Connection, Store
 from rdskit.sandbox.settings import Settings
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Principal",
     "SettingsDep",
     "StoreDep",
+    "child_row",
     "error_status",
     "install_error_handlers",
     "invalid",
@@ -147,6 +149,27 @@ def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -
     except ValidationError as exc:
         errors = [{**err, "loc": (*loc, *err["loc"])} for err in exc.errors()]
         raise RequestValidationError(errors) from exc
+
+
+def child_row(
+    conn: Connection, *, source: str, parent: str, parent_id: str, row_id: str, missing: str
+) -> sqlite3.Row:
+    """The ``source`` row ``row_id`` under ``parent_id`` (a run of that dataset, say), or a
+    404 ``missing`` error code: the spec has no ``*_run_not_found``, so a run that is not
+    there answers with its parent's code.
+
+    Example:
+        >>> child_row(conn, source="dataset_runs", parent="dataset_id",  # doctest: +SKIP
+        ...           parent_id="ds_1", row_id="run_x", missing="dataset_not_found")
+        Traceback (most recent call last):
+        ApiError: 404 dataset_not_found: Run run_x not found in ds_1
+    """
+    row: sqlite3.Row | None = conn.execute(
+        f"SELECT * FROM {source} WHERE id = ? AND {parent} = ?", (row_id, parent_id)
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, missing, f"Run {row_id} not found in {parent_id}")
+    return row
 
 
 def invalid(loc: Sequence[str], msg: str) -> RequestValidationError:

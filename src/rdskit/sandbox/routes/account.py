@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends
 from rdskit.models import Account, Prices, UsageRow
 from rdskit.sandbox import wallet
 from rdskit.sandbox.accounts import plan_of
-from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.cursors import BY_CREATED, fetch_page
 from rdskit.sandbox.routes._common import (
     ApiError,
     Auth,
@@ -31,8 +31,6 @@ from rdskit.sandbox.routes._common import (
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["account"])
-
-_NEWEST_FIRST = Sort("created_at", "created_at", "id")
 
 
 @router.get("/me")
@@ -99,7 +97,7 @@ def usage_history(
             source="usage_rows",
             where="account_id = ?",
             params=[who.account_id],
-            sort=_NEWEST_FIRST,
+            sort=BY_CREATED,
             order=params.order,
             limit=params.limit,
             cursor=params.cursor,

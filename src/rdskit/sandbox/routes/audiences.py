@@ -30,7 +30,7 @@ from rdskit.models.audiences import (
 )
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
 from rdskit.sandbox import corpus, wallet
-from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.cursors import BY_CREATED, Sort, child_page, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.profiles import Hints, synthesize
 from rdskit.sandbox.routes._common import (
@@ -39,6 +39,7 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
+    child_row,
     invalid,
     ok,
     page,
@@ -104,7 +105,6 @@ CREATE INDEX IF NOT EXISTS audience_profiles_run_at ON audience_profiles(account
 QUEUE_SECONDS = 1.0
 WORK_SECONDS = 4.0
 _ADVANCE = "audience_run.advance"
-_BY_CREATED = Sort("created_at", "created_at", "id")
 PROFILE_SORTS = {
     "created_at": Sort("created_at", "p.created_at", "p.id"),
     "audience_dataset_run_at": Sort("audience_dataset_run_at", "p.run_at", "p.id"),
@@ -175,7 +175,7 @@ def list_audience_datasets(who: Auth, store: StoreDep, params: List10) -> dict[s
             source="audience_datasets",
             where="account_id = ? AND deleted_at IS NULL",
             params=[who.account_id],
-            sort=_BY_CREATED,
+            sort=BY_CREATED,
             order=params.order,
             limit=params.limit,
             cursor=params.cursor,
@@ -330,19 +330,14 @@ def list_audience_runs(
     """The audience dataset's runs, newest first by default."""
     with store.read() as conn:
         audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        got = fetch_page(
+        return child_page(
             conn,
-            columns="*",
             source="audience_runs",
-            where="audience_dataset_id = ?",
-            params=[audience_dataset_id],
-            sort=_BY_CREATED,
-            order=params.order,
-            limit=params.limit,
-            cursor=params.cursor,
-            scope=audience_dataset_id,
+            parent="audience_dataset_id",
+            parent_id=audience_dataset_id,
+            params=params,
+            wire=_run_wire,
         )
-    return page([_run_wire(row) for row in got.rows], has_next=got.has_next, cursor=got.cursor)
 
 
 @router.get("/audience_datasets/{audience_dataset_id}/runs/{run_id}")
@@ -352,17 +347,15 @@ def get_audience_run(
     """One audience run with its counts."""
     with store.read() as conn:
         audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        row = conn.execute(
-            "SELECT * FROM audience_runs WHERE id = ? AND audience_dataset_id = ?",
-            (run_id, audience_dataset_id),
-        ).fetchone()
-    if row is None:
-        raise ApiError(
-            404,
-            "audience_dataset_not_found",
-            f"Run {run_id} not found in audience dataset {audience_dataset_id}",
+        row = child_row(
+            conn,
+            source="audience_runs",
+            parent="audience_dataset_id",
+            parent_id=audience_dataset_id,
+            row_id=run_id,
+            missing="audience_dataset_not_found",
         )
-    return ok(_run_wire(row))
+        return ok(_run_wire(row))
 
 
 # --- the run (worker jobs) ---------------------------------------------------------------

@@ -42,7 +42,7 @@ from fastapi.responses import JSONResponse
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
 from rdskit.sandbox import assistant, assistant_posts, wallet
-from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.cursors import Sort, child_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
@@ -52,7 +52,6 @@ from rdskit.sandbox.routes._common import (
     SettingsDep,
     StoreDep,
     ok,
-    page,
 )
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
@@ -582,20 +581,15 @@ def list_messages(chat_id: str, who: Auth, store: StoreDep, params: List25) -> d
     """The chat's rows, newest first unless ``order=asc``."""
     with store.read() as conn:
         chat_or_404(conn, who, chat_id)
-        got = fetch_page(
+        return child_page(
             conn,
-            columns="*",
             source="chat_messages",
-            where="chat_id = ?",
-            params=[chat_id],
+            parent="chat_id",
+            parent_id=chat_id,
+            params=params,
+            wire=message_wire,
             sort=_BY_POSITION,
-            order=params.order,
-            limit=params.limit,
-            cursor=params.cursor,
-            scope=chat_id,
         )
-    rows = [message_wire(row) for row in got.rows]
-    return page(rows, has_next=got.has_next, cursor=got.cursor)
 
 
 @router.get("/chats/{chat_id}/messages/{message_id}")

@@ -55,7 +55,7 @@ from rdskit.models import (
     CustomParameterUpdate,
 )
 from rdskit.sandbox import wallet
-from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.cursors import child_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
@@ -63,9 +63,9 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
+    child_row,
     invalid,
     ok,
-    page,
     parse_body,
 )
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
@@ -130,7 +130,6 @@ _STEP = "custom_parameter_run.step"
 _TICKS = 4  # a run processes its posts in about this many worker ticks
 _TICK_SECONDS = 1.0  # simulated seconds between ticks
 _ACTIVE = "processing"
-_BY_CREATED = Sort("created_at", "created_at", "id")
 
 
 def _parameter_or_404(conn: sqlite3.Connection, account_id: str, parameter_id: str) -> sqlite3.Row:
@@ -422,19 +421,14 @@ def list_runs(parameter_id: str, who: Auth, store: StoreDep, params: List10) -> 
     """The parameter's runs, newest first by default."""
     with store.read() as conn:
         _parameter_or_404(conn, who.account_id, parameter_id)
-        got = fetch_page(
+        return child_page(
             conn,
-            columns="*",
             source="custom_parameter_runs",
-            where="parameter_id = ?",
-            params=[parameter_id],
-            sort=_BY_CREATED,
-            order=params.order,
-            limit=params.limit,
-            cursor=params.cursor,
-            scope=parameter_id,
+            parent="parameter_id",
+            parent_id=parameter_id,
+            params=params,
+            wire=_run_wire,
         )
-    return page([_run_wire(row) for row in got.rows], has_next=got.has_next, cursor=got.cursor)
 
 
 @router.get("/custom_parameters/{parameter_id}/runs/{run_id}")
@@ -442,15 +436,15 @@ def get_run(parameter_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[
     """One run with its counters."""
     with store.read() as conn:
         _parameter_or_404(conn, who.account_id, parameter_id)
-        row = conn.execute(
-            "SELECT * FROM custom_parameter_runs WHERE id = ? AND parameter_id = ?",
-            (run_id, parameter_id),
-        ).fetchone()
-    if row is None:
-        raise ApiError(
-            404, "custom_parameter_not_found", f"Run {run_id} not found for {parameter_id}"
+        row = child_row(
+            conn,
+            source="custom_parameter_runs",
+            parent="parameter_id",
+            parent_id=parameter_id,
+            row_id=run_id,
+            missing="custom_parameter_not_found",
         )
-    return ok(_run_wire(row))
+        return ok(_run_wire(row))
 
 
 # -- the worker ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox import wallet
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.corpus import SOURCES
-from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.cursors import BY_CREATED, child_page, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
@@ -31,6 +31,7 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
+    child_row,
     invalid,
     ok,
     page,
@@ -70,7 +71,6 @@ PARAM_KEYS = (
 QUEUE_SECONDS = 1.0
 STEP_SECONDS = {"scraping": 3.0, "enrichment": 2.0, "analysis": 1.0}
 _ADVANCE = "dataset_run.advance"
-_BY_CREATED = Sort("created_at", "created_at", "id")
 
 
 # -- reads ------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def list_datasets(
             source="datasets",
             where="account_id = ? AND deleted_at IS NULL",
             params=[who.account_id],
-            sort=_BY_CREATED,
+            sort=BY_CREATED,
             order=params.order,
             limit=params.limit,
             cursor=params.cursor,
@@ -346,19 +346,14 @@ def list_runs(dataset_id: str, who: Auth, store: StoreDep, params: List10) -> di
     """The dataset's runs, newest first by default."""
     with store.read() as conn:
         dataset_or_404(conn, who.account_id, dataset_id)
-        got = fetch_page(
+        return child_page(
             conn,
-            columns="*",
             source="dataset_runs",
-            where="dataset_id = ?",
-            params=[dataset_id],
-            sort=_BY_CREATED,
-            order=params.order,
-            limit=params.limit,
-            cursor=params.cursor,
-            scope=dataset_id,
+            parent="dataset_id",
+            parent_id=dataset_id,
+            params=params,
+            wire=_run_wire,
         )
-    return page([_run_wire(row) for row in got.rows], has_next=got.has_next, cursor=got.cursor)
 
 
 @router.get("/datasets/{dataset_id}/runs/{run_id}")
@@ -366,12 +361,15 @@ def get_run(dataset_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[st
     """One run with its status steps, counts and params echo."""
     with store.read() as conn:
         dataset_or_404(conn, who.account_id, dataset_id)
-        row = conn.execute(
-            "SELECT * FROM dataset_runs WHERE id = ? AND dataset_id = ?", (run_id, dataset_id)
-        ).fetchone()
-    if row is None:
-        raise ApiError(404, "dataset_not_found", f"Run {run_id} not found in dataset {dataset_id}")
-    return ok(_run_wire(row))
+        row = child_row(
+            conn,
+            source="dataset_runs",
+            parent="dataset_id",
+            parent_id=dataset_id,
+            row_id=run_id,
+            missing="dataset_not_found",
+        )
+        return ok(_run_wire(row))
 
 
 # -- the state machine (worker jobs) ----------------------------------------------

@@ -44,10 +44,17 @@ from rdskit.models import (
 )
 from rdskit.references import rewrite_post_links
 from rdskit.sandbox.accounts import plan_of
-from rdskit.sandbox.cursors import Sort, fetch_page
+from rdskit.sandbox.cursors import BY_CREATED, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes import chats
-from rdskit.sandbox.routes._common import ApiError, Auth, SettingsDep, StoreDep, ok, page
+from rdskit.sandbox.routes._common import (
+    ApiError,
+    Auth,
+    SettingsDep,
+    StoreDep,
+    ok,
+    page,
+)
 from rdskit.sandbox.routes.datasets import DEFAULT_COUNT, start_run
 from rdskit.sandbox.rules import UnprocessablePost, compile_rule
 from rdskit.sandbox.settings import Settings
@@ -108,7 +115,6 @@ _CYCLE = "tracking_agent.cycle"
 _WATCH = "tracking_agent.watch"
 _WATCH_SECONDS = 2.0  # simulated seconds between looks at a cycle's dataset runs
 _ACTIVE = ("pending", "working")
-_BY_CREATED = Sort("created_at", "created_at", "id")
 _HIGHLIGHTS = 5  # posts quoted in an alert
 _UPDATABLE = ("name", "instructions", "dataset_ids", "integration_ids", "count",
               "num_comments_per_post")  # fmt: skip
@@ -543,7 +549,7 @@ def list_messages(
             source="tracking_messages",
             where="agent_id = ?",
             params=[agent_id],
-            sort=_BY_CREATED,
+            sort=BY_CREATED,
             order="desc",
             limit=limit,
             cursor=cursor or None,
