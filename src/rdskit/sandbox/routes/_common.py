@@ -7,10 +7,8 @@ A route module looks like this (see docs/sandbox-internals.md)::
     @router.get("/things/{thing_id}")
     def get_thing(thing_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
         with store.read() as conn:
-            row = conn.execute("SELECT ... WHERE id = ? AND account_id = ?",
-                               (thing_id, who.account_id)).fetchone()
-        if row is None:
-            raise ApiError(404, "thing_not_found", f"Thing {thing_id} not found")
+            row = row_or_404(conn, "things", "thing_not_found", f"Thing {thing_id} not found",
+                             id=thing_id, account_id=who.account_id)
         return ok(Thing.model_validate(...).to_wire())
 
 Routes are plain ``def`` functions: FastAPI runs them on its thread pool, where blocking
@@ -45,7 +43,6 @@ __all__ = [
     "Principal",
     "SettingsDep",
     "StoreDep",
-    "child_row",
     "error_status",
     "install_error_handlers",
     "invalid",
@@ -54,6 +51,7 @@ __all__ = [
     "ok",
     "page",
     "parse_body",
+    "row_or_404",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -151,24 +149,32 @@ def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -
         raise RequestValidationError(errors) from exc
 
 
-def child_row(
-    conn: Connection, *, source: str, parent: str, parent_id: str, row_id: str, missing: str
+def row_or_404(
+    conn: Connection, source: str, missing: str, detail: str, *, live: bool = False, **match: Any
 ) -> sqlite3.Row:
-    """The ``source`` row ``row_id`` under ``parent_id`` (a run of that dataset, say), or a
-    404 ``missing`` error code: the spec has no ``*_run_not_found``, so a run that is not
-    there answers with its parent's code.
+    """The row of ``source`` whose columns equal ``match`` (and not soft-deleted when
+    ``live``), or a 404 ``missing`` error with ``detail``.
 
     Example:
-        >>> child_row(conn, source="dataset_runs", parent="dataset_id",  # doctest: +SKIP
-        ...           parent_id="ds_1", row_id="run_x", missing="dataset_not_found")
+        >>> store = Store(":memory:")
+        >>> with store.transaction() as conn:
+        ...     _ = conn.execute("CREATE TEMP TABLE things (id TEXT, account_id TEXT)")
+        ...     _ = conn.execute("INSERT INTO things VALUES ('th_1', 'acc_1')")
+        ...     row = row_or_404(conn, "things", "thing_not_found", "no", id="th_1")
+        >>> row["account_id"]
+        'acc_1'
+        >>> with store.transaction() as conn:
+        ...     row_or_404(conn, "things", "thing_not_found", "Thing th_2 not found", id="th_2")
         Traceback (most recent call last):
-        ApiError: 404 dataset_not_found: Run run_x not found in ds_1
+        rdskit.sandbox.routes._common.ApiError: 404 thing_not_found: Thing th_2 not found
+        >>> store.close()
     """
+    where = " AND ".join([*(f"{column} = ?" for column in match), *(["deleted_at IS NULL"] * live)])
     row: sqlite3.Row | None = conn.execute(
-        f"SELECT * FROM {source} WHERE id = ? AND {parent} = ?", (row_id, parent_id)
+        f"SELECT * FROM {source} WHERE {where}", tuple(match.values())
     ).fetchone()
     if row is None:
-        raise ApiError(404, missing, f"Run {row_id} not found in {parent_id}")
+        raise ApiError(404, missing, detail)
     return row
 
 

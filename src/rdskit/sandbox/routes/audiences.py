@@ -39,12 +39,12 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
-    child_row,
     invalid,
     ok,
     page,
+    row_or_404,
 )
-from rdskit.sandbox.routes.datasets import FAIL_TOKEN
+from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.search import fingerprint, keyset_page, page_limit
 from rdskit.sandbox.worker import Job, register, schedule
 
@@ -119,15 +119,15 @@ def audience_dataset_or_404(
     conn: sqlite3.Connection, account_id: str, audience_dataset_id: str
 ) -> sqlite3.Row:
     """The account's live audience dataset, or 404 ``audience_dataset_not_found``."""
-    row = conn.execute(
-        "SELECT * FROM audience_datasets WHERE id = ? AND account_id = ? AND deleted_at IS NULL",
-        (audience_dataset_id, account_id),
-    ).fetchone()
-    if row is None:
-        raise ApiError(
-            404, "audience_dataset_not_found", f"Audience dataset {audience_dataset_id} not found"
-        )
-    return row
+    return row_or_404(
+        conn,
+        "audience_datasets",
+        "audience_dataset_not_found",
+        f"Audience dataset {audience_dataset_id} not found",
+        live=True,
+        id=audience_dataset_id,
+        account_id=account_id,
+    )
 
 
 def _audience_dataset_wire(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
@@ -255,12 +255,7 @@ def start_audience_run(
     """Start profiling a dataset's people; returns at once with ``status.type == "pending"``."""
     with store.transaction() as conn:
         audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        source = conn.execute(
-            "SELECT id FROM datasets WHERE id = ? AND account_id = ? AND deleted_at IS NULL",
-            (body.source_dataset_id, who.account_id),
-        ).fetchone()
-        if source is None:
-            raise ApiError(404, "dataset_not_found", f"Dataset {body.source_dataset_id} not found")
+        dataset_or_404(conn, who.account_id, body.source_dataset_id)
         completed = conn.execute(
             "SELECT 1 FROM dataset_runs WHERE dataset_id = ? AND status = 'completed' LIMIT 1",
             (body.source_dataset_id,),
@@ -347,13 +342,13 @@ def get_audience_run(
     """One audience run with its counts."""
     with store.read() as conn:
         audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        row = child_row(
+        row = row_or_404(
             conn,
-            source="audience_runs",
-            parent="audience_dataset_id",
-            parent_id=audience_dataset_id,
-            row_id=run_id,
-            missing="audience_dataset_not_found",
+            "audience_runs",
+            "audience_dataset_not_found",
+            f"Run {run_id} not found in {audience_dataset_id}",
+            id=run_id,
+            audience_dataset_id=audience_dataset_id,
         )
         return ok(_run_wire(row))
 

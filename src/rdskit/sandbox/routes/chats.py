@@ -52,6 +52,7 @@ from rdskit.sandbox.routes._common import (
     SettingsDep,
     StoreDep,
     ok,
+    row_or_404,
 )
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
@@ -164,13 +165,15 @@ def post_alert(conn: Connection, agent_id: str, alert: Mapping[str, Any]) -> str
 
 def chat_or_404(conn: sqlite3.Connection, who: Principal, chat_id: str) -> sqlite3.Row:
     """The caller's own chat, or 404 ``chat_not_found`` (absent, or another seat's)."""
-    row = conn.execute(
-        "SELECT * FROM chats WHERE id = ? AND account_id = ? AND seat_id = ?",
-        (chat_id, who.account_id, who.seat_id),
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, "chat_not_found", f"Chat {chat_id} not found")
-    return row
+    return row_or_404(
+        conn,
+        "chats",
+        "chat_not_found",
+        f"Chat {chat_id} not found",
+        id=chat_id,
+        account_id=who.account_id,
+        seat_id=who.seat_id,
+    )
 
 
 def check_assistant(
@@ -448,12 +451,14 @@ def message_row(
 ) -> sqlite3.Row:
     """A message of the caller's chat; 404 ``chat_not_found`` or ``message_not_found``."""
     chat_or_404(conn, who, chat_id)
-    row = conn.execute(
-        "SELECT * FROM chat_messages WHERE id = ? AND chat_id = ?", (message_id, chat_id)
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, "message_not_found", f"Message {message_id} not in chat {chat_id}")
-    return row
+    return row_or_404(
+        conn,
+        "chat_messages",
+        "message_not_found",
+        f"Message {message_id} not in chat {chat_id}",
+        id=message_id,
+        chat_id=chat_id,
+    )
 
 
 def own_message(conn: sqlite3.Connection, who: Principal, message_id: str) -> sqlite3.Row:

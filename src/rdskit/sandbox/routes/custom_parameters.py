@@ -63,10 +63,10 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
-    child_row,
     invalid,
     ok,
     parse_body,
+    row_or_404,
 )
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.rules import VALUE_TYPES, Extraction, Rule, UnprocessablePost, compile_rule
@@ -133,15 +133,14 @@ _ACTIVE = "processing"
 
 
 def _parameter_or_404(conn: sqlite3.Connection, account_id: str, parameter_id: str) -> sqlite3.Row:
-    row = conn.execute(
-        "SELECT * FROM custom_parameters WHERE id = ? AND account_id = ?",
-        (parameter_id, account_id),
-    ).fetchone()
-    if row is None:
-        raise ApiError(
-            404, "custom_parameter_not_found", f"Custom parameter {parameter_id} not found"
-        )
-    return row
+    return row_or_404(
+        conn,
+        "custom_parameters",
+        "custom_parameter_not_found",
+        f"Custom parameter {parameter_id} not found",
+        id=parameter_id,
+        account_id=account_id,
+    )
 
 
 def _parameter_wire(row: sqlite3.Row) -> dict[str, Any]:
@@ -436,13 +435,13 @@ def get_run(parameter_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[
     """One run with its counters."""
     with store.read() as conn:
         _parameter_or_404(conn, who.account_id, parameter_id)
-        row = child_row(
+        row = row_or_404(
             conn,
-            source="custom_parameter_runs",
-            parent="parameter_id",
-            parent_id=parameter_id,
-            row_id=run_id,
-            missing="custom_parameter_not_found",
+            "custom_parameter_runs",
+            "custom_parameter_not_found",
+            f"Run {run_id} not found in {parameter_id}",
+            id=run_id,
+            parameter_id=parameter_id,
         )
         return ok(_run_wire(row))
 

@@ -31,10 +31,10 @@ from rdskit.sandbox.routes._common import (
     List10,
     SettingsDep,
     StoreDep,
-    child_row,
     invalid,
     ok,
     page,
+    row_or_404,
 )
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
@@ -76,13 +76,15 @@ _ADVANCE = "dataset_run.advance"
 # -- reads ------------------------------------------------------------------------
 def dataset_or_404(conn: sqlite3.Connection, account_id: str, dataset_id: str) -> sqlite3.Row:
     """The account's live (not deleted) dataset row, or 404 ``dataset_not_found``."""
-    row = conn.execute(
-        "SELECT * FROM datasets WHERE id = ? AND account_id = ? AND deleted_at IS NULL",
-        (dataset_id, account_id),
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, "dataset_not_found", f"Dataset {dataset_id} not found")
-    return row
+    return row_or_404(
+        conn,
+        "datasets",
+        "dataset_not_found",
+        f"Dataset {dataset_id} not found",
+        live=True,
+        id=dataset_id,
+        account_id=account_id,
+    )
 
 
 def _dataset_wire(conn: sqlite3.Connection, row: sqlite3.Row, settings: Settings) -> dict[str, Any]:
@@ -361,13 +363,13 @@ def get_run(dataset_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[st
     """One run with its status steps, counts and params echo."""
     with store.read() as conn:
         dataset_or_404(conn, who.account_id, dataset_id)
-        row = child_row(
+        row = row_or_404(
             conn,
-            source="dataset_runs",
-            parent="dataset_id",
-            parent_id=dataset_id,
-            row_id=run_id,
-            missing="dataset_not_found",
+            "dataset_runs",
+            "dataset_not_found",
+            f"Run {run_id} not found in {dataset_id}",
+            id=run_id,
+            dataset_id=dataset_id,
         )
         return ok(_run_wire(row))
 

@@ -32,7 +32,7 @@ from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, 
 from rdskit.sandbox import wallet
 from rdskit.sandbox.clustering import Doc, detect_patterns, summarize
 from rdskit.sandbox.db import Connection, Store, dumps, keys_table, loads, new_id
-from rdskit.sandbox.routes._common import ApiError, Auth, SettingsDep, StoreDep, ok
+from rdskit.sandbox.routes._common import Auth, SettingsDep, StoreDep, ok, row_or_404
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.worker import Job, register, schedule
 
@@ -141,24 +141,25 @@ def pattern_assignments(
 
 
 def _run_or_404(conn: sqlite3.Connection, account_id: str, run_id: str) -> sqlite3.Row:
-    row = conn.execute(
-        "SELECT * FROM pattern_detection_runs WHERE id = ? AND account_id = ?",
-        (run_id, account_id),
-    ).fetchone()
-    if row is None:
-        raise ApiError(
-            404, "pattern_detection_run_not_found", f"Pattern detection run {run_id} not found"
-        )
-    return row
+    return row_or_404(
+        conn,
+        "pattern_detection_runs",
+        "pattern_detection_run_not_found",
+        f"Pattern detection run {run_id} not found",
+        id=run_id,
+        account_id=account_id,
+    )
 
 
 def _pattern_or_404(conn: sqlite3.Connection, account_id: str, pattern_id: str) -> sqlite3.Row:
-    row = conn.execute(
-        "SELECT * FROM patterns WHERE id = ? AND account_id = ?", (pattern_id, account_id)
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, "pattern_not_found", f"Pattern {pattern_id} not found")
-    return row
+    return row_or_404(
+        conn,
+        "patterns",
+        "pattern_not_found",
+        f"Pattern {pattern_id} not found",
+        id=pattern_id,
+        account_id=account_id,
+    )
 
 
 def _run_wire(row: sqlite3.Row) -> dict[str, Any]:
@@ -267,13 +268,14 @@ def get_pattern_item(pattern_id: str, item_id: str, who: Auth, store: StoreDep) 
     """One item with its posts (most typical first) as post references."""
     with store.read() as conn:
         _pattern_or_404(conn, who.account_id, pattern_id)
-        item = conn.execute(
-            "SELECT * FROM pattern_items WHERE id = ? AND pattern_id = ?", (item_id, pattern_id)
-        ).fetchone()
-        if item is None:
-            raise ApiError(
-                404, "pattern_item_not_found", f"Item {item_id} not found in pattern {pattern_id}"
-            )
+        item = row_or_404(
+            conn,
+            "pattern_items",
+            "pattern_item_not_found",
+            f"Item {item_id} not found in pattern {pattern_id}",
+            id=item_id,
+            pattern_id=pattern_id,
+        )
         posts = conn.execute(
             "SELECT source, mention_id FROM pattern_item_posts WHERE item_id = ? ORDER BY rank",
             (item_id,),

@@ -48,6 +48,7 @@ from rdskit.sandbox.routes._common import (
     invalid,
     ok,
     parse_body,
+    row_or_404,
 )
 from rdskit.sandbox.settings import Settings
 
@@ -200,12 +201,12 @@ def post_preview(
 def get_preview(preview_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
     """A stored preview; free, no re-scrape. 404 if absent or another account's."""
     with store.read() as conn:
-        row = conn.execute(
-            "SELECT body FROM research_previews WHERE id = ? AND account_id = ?",
-            (preview_id, who.account_id),
-        ).fetchone()
-    if row is None:
-        raise ApiError(
-            404, "research_preview_not_found", f"Research preview {preview_id} not found"
+        row = row_or_404(
+            conn,
+            "research_previews",
+            "research_preview_not_found",
+            f"Research preview {preview_id} not found",
+            id=preview_id,
+            account_id=who.account_id,
         )
     return ok(loads(row["body"]))

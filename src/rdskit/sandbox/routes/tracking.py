@@ -54,6 +54,7 @@ from rdskit.sandbox.routes._common import (
     StoreDep,
     ok,
     page,
+    row_or_404,
 )
 from rdskit.sandbox.routes.datasets import DEFAULT_COUNT, start_run
 from rdskit.sandbox.rules import UnprocessablePost, compile_rule
@@ -266,13 +267,15 @@ def compose_alert(
 
 # -- storage helpers ---------------------------------------------------------------------
 def _agent_or_404(conn: sqlite3.Connection, account_id: str, agent_id: str) -> sqlite3.Row:
-    row = conn.execute(
-        "SELECT * FROM tracking_agents WHERE id = ? AND account_id = ? AND deleted_at IS NULL",
-        (agent_id, account_id),
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, "not_found", f"Tracking agent {agent_id} not found")
-    return row
+    return row_or_404(
+        conn,
+        "tracking_agents",
+        "not_found",
+        f"Tracking agent {agent_id} not found",
+        live=True,
+        id=agent_id,
+        account_id=account_id,
+    )
 
 
 def _agent_wire(row: sqlite3.Row) -> dict[str, Any]:
@@ -298,12 +301,15 @@ def _agent_wire(row: sqlite3.Row) -> dict[str, Any]:
 def _check_datasets(conn: sqlite3.Connection, account_id: str, dataset_ids: Sequence[str]) -> None:
     """Every dataset must be the account's and live; otherwise 404 ``not_found``."""
     for dataset_id in dataset_ids:
-        live = conn.execute(
-            "SELECT 1 FROM datasets WHERE id = ? AND account_id = ? AND deleted_at IS NULL",
-            (dataset_id, account_id),
-        ).fetchone()
-        if live is None:
-            raise ApiError(404, "not_found", f"Dataset {dataset_id} not found")
+        row_or_404(
+            conn,
+            "datasets",
+            "not_found",
+            f"Dataset {dataset_id} not found",
+            live=True,
+            id=dataset_id,
+            account_id=account_id,
+        )
 
 
 def _plan_next(conn: Connection, agent_id: str, schedule_: Mapping[str, str]) -> float:
