@@ -30,7 +30,7 @@ from rdskit.models.audiences import (
 )
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
 from rdskit.sandbox import corpus, wallet
-from rdskit.sandbox.cursors import BY_CREATED, Sort, child_page, fetch_page
+from rdskit.sandbox.cursors import BY_CREATED, Sort, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.profiles import Hints, synthesize
 from rdskit.sandbox.routes._common import (
@@ -44,6 +44,7 @@ from rdskit.sandbox.routes._common import (
     page,
     row_or_404,
 )
+from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.search import fingerprint, keyset_page, page_limit
 from rdskit.sandbox.worker import Job, register, schedule
@@ -318,39 +319,16 @@ def start_audience_run(
     )
 
 
-@router.get("/audience_datasets/{audience_dataset_id}/runs")
-def list_audience_runs(
-    audience_dataset_id: str, who: Auth, store: StoreDep, params: List10
-) -> dict[str, Any]:
-    """The audience dataset's runs, newest first by default."""
-    with store.read() as conn:
-        audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        return child_page(
-            conn,
-            source="audience_runs",
-            parent="audience_dataset_id",
-            parent_id=audience_dataset_id,
-            params=params,
-            wire=_run_wire,
-        )
-
-
-@router.get("/audience_datasets/{audience_dataset_id}/runs/{run_id}")
-def get_audience_run(
-    audience_dataset_id: str, run_id: str, who: Auth, store: StoreDep
-) -> dict[str, Any]:
-    """One audience run with its counts."""
-    with store.read() as conn:
-        audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        row = row_or_404(
-            conn,
-            "audience_runs",
-            "audience_dataset_not_found",
-            f"Run {run_id} not found in {audience_dataset_id}",
-            id=run_id,
-            audience_dataset_id=audience_dataset_id,
-        )
-        return ok(_run_wire(row))
+# GET /v1/audience_datasets/{id}/runs and /v1/audience_datasets/{id}/runs/{run_id}.
+add_run_reads(
+    router,
+    "audience_datasets",
+    parent_or_404=audience_dataset_or_404,
+    source="audience_runs",
+    parent="audience_dataset_id",
+    missing="audience_dataset_not_found",
+    wire=_run_wire,
+)
 
 
 # --- the run (worker jobs) ---------------------------------------------------------------

@@ -55,12 +55,10 @@ from rdskit.models import (
     CustomParameterUpdate,
 )
 from rdskit.sandbox import wallet
-from rdskit.sandbox.cursors import child_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
     Auth,
-    List10,
     SettingsDep,
     StoreDep,
     invalid,
@@ -68,6 +66,7 @@ from rdskit.sandbox.routes._common import (
     parse_body,
     row_or_404,
 )
+from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.rules import VALUE_TYPES, Extraction, Rule, UnprocessablePost, compile_rule
 from rdskit.sandbox.worker import Job, register, schedule
@@ -415,35 +414,16 @@ def start_run(
     return ok(CustomParameterRunStarted(run_id=run_id).to_wire())
 
 
-@router.get("/custom_parameters/{parameter_id}/runs")
-def list_runs(parameter_id: str, who: Auth, store: StoreDep, params: List10) -> dict[str, Any]:
-    """The parameter's runs, newest first by default."""
-    with store.read() as conn:
-        _parameter_or_404(conn, who.account_id, parameter_id)
-        return child_page(
-            conn,
-            source="custom_parameter_runs",
-            parent="parameter_id",
-            parent_id=parameter_id,
-            params=params,
-            wire=_run_wire,
-        )
-
-
-@router.get("/custom_parameters/{parameter_id}/runs/{run_id}")
-def get_run(parameter_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
-    """One run with its counters."""
-    with store.read() as conn:
-        _parameter_or_404(conn, who.account_id, parameter_id)
-        row = row_or_404(
-            conn,
-            "custom_parameter_runs",
-            "custom_parameter_not_found",
-            f"Run {run_id} not found in {parameter_id}",
-            id=run_id,
-            parameter_id=parameter_id,
-        )
-        return ok(_run_wire(row))
+# GET /v1/custom_parameters/{id}/runs and /v1/custom_parameters/{id}/runs/{run_id}.
+add_run_reads(
+    router,
+    "custom_parameters",
+    parent_or_404=_parameter_or_404,
+    source="custom_parameter_runs",
+    parent="parameter_id",
+    missing="custom_parameter_not_found",
+    wire=_run_wire,
+)
 
 
 # -- the worker ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox import wallet
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.corpus import SOURCES
-from rdskit.sandbox.cursors import BY_CREATED, child_page, fetch_page
+from rdskit.sandbox.cursors import BY_CREATED, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
@@ -36,6 +36,7 @@ from rdskit.sandbox.routes._common import (
     page,
     row_or_404,
 )
+from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
 
@@ -343,35 +344,16 @@ def create_run(
     )
 
 
-@router.get("/datasets/{dataset_id}/runs")
-def list_runs(dataset_id: str, who: Auth, store: StoreDep, params: List10) -> dict[str, Any]:
-    """The dataset's runs, newest first by default."""
-    with store.read() as conn:
-        dataset_or_404(conn, who.account_id, dataset_id)
-        return child_page(
-            conn,
-            source="dataset_runs",
-            parent="dataset_id",
-            parent_id=dataset_id,
-            params=params,
-            wire=_run_wire,
-        )
-
-
-@router.get("/datasets/{dataset_id}/runs/{run_id}")
-def get_run(dataset_id: str, run_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
-    """One run with its status steps, counts and params echo."""
-    with store.read() as conn:
-        dataset_or_404(conn, who.account_id, dataset_id)
-        row = row_or_404(
-            conn,
-            "dataset_runs",
-            "dataset_not_found",
-            f"Run {run_id} not found in {dataset_id}",
-            id=run_id,
-            dataset_id=dataset_id,
-        )
-        return ok(_run_wire(row))
+# GET /v1/datasets/{dataset_id}/runs and /v1/datasets/{dataset_id}/runs/{run_id}.
+add_run_reads(
+    router,
+    "datasets",
+    parent_or_404=dataset_or_404,
+    source="dataset_runs",
+    parent="dataset_id",
+    missing="dataset_not_found",
+    wire=_run_wire,
+)
 
 
 # -- the state machine (worker jobs) ----------------------------------------------
