@@ -30,13 +30,12 @@ from rdskit.models.audiences import (
 )
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
 from rdskit.sandbox import corpus, wallet
-from rdskit.sandbox.cursors import BY_CREATED, Sort, fetch_page
+from rdskit.sandbox.cursors import Sort
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.profiles import Hints, synthesize
 from rdskit.sandbox.routes._common import (
     ApiError,
     Auth,
-    List10,
     SettingsDep,
     StoreDep,
     invalid,
@@ -44,9 +43,11 @@ from rdskit.sandbox.routes._common import (
     page,
     row_or_404,
 )
+from rdskit.sandbox.routes._containers import add_container_routes
 from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.search import fingerprint, keyset_page, page_limit
+from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
 
 __all__ = ["SCHEMA", "audience_dataset_or_404", "router"]
@@ -131,7 +132,9 @@ def audience_dataset_or_404(
     )
 
 
-def _audience_dataset_wire(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+def _audience_dataset_wire(
+    conn: sqlite3.Connection, row: sqlite3.Row, _settings: Settings
+) -> dict[str, Any]:
     (count,) = conn.execute(
         "SELECT COUNT(*) FROM audience_profiles WHERE audience_dataset_id = ?", (row["id"],)
     ).fetchone()
@@ -146,85 +149,20 @@ def _audience_dataset_wire(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[s
     ).to_wire()
 
 
-@router.post("/audience_datasets")
-def create_audience_dataset(
-    body: AudienceDatasetCreate, who: Auth, store: StoreDep
-) -> dict[str, Any]:
-    """Create an empty, named audience dataset."""
-    with store.transaction() as conn:
-        audience_dataset_id = new_id(conn, "ad")
-        now = store.clock.now()
-        conn.execute(
-            "INSERT INTO audience_datasets (id, account_id, name, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (audience_dataset_id, who.account_id, body.name, now, now),
-        )
-    return ok(
-        AudienceDataset.model_validate(
-            {"id": audience_dataset_id, "name": body.name, "created_at": now}
-        ).to_wire()
-    )
-
-
-@router.get("/audience_datasets")
-def list_audience_datasets(who: Auth, store: StoreDep, params: List10) -> dict[str, Any]:
-    """The account's audience datasets, newest first by default."""
-    with store.read() as conn:
-        got = fetch_page(
-            conn,
-            columns="*",
-            source="audience_datasets",
-            where="account_id = ? AND deleted_at IS NULL",
-            params=[who.account_id],
-            sort=BY_CREATED,
-            order=params.order,
-            limit=params.limit,
-            cursor=params.cursor,
-        )
-        items = [_audience_dataset_wire(conn, row) for row in got.rows]
-    return page(items, has_next=got.has_next, cursor=got.cursor)
-
-
-@router.get("/audience_datasets/{audience_dataset_id}")
-def get_audience_dataset(audience_dataset_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
-    """One audience dataset with its profile count."""
-    with store.read() as conn:
-        return ok(
-            _audience_dataset_wire(
-                conn, audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-            )
-        )
-
-
-@router.patch("/audience_datasets/{audience_dataset_id}")
-def rename_audience_dataset(
-    audience_dataset_id: str, body: AudienceDatasetUpdate, who: Auth, store: StoreDep
-) -> dict[str, Any]:
-    """Rename an audience dataset."""
-    with store.transaction() as conn:
-        audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        conn.execute(
-            "UPDATE audience_datasets SET name = ?, updated_at = ? WHERE id = ?",
-            (body.name, store.clock.now(), audience_dataset_id),
-        )
-        return ok(
-            _audience_dataset_wire(
-                conn, audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-            )
-        )
-
-
-@router.delete("/audience_datasets/{audience_dataset_id}")
-def delete_audience_dataset(audience_dataset_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
-    """Soft-delete: the dataset and its profiles disappear from every read."""
-    with store.transaction() as conn:
-        audience_dataset_or_404(conn, who.account_id, audience_dataset_id)
-        now = store.clock.now()
-        conn.execute(
-            "UPDATE audience_datasets SET deleted_at = ?, updated_at = ? WHERE id = ?",
-            (now, now, audience_dataset_id),
-        )
-    return ok(None)
+# POST/GET /v1/audience_datasets and GET/PATCH/DELETE /v1/audience_datasets/{id}. DELETE
+# (an empty body, as the spec shows) hides the dataset and its profiles from every read.
+add_container_routes(
+    router,
+    "audience_datasets",
+    table="audience_datasets",
+    id_prefix="ad",
+    model=AudienceDataset,
+    create=AudienceDatasetCreate,
+    update=AudienceDatasetUpdate,
+    or_404=audience_dataset_or_404,
+    wire=_audience_dataset_wire,
+    deleted=lambda _audience_dataset_id: None,
+)
 
 
 # --- audience runs -----------------------------------------------------------------------

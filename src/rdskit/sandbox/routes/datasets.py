@@ -23,19 +23,17 @@ from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox import wallet
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.corpus import SOURCES
-from rdskit.sandbox.cursors import BY_CREATED, fetch_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
     Auth,
-    List10,
     SettingsDep,
     StoreDep,
     invalid,
     ok,
-    page,
     row_or_404,
 )
+from rdskit.sandbox.routes._containers import add_container_routes
 from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, register, schedule
@@ -148,77 +146,20 @@ def _run_wire(row: sqlite3.Row) -> dict[str, Any]:
 
 
 # -- dataset endpoints ------------------------------------------------------------
-@router.post("/datasets")
-def create_dataset(body: DatasetCreate, who: Auth, store: StoreDep) -> dict[str, Any]:
-    """Create a named, empty dataset."""
-    with store.transaction() as conn:
-        dataset_id = new_id(conn, "ds")
-        now = store.clock.now()
-        conn.execute(
-            "INSERT INTO datasets (id, account_id, name, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (dataset_id, who.account_id, body.name, now, now),
-        )
-    return ok(
-        Dataset.model_validate({"id": dataset_id, "name": body.name, "created_at": now}).to_wire()
-    )
-
-
-@router.get("/datasets")
-def list_datasets(
-    who: Auth, store: StoreDep, settings: SettingsDep, params: List10
-) -> dict[str, Any]:
-    """The account's datasets, newest first by default."""
-    with store.read() as conn:
-        got = fetch_page(
-            conn,
-            columns="*",
-            source="datasets",
-            where="account_id = ? AND deleted_at IS NULL",
-            params=[who.account_id],
-            sort=BY_CREATED,
-            order=params.order,
-            limit=params.limit,
-            cursor=params.cursor,
-        )
-        items = [_dataset_wire(conn, row, settings) for row in got.rows]
-    return page(items, has_next=got.has_next, cursor=got.cursor)
-
-
-@router.get("/datasets/{dataset_id}")
-def get_dataset(
-    dataset_id: str, who: Auth, store: StoreDep, settings: SettingsDep
-) -> dict[str, Any]:
-    """One dataset with its counts."""
-    with store.read() as conn:
-        return ok(_dataset_wire(conn, dataset_or_404(conn, who.account_id, dataset_id), settings))
-
-
-@router.patch("/datasets/{dataset_id}")
-def rename_dataset(
-    dataset_id: str, body: DatasetUpdate, who: Auth, store: StoreDep, settings: SettingsDep
-) -> dict[str, Any]:
-    """Rename a dataset."""
-    with store.transaction() as conn:
-        dataset_or_404(conn, who.account_id, dataset_id)
-        conn.execute(
-            "UPDATE datasets SET name = ?, updated_at = ? WHERE id = ?",
-            (body.name, store.clock.now(), dataset_id),
-        )
-        return ok(_dataset_wire(conn, dataset_or_404(conn, who.account_id, dataset_id), settings))
-
-
-@router.delete("/datasets/{dataset_id}")
-def delete_dataset(dataset_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
-    """Soft-delete: hidden everywhere, kept for the audience datasets built from it."""
-    with store.transaction() as conn:
-        dataset_or_404(conn, who.account_id, dataset_id)
-        now = store.clock.now()
-        conn.execute(
-            "UPDATE datasets SET deleted_at = ?, updated_at = ? WHERE id = ?",
-            (now, now, dataset_id),
-        )
-    return ok({"id": dataset_id, "deleted": True})
+# POST/GET /v1/datasets and GET/PATCH/DELETE /v1/datasets/{dataset_id}. DELETE hides the
+# dataset everywhere but keeps it for the audience datasets built from it.
+add_container_routes(
+    router,
+    "datasets",
+    table="datasets",
+    id_prefix="ds",
+    model=Dataset,
+    create=DatasetCreate,
+    update=DatasetUpdate,
+    or_404=dataset_or_404,
+    wire=_dataset_wire,
+    deleted=lambda dataset_id: {"id": dataset_id, "deleted": True},
+)
 
 
 # -- run endpoints ----------------------------------------------------------------
