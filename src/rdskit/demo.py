@@ -19,8 +19,9 @@ from typing import IO, Any
 
 __all__ = ["CHARTS", "QUESTION", "add_demo", "run_demo"]
 
-QUESTION = "What do people complain about most, and how does sentiment split by source?"
-"""The question the demo asks about its dataset."""
+QUESTION = "What do people complain about most?"
+"""The question the demo asks about its dataset (one question: the sandbox assistant answers
+one intent per message, and a two-part question would get half an answer)."""
 
 CHARTS: dict[str, Callable[[Any, Any], Any]] = {
     "volume.png": lambda df, ax: df.rds.plot.volume("W", ax=ax),
