@@ -158,7 +158,7 @@ def test_top_posts_by_views_rank_like_a_sort() -> None:
 
 def test_themes_are_aspects_never_the_question_or_search_words() -> None:
     reply = _answer("What do people say?")
-    assert reply.intent == "themes"
+    assert reply.intent == "topics"
     rows = {row[0]: row for row in _table(reply.text, "Themes")}
     assert set(rows) == {"foam", "price"}  # "milk", "oat", "people", "say" are no themes
     foam = [post for post in CORPUS if _names(post, "foam")]
@@ -211,10 +211,10 @@ def test_trend_fills_empty_periods_and_names_the_biggest_change() -> None:
 def test_narrowing_steps_that_empty_the_posts_are_said_plainly() -> None:
     unicorns = _answer("What do people say about unicorns?")
     assert unicorns.text.startswith(f"None of the {len(CORPUS)} posts")
-    assert '"unicorn"' in unicorns.text and unicorns.posts == []
+    assert '"unicorn"' in unicorns.text and "Overview of" in unicorns.text  # never a dead end
     linkedin = _answer("Top posts on linkedin")
     assert "no posts from linkedin" in linkedin.text
-    assert not [ref for ref in linkedin.references if ref["type"] == "post"]
+    assert "Overview of" in linkedin.text  # never a dead end
 
 
 def test_no_dataset_and_unknown_dataset_are_said_plainly() -> None:
@@ -268,8 +268,8 @@ def test_related_entities_are_cited_when_asked_about() -> None:
         ("Most viewed posts", "top"),
         ("Show me the most negative posts", "top"),
         ("How do people feel about it?", "sentiment"),
-        ("What are people saying?", "themes"),
-        ("What are the top themes?", "themes"),
+        ("What are people saying?", "topics"),
+        ("What are the top themes?", "topics"),
         ("What do people complain about?", "complaints"),
         ("What are the main gripes?", "complaints"),
         ("What don't people like?", "complaints"),
@@ -412,13 +412,15 @@ def _in_dataset(corpus: Corpus, message: str) -> Reply:
 def test_three_questions_cite_real_posts_with_figures_that_match_the_data(corpus: Corpus) -> None:
     posts, total = corpus.posts, len(corpus.posts)
     dataset_ref = {"type": "dataset", "id": corpus.dataset_id}
+    opinions = [post for post in posts if post["content_type"] != "ad"]  # ads are no opinions
 
     _, split = _in_dataset(corpus, "How does sentiment split?")
-    _cited(split, posts)
+    _cited(split, opinions)
     assert dataset_ref in split["references"]
-    counts = Counter(map(_label, posts))
+    counts = Counter(map(_label, opinions))
     for label in ("positive", "neutral", "negative"):
-        assert f"**{counts[label]}** {label} ({_share(counts[label], total)})" in split["text"]
+        share = _share(counts[label], len(opinions))
+        assert f"**{counts[label]}** {label} ({share})" in split["text"]
 
     _, top = _in_dataset(corpus, "What are the top 5 posts by views?")
     expected = sorted(posts, key=lambda p: (-p["num_views"], p["source"], p["id"]))[:5]
@@ -427,7 +429,8 @@ def test_three_questions_cite_real_posts_with_figures_that_match_the_data(corpus
     assert [_int(views) for views in quoted] == [p["num_views"] for p in expected]
 
     _, themes = _in_dataset(corpus, "What do people say about it?")
-    _cited(themes, posts)
+    _cited(themes, opinions)
+    posts, total = opinions, len(opinions)
     rows = _table(themes["text"], "Themes")
     assert len(rows) >= 3 and [_int(r[1]) for r in rows] == sorted((_int(r[1]) for r in rows),
                                                                    reverse=True)  # fmt: skip
@@ -442,6 +445,7 @@ def test_three_questions_cite_real_posts_with_figures_that_match_the_data(corpus
 
 
 def _check_complaints(reply: dict[str, Any], posts: Sequence[dict[str, Any]]) -> None:
+    posts = [post for post in posts if post.get("content_type") != "ad"]  # ads are no opinions
     negative = [post for post in posts if _label(post) == "negative"]
     assert f"**{len(negative)}** of the {len(posts)} posts" in reply["text"]
     cited = _cited(reply, posts)
@@ -465,7 +469,8 @@ def test_complaints_never_cite_no_complaints(
     assert not any(post.get("sentiment") for post in posts)
     _, reply = _ask(bare.http, "What are the main complaints?")
     _check_complaints(reply, posts)
-    assert f"Sentiment analysis did not run on {len(posts)} posts" in reply["text"]
+    organic = [post for post in posts if post["content_type"] != "ad"]
+    assert f"Sentiment analysis did not run on {len(organic)} posts" in reply["text"]
 
 
 def test_time_change_by_month_matches_the_data(corpus: Corpus) -> None:

@@ -1,33 +1,33 @@
 """The sandbox assistant: a deterministic analytic engine that answers Ask questions.
 
-No language model runs here. :func:`answer` reads the question
-(:mod:`~rdskit.sandbox.assistant_intent`), narrows the posts, computes the figures
-(:mod:`~rdskit.sandbox.assistant_posts`) and writes a markdown reply with one section
-writer per kind of question (:mod:`~rdskit.sandbox.assistant_sections`). Posts are cited
-as ``[label](post:source:id)`` links, then rewritten to ``[N]`` markers by the spec's rule
-(:func:`rdskit.references.rewrite_post_links`), so the reply carries exact
-``references[]``. Everything here is a pure function of its inputs; the database adapter
-is ``compose_reply`` in ``routes/chats.py``.
+No language model runs here. :func:`answer` plans the question with the chat's earlier
+turns (:mod:`~rdskit.sandbox.assistant_planner`: one or more intents with slots), narrows
+the posts per intent, computes the figures (:mod:`~rdskit.sandbox.assistant_posts`) and
+writes one markdown section per intent (:mod:`~rdskit.sandbox.assistant_sections`,
+:mod:`~rdskit.sandbox.assistant_analyses`). Posts are cited as ``[label](post:source:id)``
+links, rewritten once over the whole reply to ``[N]`` markers by the spec's rule
+(:func:`rdskit.references.rewrite_post_links`), so a multi-part reply numbers its
+citations across all sections. Everything here is a pure function of its inputs; the
+database adapter is ``compose_reply`` in ``routes/chats.py``, which REST Ask, ``%%ask``
+and the MCP tools ``service__ask`` / ``service__query`` all go through.
 
-Kinds of question: what people say (themes), complaints, praise, brands, sentiment, top
-posts, comparison (sources or datasets), changes over time, top authors, questions people
-ask, hooks, calls to action, an overview, help, and linked work (patterns, audiences,
-custom parameters, research previews).
+Intents: overview, sentiment (split, by source, over time), complaints, praise, topics,
+top posts, posts (list/quote), count, authors, compare (sources or datasets), trend
+(volume, spikes), questions, hooks, ctas, brands (and co-mentions), ads, comments,
+emotions, languages, countries, engagement, recommendations, report, help, and linked
+work (patterns, audiences, custom parameters, research previews). See docs/assistant.md.
 
-Narrowing, in this order (each step that empties the posts is reported as such):
+Narrowing of one intent, in this order (a step that empties the posts is said plainly and
+the overview follows, so no answer is a dead end):
 
 1. datasets: ``context.dataset_ids``, else the datasets of the previous turn, else every
    dataset (a tracking agent's datasets in its dialogue chat); a dataset named in the
    question narrows further (:func:`pick_datasets`);
-2. ``post_refs`` ("these posts" reuses the previous turn's, or the posts of the latest
-   tracking alert);
-3. sources named in the text ("on tiktok"), except when comparing them;
-4. a time window ("in the last 30 days", counted back from the newest post);
-5. topic terms ("about price": a post has a word starting with a term);
-6. a sentiment ("top negative posts") for listings that do not split by sentiment.
-
-A follow-up ("and on tiktok only?") keeps what it leaves out from the previous question
-(:func:`~rdskit.sandbox.assistant_intent.follow`).
+2. ``post_refs`` ("these posts" reuses the previous turn's, or the latest alert's posts);
+3. sources (not when comparing them); 4. the time window; 5. content type: ads are left
+   out of opinion intents (sentiment, complaints, praise, topics, emotions, questions,
+   brands, recommendations) unless the question asks about ads;
+6. content terms, brands, hashtags and authors; 7. a sentiment ("top negative posts").
 
 Example:
     >>> posts = [{"source": "reddit", "id": "1", "text": "Love the oat latte",
@@ -43,23 +43,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from rdskit.sandbox.assistant_intent import INTENTS, Question, follow, parse
+from rdskit.sandbox import assistant_analyses as analyses
+from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.assistant_posts import (
     Mention,
     aspects_for,
     brands_for,
     engagement,
     key,
+    matches,
     period_of,
     sentiment_label,
     words,
 )
 from rdskit.sandbox.assistant_sections import (
     TITLES,
-    WRITERS,
     Case,
     Related,
     Scope,
@@ -68,10 +70,13 @@ from rdskit.sandbox.assistant_sections import (
     posts_phrase,
     write_related,
 )
+from rdskit.sandbox.assistant_sections import WRITERS as _SECTION_WRITERS
 
 __all__ = [
     "ASSISTANT_USD_PER_TOKEN",
     "INTENTS",
+    "MOOD_INTENTS",
+    "OPINION_INTENTS",
     "Related",
     "Reply",
     "Scope",
@@ -85,6 +90,7 @@ __all__ = [
     "inference_cost",
     "period_of",
     "pick_datasets",
+    "plan_question",
     "sentiment_label",
 ]
 
@@ -92,11 +98,42 @@ ASSISTANT_USD_PER_TOKEN = Decimal("0.00001")
 """Inference price: USD per token of question, context and answer (10 USD per million)."""
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-_NARROWED_BY_MOOD = frozenset({"top", "authors", "trend", "questions", "hooks", "ctas", "brands",
-                               "themes", "overview"})  # fmt: skip
 _LINKED_WORK = frozenset({"patterns", "audience", "parameters", "previews"})
-_NEEDS_POSTS = frozenset(WRITERS) - {"help"}
+OPINION_INTENTS = frozenset(
+    {
+        "sentiment",
+        "complaints",
+        "praise",
+        "topics",
+        "emotions",
+        "questions",
+        "brands",
+        "recommendations",
+    }
+)
+"""Intents about what people think: ads are left out of them unless ads are asked about."""
+MOOD_INTENTS = frozenset(INTENTS) - {
+    "sentiment",
+    "complaints",
+    "praise",
+    "emotions",
+    "compare",
+    "recommendations",
+    "report",
+    "overview",
+}
+"""Intents a sentiment slot narrows ("top negative posts"); the others split by sentiment."""
+_REPORT_PARTS = ("overview", "sentiment", "complaints", "praise", "top", "recommendations")
+_REPORT_TOP = 3
 _DAY = 86_400
+_NOT_UNDERSTOOD = (
+    "_I did not recognise a question there, so this is the overview of the data. You can "
+    "also ask about sentiment, complaints, praise, topics, top posts, counts, authors, "
+    "comparisons, trends, questions, hooks, CTAs, brands, ads, comments, emotions, "
+    "languages, countries, engagement, recommendations or a short report._"
+)
+WRITERS = {**_SECTION_WRITERS, **analyses.WRITERS}
+"""Section writer per intent (report and linked work are composed here)."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +149,9 @@ class Turn:
 class Reply:
     """The assistant's reply: rewritten markdown, typed references and render blocks.
 
-    ``posts`` lists the analysed posts as (source, id); ``figures`` holds the numbers the
-    text quotes, keyed per intent (handy for checks and the MCP render tool).
+    ``intent`` is the first intent of the plan (``plan`` holds them all); ``posts`` lists the
+    analysed posts as (source, id); ``figures`` holds the numbers the text quotes (one
+    section's figures, or a dict of them per intent for a multi-part reply).
     """
 
     text: str
@@ -122,19 +160,45 @@ class Reply:
     intent: str
     posts: list[tuple[str, str]] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
+    plan: Plan | None = None
 
 
 # --- small public helpers (shared with the routes, the MCP server and tests) -------------
 
 
 def detect_intent(question: str) -> str:
-    """The kind of question (``themes`` when nothing more specific is recognised).
+    """The kind of question: the first intent of its plan (``overview`` when nothing is
+    recognised).
 
     Example:
         >>> detect_intent("Top posts by views?"), detect_intent("What do people hate?")
         ('top', 'complaints')
     """
-    return parse(question).intent or "themes"
+    return plan(question).intents[0].name
+
+
+def plan_question(
+    question: str,
+    mentions: Sequence[Mention],
+    scope: Sequence[Scope],
+    history: Sequence[Turn] = (),
+) -> Plan:
+    """The plan :func:`answer` follows for ``question`` over the scope's posts.
+
+    Example:
+        >>> plan_question("How many posts? And top 3 by likes", [], [Scope("ds_1", "Oat")]).names
+        ('count', 'top')
+    """
+    scope = _named(question, scope) or scope
+    vocab = Vocabulary.of(_in_scope(mentions, scope), _searches(scope))
+    return _plan(question, vocab, history)
+
+
+def _plan(question: str, vocab: Vocabulary, history: Sequence[Turn]) -> Plan:
+    plans: list[Plan] = []
+    for turn in history:
+        plans.append(plan(turn.text, vocab, plans))
+    return plan(question, vocab, plans)
 
 
 def count_tokens(*texts: str) -> int:
@@ -169,12 +233,14 @@ def chat_name(question: str, names: Iterable[str] = (), dataset: str | None = No
         >>> chat_name("Top posts on tiktok?"), chat_name("Top posts?", dataset="Oat milk")
         ('Top posts on tiktok', 'Top posts in Oat milk')
     """
-    parsed = parse(question, names)
-    title = TITLES[parsed.intent or "themes"]
-    if parsed.terms:
-        title += " about " + " ".join(parsed.terms[:3])
-    elif parsed.sources:
-        title += " on " + " and ".join(parsed.sources[:2])
+    planned = plan(question, Vocabulary.of([], list(names)))
+    first = planned.intents[0]
+    title = " and ".join(dict.fromkeys(TITLES[i.name] for i in planned.intents[:2]))
+    topic = [*first.slots.terms, *first.slots.missing, *first.slots.brands]
+    if topic:
+        title += " about " + " ".join(topic[:3])
+    elif first.slots.sources:
+        title += " on " + " and ".join(first.slots.sources[:2])
     elif dataset:
         title += f" in {dataset}"
     return title[:60]
@@ -237,65 +303,154 @@ def answer(
     absent) are reported.
     """
     scope = _named(question, scope) or scope
-    names = _searches(scope)
-    previous: Question | None = None
-    for turn in history:
-        previous = follow(parse(turn.text, names), previous)
-    own = parse(question, names)
-    asked = follow(own, previous)
-    carried = asked != own
-    intent = asked.intent or ("themes" if asked.terms else "help")
-    asked = replace(asked, intent=intent)
-    out = Writer(intent)
-
+    posts = _in_scope(mentions, scope)
+    vocab = Vocabulary.of(posts, _searches(scope))
+    planned = _plan(question, vocab, history)
+    out = Writer(planned.intents[0].name)
     if unknown_dataset_ids:
         missing = ", ".join(f"`{dataset_id}`" for dataset_id in unknown_dataset_ids)
         out.line(f"I couldn't find these datasets in your account: {missing}.")
-    if not scope and intent != "previews":
+    if not scope and "previews" not in planned.names:
         if not unknown_dataset_ids:
             out.line(
                 "This account has no datasets yet, so I have no posts to answer from. Create "
                 "one with `POST /v1/datasets` and start a run to collect posts."
             )
-        return _reply(out, [], [], [])
-
-    focus = _focus(asked, post_refs, history, earlier_posts)
-    posts, basis, empty = _narrow(asked, mentions, scope, focus)
-    if carried:
-        basis += " (continuing the previous question)"
-    where = _where(scope)
-    case = Case(
-        asked,
-        posts,
-        list(scope),
-        aspects=_aspects(scope, asked),
-        brands=brands_for(_searches(scope)),
+        return _reply(out, [], [], [], planned)
+    context = _Context(
+        scope=list(scope),
+        posts=posts,
+        focus=_focus(planned.refers_back, post_refs, history, earlier_posts),
         related=related,
+        brands=tuple(dict.fromkeys((*brands_for(_searches(scope)), *vocab.brands.values()))),
+        follow_up=planned.follow_up,
     )
-    if intent in _LINKED_WORK:
-        items = write_related(out, case, where)
-        return _reply(out, scope, items, posts)
-    if empty is not None and intent in _NEEDS_POSTS:
-        out.line(empty)
-        return _reply(out, scope, [], [])
-    if intent != "help":
-        out.line(f"_Based on {posts_phrase(len(posts))} in {where}{basis}._")
+    multi = len(planned.intents) > 1
+    figures: dict[str, Any] = {}
+    cited: list[Related] = []
+    used: dict[tuple[str, str], Mention] = {}
+    for intent in planned.intents:
+        if multi:
+            out.line(f"### {TITLES[intent.name]}")
+            out.line()
+        out.figures = {}
+        cited += _section(out, intent, context, used)
+        figures[intent.name] = out.figures
         out.line()
-    WRITERS[intent](out, case)
+    if not planned.understood:
+        out.line(_NOT_UNDERSTOOD)
     about = [item for item in related if item.topic.rstrip("s") in question.lower()]
+    about = [item for item in about if item not in cited]
     if about:
         out.line()
         out.line("Related work on these datasets:")
         out.lines.extend(f"- {item.label} (`{item.id}`)" for item in about)
-    return _reply(out, scope, about, posts)
+    out.figures = figures if multi else figures[planned.intents[0].name]
+    return _reply(out, scope, [*cited, *about], list(used.values()), planned)
+
+
+@dataclass
+class _Context:
+    """What every section of one reply shares."""
+
+    scope: list[Scope]
+    posts: list[Mention]
+    focus: tuple[set[tuple[str, str]], str]
+    related: Sequence[Related]
+    brands: tuple[str, ...]
+    follow_up: bool = False
+    # Per-post work shared by every section of the reply (sentiment, text, theme cover).
+    labels: dict[tuple[str, str], str] = field(default_factory=dict)
+    texts: dict[tuple[str, str], str] = field(default_factory=dict)
+    covers: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    pool: list[tuple[tuple[str, str], str, str]] = field(default_factory=list)
+
+
+def _section(
+    out: Writer,
+    intent: Intent,
+    context: _Context,
+    used: dict[tuple[str, str], Mention],
+    level: str = "###",
+) -> list[Related]:
+    """Write one intent's section; returns the linked work it cites."""
+    where = _where(context.scope)
+    name = intent.name
+    if name in _LINKED_WORK:
+        return write_related(out, _case(intent, [], context), where)
+    if name == "help":
+        WRITERS["help"](out, _case(intent, context.posts, context))
+        return []
+    if not context.posts:
+        out.line(
+            f"There are no collected posts in {where} yet (a run may still be in progress), "
+            "so I can't answer that."
+        )
+        return []
+    if name == "report":
+        cited: list[Related] = []
+        for part in _REPORT_PARTS:
+            slots = intent.slots
+            if part == "top":
+                slots = replace(slots, limit=slots.limit or _REPORT_TOP)
+            out.line(f"{level}# {TITLES[part]}")
+            out.line()
+            out.figures = {}
+            cited += _section(out, Intent(part, slots, intent.clause), context, used, level + "#")
+            out.line()
+        return cited
+    posts, basis, empty = _narrow(intent, context)
+    if empty is not None:
+        out.line(empty)
+        out.line()
+        out.line(f"Overview of {where} instead:")
+        out.line()
+        overview = Intent("overview", clause=intent.clause)
+        used.update((key(post), post) for post in context.posts)
+        WRITERS["overview"](out, _case(overview, context.posts, context))
+        return []
+    if context.follow_up:
+        basis += " (continuing the previous question)"
+    out.line(f"_Based on {posts_phrase(len(posts))} in {where}{basis}._")
+    out.line()
+    used.update((key(post), post) for post in posts)
+    case = _case(intent, posts, context)
+    WRITERS[name](out, case)
+    if name == "sentiment":
+        analyses.write_sentiment_groups(out, case)
+    elif name == "trend":
+        analyses.write_spikes(out, case)
+    elif name == "brands":
+        analyses.write_co_mentions(out, case)
+    return []
+
+
+def _case(intent: Intent, posts: list[Mention], context: _Context) -> Case:
+    return Case(
+        intent,
+        posts,
+        context.scope,
+        aspects=_aspects(context.scope, intent.slots.terms),
+        brands=context.brands,
+        related=context.related,
+        universe=context.posts,
+        _labels=context.labels,
+        _texts=context.texts,
+        _covers=context.covers,
+        _pool=context.pool,
+    )
 
 
 def _reply(
-    out: Writer, datasets: Sequence[Scope], related: Sequence[Related], posts: Sequence[Mention]
+    out: Writer,
+    datasets: Sequence[Scope],
+    related: Sequence[Related],
+    posts: Sequence[Mention],
+    planned: Plan,
 ) -> Reply:
     text, post_references, blocks = out.finish()
     entities = [{"type": "dataset", "id": item.id} for item in datasets]
-    entities += [{"type": item.type, "id": item.id} for item in related]
+    entities += [{"type": item.type, "id": item.id} for item in dict.fromkeys(related)]
     return Reply(
         text,
         post_references + entities,
@@ -303,11 +458,17 @@ def _reply(
         out.intent,
         [key(post) for post in posts],
         out.figures,
+        planned,
     )
 
 
+def _in_scope(mentions: Sequence[Mention], scope: Sequence[Scope]) -> list[Mention]:
+    wanted = {item.id for item in scope}
+    return [post for post in mentions if {d["id"] for d in post.get("datasets") or []} & wanted]
+
+
 def _focus(
-    asked: Question,
+    refers_back: bool,
     post_refs: Sequence[Mapping[str, str]],
     history: Sequence[Turn],
     earlier_posts: Sequence[tuple[str, str]],
@@ -315,7 +476,7 @@ def _focus(
     """The posts the question is limited to, and how the basis line names them."""
     if post_refs:
         return {(ref["source"], ref["id"]) for ref in post_refs}, "you selected"
-    if asked.refers_back:
+    if refers_back:
         chosen = next((turn.post_refs for turn in reversed(history) if turn.post_refs), ())
         if chosen:
             return {(ref["source"], ref["id"]) for ref in chosen}, "selected earlier"
@@ -324,73 +485,106 @@ def _focus(
     return set(), ""
 
 
-def _narrow(
-    asked: Question,
-    mentions: Sequence[Mention],
-    scope: Sequence[Scope],
-    focus: tuple[set[tuple[str, str]], str],
-) -> tuple[list[Mention], str, str | None]:
-    """The posts the question is about, the basis line's qualifiers, and a message when a
+def _narrow(intent: Intent, context: _Context) -> tuple[list[Mention], str, str | None]:
+    """The posts one intent is about, the basis line's qualifiers, and a message when a
     step leaves nothing (``None`` when posts remain)."""
-    wanted = {item.id for item in scope}
-    posts = [post for post in mentions if {d["id"] for d in post.get("datasets") or []} & wanted]
-    where = _where(scope)
-    if not posts:
-        return (
-            [],
-            "",
-            (
-                f"There are no collected posts in {where} yet (a run may still be in progress), "
-                "so I can't answer that."
-            ),
-        )
+    slots, name = intent.slots, intent.name
+    posts = context.posts
+    where = _where(context.scope)
     basis = ""
-    chosen, how = focus
+    chosen, how = context.focus
     if chosen:
         posts = [post for post in posts if key(post) in chosen]
         basis += f", limited to the {posts_phrase(len(chosen))} {how}"
         if not posts:
             return [], basis, f"None of the posts {how} belong to {where}."
-    if asked.sources and asked.intent != "compare":
+    if slots.sources and not (name == "compare" and len(slots.sources) >= 2):
         present = sorted({post["source"] for post in posts})
-        posts = [post for post in posts if post["source"] in asked.sources]
-        basis += " from " + " and ".join(asked.sources)
+        posts = [post for post in posts if post["source"] in slots.sources]
+        basis += " from " + " and ".join(slots.sources)
         if not posts:
             return (
                 [],
                 basis,
                 (
-                    f"{where[0].upper()}{where[1:]} has no posts from {' or '.join(asked.sources)};"
+                    f"{where[0].upper()}{where[1:]} has no posts from {' or '.join(slots.sources)};"
                     f" its posts come from {', '.join(present)}."
                 ),
             )
-    if asked.window_days:
-        newest = max(float(post.get("created_at") or 0) for post in posts)
-        since = newest - asked.window_days * _DAY
-        posts = [post for post in posts if float(post.get("created_at") or 0) > since]
-        basis += (
-            f" from the last {asked.window_days} days of data (after {period_of(since, 'day')})"
+    posts, basis, empty = _by_time(posts, slots, basis, where)
+    if empty is not None:
+        return [], basis, empty
+    if slots.content_type and name != "ads":
+        wanted = slots.content_type
+        posts = [post for post in posts if (post.get("content_type") == "ad") == (wanted == "ad")]
+        basis += ", ads only" if wanted == "ad" else ", organic posts only"
+        if not posts:
+            return [], basis, f"There are no {'ads' if wanted == 'ad' else 'organic posts'} there."
+    elif name in OPINION_INTENTS:
+        ads = sum(1 for post in posts if analyses.is_ad(post))
+        if ads:
+            posts = [post for post in posts if not analyses.is_ad(post)]
+            basis += f" ({posts_phrase(ads, noun='ad')} left out: ads are not opinions)"
+    if slots.missing:
+        named = ", ".join(f'"{term}"' for term in slots.missing)
+        return [], basis, f"None of the {posts_phrase(len(posts))} in {where} mention {named}."
+    if slots.terms or slots.brands or slots.hashtags or slots.authors:
+        total = len(posts)
+        named = ", ".join(
+            f'"{t}"'
+            for t in (
+                *slots.terms,
+                *slots.brands,
+                *(f"#{h}" for h in slots.hashtags),
+                *slots.authors,
+            )
         )
-    if asked.terms:
-        total = len(posts)
-        topic = ", ".join(f'"{term}"' for term in asked.terms)
-        posts = [post for post in posts if _has_terms(post, asked.terms)]
-        basis += f" mentioning {topic}"
+        posts = [
+            p for p in posts if matches(p, slots.terms, slots.brands, slots.hashtags, slots.authors)
+        ]
+        basis += f" mentioning {named}"
         if not posts:
-            return [], basis, f"None of the {posts_phrase(total)} in {where} mention {topic}."
-    if asked.mood and asked.intent in _NARROWED_BY_MOOD:
+            return [], basis, f"None of the {posts_phrase(total)} in {where} mention {named}."
+    if slots.sentiment and name in MOOD_INTENTS:
         total = len(posts)
-        posts = [post for post in posts if sentiment_label(post) == asked.mood]
-        basis += f", {asked.mood} posts only"
-        if not posts:
-            return [], basis, f"None of the {posts_phrase(total)} in {where} reads as {asked.mood}."
+        posts = [post for post in posts if sentiment_label(post) == slots.sentiment]
+        basis += f", {slots.sentiment} posts only"
+        if not posts and name != "count":
+            return (
+                [],
+                basis,
+                (f"None of the {posts_phrase(total)} in {where} reads as {slots.sentiment}."),
+            )
+    if not posts and name != "count":
+        return [], basis, f"No posts in {where} match."
     return posts, basis, None
 
 
-def _has_terms(post: Mention, terms: Sequence[str]) -> bool:
-    """True when the post's title or text has a word starting with one of ``terms``."""
-    found = words(" ".join(str(post.get(name) or "") for name in ("title", "text")))
-    return any(word.startswith(term) for word in found for term in terms)
+def _by_time(
+    posts: list[Mention], slots: Any, basis: str, where: str
+) -> tuple[list[Mention], str, str | None]:
+    """Posts within the slots' window (relative to the newest post) and dates."""
+    if slots.window_days and posts:
+        newest = max(float(post.get("created_at") or 0) for post in posts)
+        since = newest - slots.window_days * _DAY
+        posts = [post for post in posts if float(post.get("created_at") or 0) > since]
+        basis += (
+            f" from the last {slots.window_days} days of data (after {period_of(since, 'day')})"
+        )
+    if slots.since or slots.until:
+        first = _stamp(slots.since) if slots.since else float("-inf")
+        last = _stamp(slots.until) + _DAY if slots.until else float("inf")
+        total = len(posts)
+        posts = [p for p in posts if first <= float(p.get("created_at") or 0) < last]
+        span = " to ".join(d.isoformat() for d in (slots.since, slots.until) if d)
+        basis += f" dated {'from ' if slots.since and not slots.until else ''}{span}"
+        if not posts:
+            return [], basis, f"None of the {posts_phrase(total)} in {where} is dated {span}."
+    return posts, basis, None
+
+
+def _stamp(day: Any) -> float:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
 
 
 def _where(datasets: Sequence[Scope]) -> str:
@@ -406,9 +600,9 @@ def _searches(scope: Sequence[Scope]) -> list[str]:
     return [text for item in scope for text in (item.name, *item.searches)]
 
 
-def _aspects(scope: Sequence[Scope], asked: Question) -> tuple[str, ...]:
+def _aspects(scope: Sequence[Scope], terms: Sequence[str]) -> tuple[str, ...]:
     """Aspects worth reporting: not the question's own terms nor the datasets' words."""
-    shared = {word for text in _searches(scope) for word in words(text)} | set(asked.terms)
+    shared = {word for text in _searches(scope) for word in words(text)} | set(terms)
     return tuple(
         aspect
         for aspect in aspects_for(_searches(scope))

@@ -31,8 +31,10 @@ from datetime import UTC, datetime, timedelta
 from functools import cache, lru_cache
 from typing import Any
 
+from rdskit.models import vocab
 from rdskit.sandbox import enrichment
 from rdskit.sandbox.corpus import GENERIC, Category, topic_of
+from rdskit.sandbox.rules import stem
 
 __all__ = [
     "SENTIMENTS",
@@ -43,8 +45,10 @@ __all__ = [
     "brands_for",
     "cite",
     "engagement",
+    "engagement_rate",
     "has_theme",
     "key",
+    "matches",
     "mentions",
     "metric",
     "period_of",
@@ -62,7 +66,7 @@ __all__ = [
 
 Mention = Mapping[str, Any]
 
-SENTIMENTS = ("positive", "neutral", "negative")
+SENTIMENTS = tuple(reversed(vocab.SENTIMENTS))
 """Sentiment labels in the order answers list them."""
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -106,9 +110,67 @@ def engagement(post: Mention) -> int:
     return sum(int(post.get(name) or 0) for name in ("num_likes", "num_comments", "num_shares"))
 
 
-def metric(post: Mention, name: str) -> int:
-    """A post's ``num_*`` count, or its engagement for ``name == "engagement"``."""
-    return engagement(post) if name == "engagement" else int(post.get(name) or 0)
+METRIC_FIELDS = {"views": "num_views", "likes": "num_likes", "comments": "num_comments",
+                 "shares": "num_shares"}  # fmt: skip
+"""Plan metric names to the Mention count fields they read."""
+
+
+def engagement_rate(post: Mention) -> float:
+    """The post's ``engagement_rate`` as a number (0 when absent or malformed)."""
+    try:
+        return float(post.get("engagement_rate") or 0)
+    except ValueError:
+        return 0.0
+
+
+def metric(post: Mention, name: str) -> float:
+    """A post's metric: ``views``/``likes``/``comments``/``shares`` (or their ``num_*``
+    field), ``engagement`` (likes + comments + shares) or ``engagement_rate``."""
+    if name == "engagement":
+        return engagement(post)
+    if name == "engagement_rate":
+        return engagement_rate(post)
+    return int(post.get(METRIC_FIELDS.get(name, name)) or 0)
+
+
+def matches(
+    post: Mention,
+    terms: Iterable[str] = (),
+    brands: Iterable[str] = (),
+    hashtags: Iterable[str] = (),
+    authors: Iterable[str] = (),
+) -> bool:
+    """Whether the post names every one of the plan's content terms, brands, hashtags and
+    authors. A word term matches a word of the title or text starting with the term's stem
+    (:func:`rdskit.sandbox.rules.stem`: "prices" for "price"); a phrase matches as whole
+    words; a brand matches ``mentioned_brands`` or the text as whole words, ignoring case; a
+    hashtag matches ``#tag``; an author matches the author's display name.
+
+    Example:
+        >>> post = {"text": "Prices are up; Oatly too #oatmilk"}
+        >>> matches(post, ["price"], ["oatly"], ["oatmilk"]), matches(post, ["foam"])
+        (True, False)
+    """
+    text = post_text(post).lower()
+    found = None
+    for term in terms:
+        if " " in term:
+            if not re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", text):
+                return False
+            continue
+        found = found if found is not None else words(text)
+        prefix = stem(term)
+        if not any(word.startswith(prefix) for word in found):
+            return False
+    named = {str(b).lower() for b in post.get("mentioned_brands") or ()}
+    for brand in brands:
+        lowered = brand.lower()
+        if lowered not in named and not re.search(rf"(?<!\w){re.escape(lowered)}(?!\w)", text):
+            return False
+    for tag in hashtags:
+        if not re.search(rf"#{re.escape(tag.lower())}(?!\w)", text):
+            return False
+    return all(author_of(post).lower() == author.lower() for author in authors)
 
 
 def ranked(posts: Iterable[Mention], by: str = "engagement") -> list[Mention]:

@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import Any
 
 from rdskit.references import rewrite_post_links
-from rdskit.sandbox.assistant_intent import Question
+from rdskit.sandbox.assistant_planner import Intent, Slots
 from rdskit.sandbox.assistant_posts import (
     SENTIMENTS,
     Mention,
@@ -44,7 +44,7 @@ __all__ = ["TITLES", "WRITERS", "Case", "Related", "Scope", "Stats", "Writer", "
 TITLES = {
     "complaints": "Complaints",
     "praise": "Praise",
-    "themes": "What people say",
+    "topics": "What people say",
     "sentiment": "Sentiment split",
     "top": "Top posts",
     "compare": "Comparison",
@@ -60,6 +60,16 @@ TITLES = {
     "audience": "Audience",
     "parameters": "Custom parameters",
     "previews": "Research previews",
+    "posts": "Posts",
+    "count": "Count",
+    "ads": "Ads and advertisers",
+    "comments": "What commenters say",
+    "emotions": "Emotions",
+    "languages": "Languages",
+    "countries": "Countries",
+    "engagement": "Engagement",
+    "recommendations": "Recommendations",
+    "report": "Report",
 }
 """A short title per intent (chat names, tables)."""
 
@@ -69,10 +79,11 @@ _STEADY_PERIOD = 5  # posts a period needs before its sentiment share is compare
 _DEFAULT_LIMIT = 5
 _METRIC_NAMES = {
     "engagement": "engagement",
-    "num_views": "views",
-    "num_likes": "likes",
-    "num_comments": "comments",
-    "num_shares": "shares",
+    "views": "views",
+    "likes": "likes",
+    "comments": "comments",
+    "shares": "shares",
+    "engagement_rate": "engagement rate",
 }
 
 
@@ -146,14 +157,35 @@ class Case:
     the datasets' search words left out). ``related`` is work linked to the datasets.
     """
 
-    question: Question
+    intent: Intent
     posts: list[Mention]
     datasets: list[Scope]
     aspects: tuple[str, ...] = ()
     brands: tuple[str, ...] = ()
     related: Sequence[Related] = ()
+    universe: Sequence[Mention] = ()
     _labels: dict[tuple[str, str], str] = field(default_factory=dict)
     _texts: dict[tuple[str, str], str] = field(default_factory=dict)
+    _covers: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    _pool: list[tuple[tuple[str, str], str, str]] = field(default_factory=list)
+
+    def _pool_texts(self, pool: Sequence[Mention]) -> list[tuple[tuple[str, str], str, str]]:
+        """(key, text, lowered text) of the pool's posts, built once (shared per reply)."""
+        if len(self._pool) != len(pool):
+            self._pool[:] = [(key(p), self.text(p), self.text(p).lower()) for p in pool]
+        return self._pool
+
+    def covered(self, theme: str) -> set[tuple[str, str]]:
+        """The (source, id) of the posts naming ``theme``, found once per reply: the memo
+        (shared by the sections of one reply) covers ``universe``, else ``posts``."""
+        found = self._covers.get(theme)
+        if found is None:
+            pool = self.universe or self.posts
+            texts = self._pool_texts(pool)
+            found = self._covers[theme] = {
+                ident for ident, text, lowered in texts if has_theme(text, theme, lowered)
+            }
+        return found
 
     def label(self, post: Mention) -> str:
         """The post's sentiment, scored once per post."""
@@ -176,7 +208,12 @@ class Case:
         return [post for post in posts if self.label(post) == label]
 
     def limit(self, default: int = _DEFAULT_LIMIT) -> int:
-        return self.question.limit or default
+        return self.slots.limit or default
+
+    @property
+    def slots(self) -> Slots:
+        """The slots of the intent being answered."""
+        return self.intent.slots
 
     def themes(
         self, posts: Sequence[Mention], names: Iterable[str], floor: int = 2
@@ -188,11 +225,11 @@ class Case:
         "customer service") is left out.
         """
         floor = floor if len(posts) >= 4 else 1
-        texts = [(post, self.text(post), self.text(post).lower()) for post in posts]
-        found = {
-            name: [post for post, text, lowered in texts if has_theme(text, name, lowered)]
-            for name in names
-        }
+        keys = [(post, key(post)) for post in posts]
+        found = {}
+        for name in names:
+            covered = self.covered(name)
+            found[name] = [post for post, ident in keys if ident in covered]
         kept = {name: members for name, members in found.items() if len(members) >= floor}
         for name in list(kept):
             if any(
@@ -219,7 +256,7 @@ class Writer:
     def __init__(self, intent: str) -> None:
         self.intent = intent
         self.lines: list[str] = []
-        self.table: dict[str, Any] | None = None
+        self.tables: list[dict[str, Any]] = []
         self.figures: dict[str, Any] = {}
 
     def line(self, text: str = "") -> None:
@@ -227,7 +264,7 @@ class Writer:
 
     def add_table(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
         """Write a markdown table and keep it as the reply's ``render: true`` block."""
-        self.table = {"title": title, "columns": columns, "rows": rows}
+        self.tables.append({"title": title, "columns": columns, "rows": rows})
         self.line(f"**{title}**")
         self.line()
         self.line("| " + " | ".join(columns) + " |")
@@ -240,8 +277,8 @@ class Writer:
         """The rewritten text, its post references and the render blocks."""
         text, references = rewrite_post_links("\n".join(self.lines).strip() + "\n")
         blocks: list[dict[str, Any]] = [{"block_id": "b1", "type": "markdown", "render": False}]
-        if self.table is not None:
-            blocks.append({"block_id": "b2", "type": "table", "render": True, **self.table})
+        for number, table in enumerate(self.tables, start=2):
+            blocks.append({"block_id": f"b{number}", "type": "table", "render": True, **table})
         return text, references, blocks
 
 
@@ -342,10 +379,11 @@ def _write_mood_themes(out: Writer, case: Case, mood: str) -> None:
     if not chosen:
         stats = case.stats(case.posts)
         out.line(
-            f"None of the {posts_phrase(total)} reads as {mood}, so there is no {noun} to "
-            f"report. Sentiment: {stats.positive:,} positive, {stats.neutral:,} neutral and "
-            f"{stats.negative:,} negative."
+            f"**0** of the {posts_phrase(total)} (0.0%) reads as {mood}, so there is no {noun} "
+            f"to report. Sentiment: {stats.positive:,} positive, {stats.neutral:,} neutral and "
+            f"{stats.negative:,} negative. The most engaging of these posts:"
         )
+        out.lines.extend(f"- {_example(post)}" for post in ranked(case.posts)[:3])
         return
     kind = "complaints" if mood == "negative" else "praise"
     one = "a complaint" if mood == "negative" else "praise"
@@ -361,7 +399,8 @@ def _write_mood_themes(out: Writer, case: Case, mood: str) -> None:
         out.line()
     rows = []
     for name, members in themes:
-        about = sum(1 for post in case.posts if has_theme(case.text(post), name))
+        covered = case.covered(name)
+        about = sum(1 for post in case.posts if key(post) in covered)
         rows.append([name, len(members), share(len(members), len(chosen)), about,
                      share(len(members), about)])  # fmt: skip
         out.line(
@@ -457,25 +496,30 @@ def _write_sentiment(out: Writer, case: Case) -> None:
 
 
 def _write_top(out: Writer, case: Case) -> None:
-    by = case.question.metric or "engagement"
+    by = case.slots.metric or "engagement"
     name = _METRIC_NAMES[by]
     top = ranked(case.posts, by)[: case.limit()]
+    if case.slots.order == "lowest":
+        top = sorted(case.posts, key=lambda post: (metric(post, by), *key(post)))[: case.limit()]
     out.figures = {"metric": by, "ranking": [(key(post), metric(post, by)) for post in top]}
     explained = " (likes + comments + shares)" if by == "engagement" else ""
-    out.line(f"Top {len(top)} posts by {name}{explained}:")
+    which = "Lowest" if case.slots.order == "lowest" else "Top"
+    out.line(f"{which} {len(top)} posts by {name}{explained}:")
     out.line()
     for rank, post in enumerate(top, start=1):
         counts = ", ".join(
             f"{metric(post, field_):,} {label}"
             for field_, label in _METRIC_NAMES.items()
-            if field_ != "engagement"
+            if field_ not in ("engagement", "engagement_rate")
         )
         out.line(
             f"{rank}. {quote(best_sentence(post))} by {quote(author_of(post))[1:-1]} on "
-            f"{post['source']}: **{metric(post, by):,}** {name} ({counts}) {cite(post)}"
+            f"{post['source']}: **{_figure(metric(post, by), by)}** {name} ({counts}) {cite(post)}"
         )
     out.line()
-    rows = [[rank, p["source"], p["id"], metric(p, by)] for rank, p in enumerate(top, 1)]
+    rows = [
+        [rank, p["source"], p["id"], _figure(metric(p, by), by)] for rank, p in enumerate(top, 1)
+    ]
     out.add_table(f"Top posts by {name}", ["rank", "source", "id", name], rows)
 
 
@@ -487,8 +531,8 @@ def _groups(posts: Iterable[Mention], group: Callable[[Mention], str]) -> dict[s
 
 
 def _write_compare(out: Writer, case: Case) -> None:
-    question = case.question
-    lowered = question.text.lower()
+    question = case.slots
+    lowered = case.intent.clause.lower()
     by_source = len(question.sources) >= 2 or "source" in lowered or "platform" in lowered
     if len(case.datasets) >= 2 and not by_source:
         kind = "dataset"
@@ -562,6 +606,17 @@ def _names(names: Sequence[str]) -> str:
     return bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + f" and {bold[-1]} (tied)"
 
 
+def _figure(value: float, by: str) -> str:
+    """A metric value as printed: counts with thousands separators, a rate as a percentage."""
+    return f"{100 * value:.2f}%" if by == "engagement_rate" else f"{int(value):,}"
+
+
+def _unit(case: Case) -> str:
+    """The time unit asked for, else one chosen from the span of the data."""
+    asked = case.slots.group_by
+    return asked if asked in ("day", "week", "month") else _auto_unit(case.posts)
+
+
 def _auto_unit(posts: Sequence[Mention]) -> str:
     """Months over four months of data, weeks over three weeks, else days."""
     dates = [float(post.get("created_at") or 0) for post in posts]
@@ -570,7 +625,7 @@ def _auto_unit(posts: Sequence[Mention]) -> str:
 
 
 def _write_trend(out: Writer, case: Case) -> None:
-    unit = case.question.unit or _auto_unit(case.posts)
+    unit = _unit(case)
     buckets = _groups(case.posts, lambda post: period_of(float(post.get("created_at") or 0), unit))
     dates = [float(post.get("created_at") or 0) for post in case.posts]
     periods = {
@@ -626,9 +681,9 @@ def _write_trend(out: Writer, case: Case) -> None:
 
 
 def _write_authors(out: Writer, case: Case) -> None:
-    by = case.question.metric or "engagement"
+    by = case.slots.metric if case.slots.metric not in (None, "engagement_rate") else "engagement"
     authors = _groups(case.posts, lambda post: f"{author_of(post)}\x1f{post['source']}")
-    rank_by_metric = case.question.metric is not None
+    rank_by_metric = case.slots.metric not in (None, "engagement_rate")
 
     def order(item: tuple[str, list[Mention]]) -> tuple[Any, ...]:
         name, posts = item
@@ -653,7 +708,7 @@ def _write_authors(out: Writer, case: Case) -> None:
     rows = []
     for rank, (who, posts) in enumerate(top, start=1):
         author, source = who.split("\x1f")
-        total_metric = sum(metric(post, by) for post in posts)
+        total_metric = int(sum(metric(post, by) for post in posts))
         rows.append([rank, author, source, len(posts), total_metric])
         out.line(
             f"{rank}. **{quote(author)[1:-1]}** on {source}: {posts_phrase(len(posts), bold=True)},"
@@ -792,42 +847,47 @@ def _write_ctas(out: Writer, case: Case) -> None:
 
 
 def _write_overview(out: Writer, case: Case) -> None:
-    stats = case.stats(case.posts)
+    organic = [post for post in case.posts if post.get("content_type") != "ad"]
+    ads = len(case.posts) - len(organic)
+    stats = case.stats(organic)
     sources = _groups(case.posts, lambda post: post["source"])
     order = sorted(sources.items(), key=lambda item: (-len(item[1]), item[0]))
     dates = sorted(float(post.get("created_at") or 0) for post in case.posts)
-    out.figures = {"total": stats.posts, "sources": {name: len(p) for name, p in order}}
+    out.figures = {"total": len(case.posts), "ads": ads,
+                   "sources": {name: len(p) for name, p in order}}  # fmt: skip
     out.line(
-        f"{posts_phrase(stats.posts, bold=True)} posted between {period_of(dates[0], 'day')} and "
-        f"{period_of(dates[-1], 'day')}, from {_listing([(n, len(p)) for n, p in order])}."
+        f"{posts_phrase(len(case.posts), bold=True)} posted between "
+        f"{period_of(dates[0], 'day')} and {period_of(dates[-1], 'day')}, "
+        f"from {_listing([(n, len(p)) for n, p in order])}."
     )
+    if ads:
+        out.line(f"{posts_phrase(ads, bold=True, noun='ad')} among them (left out of sentiment).")
     out.line(
         f"Sentiment: **{stats.positive:,}** positive ({stats.share('positive')}), "
         f"**{stats.neutral:,}** neutral ({stats.share('neutral')}) and **{stats.negative:,}** "
         f"negative ({stats.share('negative')})."
     )
-    themes = case.themes(case.posts, case.aspects)[:3]
+    themes = case.themes(organic, case.aspects)[:3]
     if themes:
         out.line(f"Most discussed: {_listing([(n, len(m)) for n, m in themes])}.")
     out.line(f"The most engaging post: {_example(ranked(case.posts)[0])}")
     out.line()
-    rows = [[name, len(posts), share(len(posts), stats.posts)] for name, posts in order]
+    rows = [[name, len(posts), share(len(posts), len(case.posts))] for name, posts in order]
     out.add_table("Posts by source", ["source", "posts", "share"], rows)
-    out.line(
-        "Ask about complaints, praise, top posts, changes over time or a comparison of sources."
-    )
 
 
 _EXAMPLE_QUESTIONS = (
-    "What do people complain about?",
-    "What do people praise?",
-    "How does sentiment split?",
-    "What are the top 5 posts by views?",
+    "What do people complain about most, and how does sentiment split by source?",
+    "Why do people like it?",
+    "How many posts are negative?",
+    "What are the top 5 posts by views on TikTok?",
     "Compare reddit and tiktok.",
-    "How did the volume change by week?",
-    "Who are the top authors?",
-    "What questions do people ask?",
-    "Which hooks and calls to action work best?",
+    "Were there spikes in volume? Posts per week?",
+    "Who are the most influential creators?",
+    "Are there any ads? Who runs them?",
+    "What do commenters say?",
+    "What's the median engagement rate by source?",
+    "What should we do? / Write a short report.",
 )
 
 
@@ -866,7 +926,7 @@ _NO_RELATED = {
 def write_related(out: Writer, case: Case, where: str) -> list[Related]:
     """The answer about linked work (patterns, audiences, parameters, previews); returns
     the items it cites."""
-    topic = case.question.intent or ""
+    topic = case.intent.name
     items = [item for item in case.related if item.topic == topic]
     if not items:
         out.line(_NO_RELATED[topic].format(where=where))
@@ -880,7 +940,7 @@ def write_related(out: Writer, case: Case, where: str) -> list[Related]:
 
 
 WRITERS: dict[str, Callable[[Writer, Case], None]] = {
-    "themes": _write_themes,
+    "topics": _write_themes,
     "complaints": _write_complaints,
     "praise": _write_praise,
     "brands": _write_brands,
