@@ -10,7 +10,9 @@ does reading any assistant row through ``client.chats``:
   ``citation`` column, looked up by ``post_refs`` on ``POST /v1/mentions`` (the call behind
   ``client.mentions.list(post_refs=...)``) in batches of 50, and cached on the answer;
 - ``answer.resolve(ref)``: what a reference points at, through its GET endpoint;
-- ``answer.to_markdown(links=True)``: the markers turned into links to the posts' URLs;
+- ``answer.to_markdown(links=True)``: the markers turned into links to the posts' URLs,
+  made safe for markdown viewers (no raw HTML, no images, http(s) links only; the raw
+  text stays in ``answer.text``);
 - ``answer.follow_up(message)``: the next turn of the same chat.
 
 With an ``AsyncClient`` the methods that call the service (``posts``, ``resolve``,
@@ -35,7 +37,9 @@ from typing import Any
 import pandas as pd
 from pydantic import PrivateAttr
 
+from rdskit import _hooks
 from rdskit._base_client import APIRequest, Flow
+from rdskit._safe import safe_markdown
 from rdskit.errors import CustomParameterNotFound
 from rdskit.models import (
     ChatMessage,
@@ -126,9 +130,14 @@ class Answer(ChatMessage):
         return getattr(client, _RESOURCES[ref.type]).get(ref.id)
 
     def to_markdown(self, *, links: bool = True) -> Any:
-        """The markdown; with ``links`` each ``[N]`` links to its post's URL (fetches posts)."""
+        """The markdown, safe to show in a markdown viewer; with ``links`` each ``[N]``
+        links to its post's URL (fetches posts).
+
+        Raw HTML is escaped, images become links and links to anything but ``http(s)``
+        become text (:func:`rdskit._safe.safe_markdown`); ``answer.text`` is the raw form.
+        """
         if not links:
-            return self.text or ""
+            return safe_markdown(self.text or "")
         return self._bound()._run(self._linked_flow())
 
     def follow_up(
@@ -146,9 +155,8 @@ class Answer(ChatMessage):
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """HTML with hoverable citations, markdown and plain text with footnotes
         (``rdskit.jupyter.render``)."""
-        from rdskit.jupyter.render import answer_bundle
-
-        return answer_bundle(self)
+        bundle: dict[str, str] = _hooks.call("jupyter.answer_bundle", self)
+        return bundle
 
     # -- flows (one implementation for Client and AsyncClient) --------------------------
     def _posts_flow(self) -> Flow[pd.DataFrame]:
@@ -179,7 +187,7 @@ class Answer(ChatMessage):
             if isinstance(url, str) and url
         }
         wire = [ref.to_wire() for ref in self.references or []]
-        return link_markers(self.text or "", wire, urls)
+        return link_markers(safe_markdown(self.text or ""), wire, urls)
 
     def _bound(self) -> Any:
         if self._client is None:
@@ -239,8 +247,10 @@ def _custom_parameter_run_flow(core: Any, run_id: str) -> Flow[CustomParameterRu
 def _frame(mentions: Sequence[Mention]) -> pd.DataFrame:
     """The cited posts as rows: the frames loader's layout when it is installed."""
     try:
-        from rdskit.frames import mentions_frame
-    except ImportError:  # the frames package is optional here: plain columns then
+        mentions_frame = _hooks.resolve("frames.mentions_frame")
+    except ImportError:
+        mentions_frame = None
+    if mentions_frame is None:  # the frames layer is optional here: plain columns then
         return pd.DataFrame([mention.model_dump(by_alias=True) for mention in mentions])
     frame: pd.DataFrame = mentions_frame(mentions)
     return frame

@@ -5,6 +5,10 @@ live progress line, loads them into a DataFrame, asks the assistant a question a
 prints the answer with its references, then saves charts (PNG), the frame (parquet) and
 the answer (markdown) into ``--out`` (default ``./rdskit-demo``).
 
+Service text is hostile until proven otherwise: what reaches the terminal goes through
+:func:`rdskit._safe.terminal` (no escape sequences), and ``answer.md`` is the answer's
+safe markdown form (no raw HTML or images, names escaped, one line each).
+
 Example:
     $ rdskit demo --out /tmp/rdskit-demo
 """
@@ -17,15 +21,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from rdskit._safe import terminal
+
 __all__ = ["CHARTS", "QUESTION", "add_demo", "run_demo"]
 
-QUESTION = "What do people complain about most?"
-"""The question the demo asks about its dataset (one question: the sandbox assistant answers
-one intent per message, and a two-part question would get half an answer)."""
+QUESTION = "What do people complain about most, and how does sentiment split by source?"
+"""The question the demo asks about its dataset: two parts, answered as two sections of one
+reply whose ``[N]`` markers are numbered across the whole message."""
 
 CHARTS: dict[str, Callable[[Any, Any], Any]] = {
-    "volume.png": lambda df, ax: df.rds.plot.volume("W", ax=ax),
-    "sentiment.png": lambda df, ax: df.rds.plot.sentiment("MS", ax=ax),
+    "volume.png": lambda df, ax: df.rds.plot.volume("weekly", ax=ax),
+    "sentiment.png": lambda df, ax: df.rds.plot.sentiment("monthly", ax=ax),
     "sources.png": lambda df, ax: df.rds.plot.sources(ax=ax),
     "emotions.png": lambda df, ax: df.rds.plot.emotions(ax=ax),
     "engagement.png": lambda df, ax: df.rds.plot.engagement(ax=ax),
@@ -54,7 +60,8 @@ def run_demo(
     say("Starting a private sandbox: offline, no API key needed.")
     with start(speed=speed) as sandbox, Client(sandbox.api_key, base_url=sandbox.url) as client:
         dataset = client.datasets.create("Oat milk (rdskit demo)")
-        say(f"Created dataset {dataset.id}; collecting up to {count} posts...")
+        cost = client.estimate("dataset_run", count=count)  # str(): "120 credits (1.78 USD)"
+        say(f"Created dataset {dataset.id}; collecting up to {count} posts (at most {cost})...")
         run = client.datasets.runs.create(
             dataset.id,
             search_query={
@@ -72,10 +79,14 @@ def run_demo(
 
         say(f"\nAsking the assistant: {QUESTION}")
         answer = client.ask(QUESTION, dataset_ids=[dataset.id]).wait(progress=True)
-        text = answer_bundle(answer)["text/plain"]  # the markdown with numbered footnotes
-        say("\n" + text + "\n")
+        bundle = answer_bundle(answer)
+        say("\n" + bundle["text/plain"] + "\n")  # the markdown with numbered footnotes
 
-        saved = [_save_answer(out, text), _save_frame(out, frame), *_save_charts(out, frame)]
+        saved = [
+            _save_answer(out, bundle["text/markdown"]),
+            _save_frame(out, frame),
+            *_save_charts(out, frame),
+        ]
     say(f"Saved into {out.resolve()}:")
     for path in saved:
         say(f"  {path.name}")
@@ -89,14 +100,14 @@ def run_demo(
 
 def _printer(stream: IO[str]) -> Callable[[str], None]:
     def say(text: str) -> None:
-        print(text, file=stream, flush=True)
+        print(terminal(text), file=stream, flush=True)
 
     return say
 
 
-def _save_answer(out: Path, text: str) -> Path:
+def _save_answer(out: Path, markdown: str) -> Path:
     path = out / "answer.md"
-    path.write_text(text + "\n", encoding="utf-8")
+    path.write_text(markdown + "\n", encoding="utf-8")
     return path
 
 

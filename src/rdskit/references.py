@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rdskit._safe import safe_url
 from rdskit.models.references import ENTITY_REFERENCE_TYPES
 
 __all__ = [
@@ -50,6 +51,12 @@ _LINK_TARGET = re.compile(r"\(post:(?P<source>[A-Za-z_]+):(?P<id>[^()\s]+)\)")
 
 
 _MARKER = re.compile(r"\[(\d+)\]")
+# Where a marker is not text: code spans, inline links (label and target), autolinks and
+# HTML. link_markers leaves markers there alone (item 8 of the security review).
+_NOT_TEXT = re.compile(
+    r"(?P<skip>`[^`]*`|\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^)]*\)|<[^>]*>|&lt;[^\n]*?>)"
+    r"|(?P<marker>\[(?P<n>\d+)\](?!\())"
+)
 
 
 @dataclass(frozen=True)
@@ -108,24 +115,31 @@ def link_markers(
 ) -> str:
     """Turn ``[N]`` markers into markdown links ``[[N]](url)`` to the cited posts.
 
-    ``urls`` maps (source, id) to the post's URL; markers without a URL stay as they are.
+    ``urls`` maps (source, id) to the post's URL; markers without an ``http(s)`` URL stay
+    as they are, and so do markers inside code, links, URLs and HTML (text only). URLs are
+    percent-encoded where they could end the link (:func:`rdskit._safe.safe_url`).
 
     Example:
         >>> refs = [{"type": "post", "source": "reddit", "id": "a", "citation": 1}]
         >>> link_markers("see [1], [2]", refs, {("reddit", "a"): "https://r.example/a"})
         'see [[1]](https://r.example/a), [2]'
+        >>> link_markers("`[1]` [x](https://h.example/[1])", refs, {("reddit", "a"): "https://r"})
+        '`[1]` [x](https://h.example/[1])'
     """
-    targets = {
-        f"[{ref['citation']}]": urls[(ref["source"], ref["id"])]
-        for ref in references
-        if ref.get("type") == "post" and (ref.get("source"), ref.get("id")) in urls
-    }
+    targets: dict[str, str] = {}
+    for ref in references:
+        if ref.get("type") == "post" and (ref.get("source"), ref.get("id")) in urls:
+            url = safe_url(urls[(ref["source"], ref["id"])])
+            if url is not None:
+                targets[f"[{ref['citation']}]"] = url
 
     def linked(found: re.Match[str]) -> str:
-        marker = found[0]
-        return f"[{marker}]({targets[marker]})" if marker in targets else marker
+        marker = found["marker"]
+        if marker is None or marker not in targets:
+            return found[0]
+        return f"[{marker}]({targets[marker]})"
 
-    return _MARKER.sub(linked, text)
+    return _NOT_TEXT.sub(linked, text)
 
 
 def rewrite_post_links(text: str) -> tuple[str, list[dict[str, Any]]]:

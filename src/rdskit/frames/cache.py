@@ -11,6 +11,9 @@ newly collected posts are fetched, including old posts a new run picked up (sort
 ``created_at`` would miss those). The new rows are merged over the cached ones and
 deduplicated on ``(source, id)`` (the fresh copy wins), then sorted as the query asked.
 
+The cache is private (:mod:`rdskit._files`): directories 0700, files 0600, written
+atomically and never read or written through a symlink.
+
 Example:
     >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
     >>> # ... a new run completes; the next call fetches only its new posts:
@@ -32,10 +35,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from rdskit._files import private_dir, read_private, writing
 from rdskit.frames import _arrow
 from rdskit.frames.columns import MENTIONS
-from rdskit.frames.fetch import mention_pages
+from rdskit.frames.fetch import frame_datasets, mention_pages
 from rdskit.frames.mentions import mentions_table
+from rdskit.frames.provenance import fetch_record, from_schema, schema_metadata
 from rdskit.models import MentionsQuery
 
 __all__ = ["CACHE_ENV", "cache_dir", "cache_path", "cached_mentions", "query_key"]
@@ -129,14 +134,22 @@ def cached_mentions(
 ) -> pa.Table:
     """The mentions of ``query``: the cached table refreshed with what is new, saved back."""
     path = cache_path(client.me().account_id, query)
-    cached = pq.read_table(path) if path.exists() else None
+    private_dir(path.parent)  # before reading: a planted or shared directory is refused
+    cached = pq.read_table(pa.BufferReader(read_private(path))) if path.exists() else None
     fresh = mentions_table(_newer(client, query, cached), parameter_names)
     # The fresh copy of a post wins over the cached one.
     table = _arrow.combine(
         [fresh] if cached is None else [fresh, cached], MENTIONS, ("source", "id")
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial")
-    pq.write_table(table, partial)
-    os.replace(partial, path)  # atomic: a crash never leaves a half-written cache
+    # Provenance: the cached file's fetches, then this refresh.
+    earlier = from_schema(cached.schema if cached is not None else None).get("fetches", [])
+    datasets = frame_datasets(table, query.get("dataset_ids"))
+    fetch = fetch_record(
+        client, "mentions", query, table.num_rows, datasets=datasets, dataset_runs=True, cache=True
+    )
+    record = {"kind": "mentions", "fetches": [*earlier, fetch]}
+    metadata = {**(table.schema.metadata or {}), **schema_metadata(record)}
+    table = table.replace_schema_metadata(metadata)
+    with writing(path) as handle:  # atomic: a crash never leaves a half-written cache
+        pq.write_table(table, handle)
     return _sorted(table, query)

@@ -1,12 +1,18 @@
 """Small formatting helpers shared by the progress display, the answer view and the reprs.
 
-Every value that reaches HTML goes through :func:`esc`; markup is built from these pieces
-only. Colours use JupyterLab's CSS variables with light-theme fallbacks, so the output
-reads well in the light and dark themes and outside JupyterLab.
+Every value that reaches HTML goes through :func:`esc` (text and attribute values: control
+characters dropped, lone surrogates replaced, ``& < > " '`` escaped, see
+:mod:`rdskit._safe`) and every URL through :func:`link` (``http``/``https`` only, anything
+else shown as text); markup is built from these pieces only. Colours use
+JupyterLab's CSS variables with light-theme fallbacks, so the output reads well in the
+light and dark themes and outside JupyterLab.
 
 Example:
     >>> esc("<b>"), number(1234567), amount(Decimal("40.000000"))
     ('&lt;b&gt;', '1,234,567', '40')
+    >>> link("javascript:alert(1)", "open")
+    'open <code>javascript:alert(1)</code>'
+
 """
 
 from __future__ import annotations
@@ -14,8 +20,11 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal  # noqa: F401 - the examples above use it
 from typing import Any
+
+from rdskit._safe import clean, one_line, safe_url
+from rdskit._text import DASH, amount, number  # plain text: the core's progress uses them too
 
 __all__ = [
     "DASH",
@@ -23,16 +32,13 @@ __all__ = [
     "amount",
     "esc",
     "kv_table",
+    "link",
     "number",
     "repr_box",
     "table",
     "when",
 ]
 
-DASH = "—"
-"""Shown for a value the service did not send."""
-
-_SIX = Decimal("0.000001")
 
 REPR_CSS = (
     ".rds-repr{font-size:13px;line-height:1.45;max-width:60em;"
@@ -51,30 +57,33 @@ REPR_CSS = (
 
 
 def esc(value: Any) -> str:
-    """HTML-escaped text of ``value``; None becomes a dash."""
-    return DASH if value is None else html.escape(str(value))
-
-
-def number(value: int | float | None) -> str:
-    """A count with thousands separators; None becomes a dash."""
-    if value is None:
-        return DASH
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.4g}"
-
-
-def amount(value: Decimal | None) -> str:
-    """Credits or USD for display: six decimals at most, no trailing zeros.
-
-    Rounding is for display only; the amounts themselves stay exact.
+    """HTML-escaped text of ``value`` (safe in text and in quoted attributes); None: a dash.
 
     Example:
-        >>> amount(Decimal("0.444999999999999")), amount(Decimal("1780"))
-        ('0.445', '1780')
+        >>> esc('"><img src=x onerror=alert(1)>\x1b[31m')
+        '&quot;&gt;&lt;img src=x onerror=alert(1)&gt;[31m'
     """
-    if value is None:
-        return DASH
-    text = f"{value.quantize(_SIX, rounding=ROUND_HALF_EVEN):f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return DASH if value is None else html.escape(clean(value), quote=True)
+
+
+def link(url: Any, label: str, css_class: str = "", *, markup: bool = False) -> str:
+    """A link that opens ``url`` in a new tab and tells it nothing about the notebook.
+
+    Only ``http``/``https`` URLs become links (see :func:`rdskit._safe.safe_url`); any other
+    value is shown as text beside the label, so a ``javascript:`` URL never becomes a link.
+    ``label`` is text, or with ``markup=True`` HTML already built from escaped pieces
+    (a markdown link's rendered label). Every link of rdskit's HTML is made here.
+
+    Example:
+        >>> link("https://r.example/p?a=1&b=2", "post")[:52]
+        '<a href="https://r.example/p?a=1&amp;b=2" target="_b'
+    """
+    shown = label if markup else esc(label)
+    href = safe_url(url)
+    if href is None:
+        return f"{shown} <code>{esc(one_line(url))}</code>"
+    attr = f' class="{esc(css_class)}"' if css_class else ""
+    return f'<a{attr} href="{esc(href)}" target="_blank" rel="noopener noreferrer">{shown}</a>'
 
 
 def when(value: datetime | None, *, seconds: bool = False) -> str:

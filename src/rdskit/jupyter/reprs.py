@@ -26,6 +26,8 @@ from __future__ import annotations
 from functools import singledispatch
 from typing import Any
 
+from rdskit._format import credits_text, usd_text
+from rdskit._safe import terminal
 from rdskit.answers import Answer
 from rdskit.errors import (
     APIError,
@@ -35,7 +37,7 @@ from rdskit.errors import (
     RdsError,
     ValidationError,
 )
-from rdskit.jupyter._html import DASH, amount, esc, kv_table, number, repr_box, table, when
+from rdskit.jupyter._html import DASH, amount, esc, kv_table, link, number, repr_box, table, when
 from rdskit.jupyter.progress import describe, view_parts
 from rdskit.jupyter.render import answer_bundle, cited_posts, message_html, post_cards
 from rdskit.models import (
@@ -72,7 +74,7 @@ def _(ds: Dataset) -> str:
         ("updated", when(ds.updated_at)),
     ]
     if ds.url:
-        rows.append(("web app", f'<a href="{esc(ds.url)}" target="_blank">open</a>'))
+        rows.append(("web app", link(ds.url, "open")))
     return repr_box("dataset", f"Dataset {esc(ds.name)}", kv_table(rows))
 
 
@@ -127,7 +129,7 @@ def _(run: AudienceRun) -> str:
 
 @html_of.register
 def _(run: CustomParameterRun) -> str:
-    scope = f"{run.scope.kind} <code>{esc(run.scope.id)}</code>" if run.scope else DASH
+    scope = f"{esc(run.scope.kind)} <code>{esc(run.scope.id)}</code>" if run.scope else DASH
     return _run_html(
         run,
         [
@@ -261,7 +263,10 @@ def _balance(account: Account) -> tuple[str, str]:
         if usage.balance_total is not None and usage.balance_used is not None
         else None
     )
-    return amount(credits), amount(usd)
+    return (
+        DASH if credits is None else credits_text(credits),
+        DASH if usd is None else usd_text(usd),
+    )
 
 
 @html_of.register
@@ -279,9 +284,9 @@ def _(account: Account) -> str:
         rows.append(
             (
                 "used",
-                f"{amount(usage.credits_used)} of {amount(usage.credits_total)} "
-                f"credits ({amount(usage.balance_used)} of "
-                f"{amount(usage.balance_total)} USD)",
+                f"{credits_text(usage.credits_used)} of {credits_text(usage.credits_total)} "
+                f"credits ({usd_text(usage.balance_used)} of "
+                f"{usd_text(usage.balance_total)} USD)",
             )
         )
         if usage.billing and usage.billing.credit_rate_usd is not None:
@@ -328,15 +333,11 @@ def _(exc: APIError) -> str:
 
 @html_of.register
 def _(exc: InsufficientCredits) -> str:
-    link = (
-        f'<a href="{esc(exc.top_up_url)}" target="_blank" rel="noopener">top up the balance</a>'
-        if exc.top_up_url
-        else DASH
-    )
+    top_up = link(exc.top_up_url, "top up the balance") if exc.top_up_url else DASH
     rows = [
         ("required", _credits_usd(exc.required_credits, exc.required)),
         ("available", _credits_usd(exc.available_credits, exc.available)),
-        ("top-up", link),
+        ("top-up", top_up),
         ("error code", f"<code>{esc(exc.error_code)}</code> (HTTP {esc(exc.status_code)})"),
         ("request", esc(f"{exc.method} {exc.path}".strip() or None)),
         ("note", "nothing started and nothing was charged"),
@@ -345,8 +346,9 @@ def _(exc: InsufficientCredits) -> str:
 
 
 def _credits_usd(credits: Any, usd: Any) -> str:
-    shown = f"<b>{amount(credits)} credits</b> ({amount(usd)} USD)" if credits is not None else ""
-    return shown or f"<b>{amount(usd)} USD</b>"
+    if credits is None:
+        return f"<b>{usd_text(usd)} USD</b>"
+    return f"<b>{credits_text(credits)} credits</b> ({usd_text(usd)} USD)"
 
 
 @html_of.register
@@ -387,40 +389,56 @@ def _(exc: BudgetExceeded) -> str:
             ("call", esc(exc.kind)),
             (
                 "estimate",
-                f"{amount(exc.estimate)} credits" if exc.estimate is not None else "unknown",
+                f"{credits_text(exc.estimate)} credits" if exc.estimate is not None else "unknown",
             ),
-            ("budget left", f"{amount(exc.remaining)} credits"),
+            ("budget left", f"{credits_text(exc.remaining)} credits"),
             ("reason", esc(exc.reason)),
-            ("note", "refused before sending: nothing started; raise it with %rds budget N"),
+            ("note", f"refused before sending: nothing started; {_raise_budget(exc)}"),
         ]
     )
-    return repr_box("budget-exceeded", "Over the client budget", body, error=True)
+    title = f"Over the {esc(exc.scope)} budget"
+    return repr_box("budget-exceeded", title, body, error=True)
+
+
+def _raise_budget(exc: BudgetExceeded) -> str:
+    if exc.scope == "client":
+        return "this client's budget_credits= caps it"
+    return "raise it with %rds budget N (rdskit.set_budget(N))"
 
 
 # -- plain text -------------------------------------------------------------------------
-@singledispatch
 def plain_of(obj: Any) -> str | None:
-    """A one-look text form of an rdskit object, or None (the default repr is used)."""
+    """A one-look text form of an rdskit object, or None (the default repr is used).
+
+    The text is terminal-safe: service strings cannot send escape sequences (colours,
+    cursor moves, OSC 52 clipboard writes) to the terminal that prints it.
+    """
+    text = _plain(obj)
+    return None if text is None else terminal(text)
+
+
+@singledispatch
+def _plain(obj: Any) -> str | None:
     return None
 
 
-@plain_of.register(DatasetRun)
-@plain_of.register(AudienceRun)
-@plain_of.register(CustomParameterRun)
-@plain_of.register(PatternDetectionRun)
-@plain_of.register(TrackingRun)
+@_plain.register(DatasetRun)
+@_plain.register(AudienceRun)
+@_plain.register(CustomParameterRun)
+@_plain.register(PatternDetectionRun)
+@_plain.register(TrackingRun)
 def _(run: Any) -> str:
     view = describe(run)
     return " | ".join([f"{view.title}: {view.status}", *view_parts(view)])
 
 
-@plain_of.register
+@_plain.register
 def _(ds: Dataset) -> str:
     counts = f"{number(ds.mentions_count)} mentions, " if ds.mentions_count is not None else ""
     return f"Dataset {ds.id} {ds.name!r}: {counts}created {when(ds.created_at)}"
 
 
-@plain_of.register
+@_plain.register
 def _(account: Account) -> str:
     credits, usd = _balance(account)
     plan = account.plan.name if account.plan else DASH
@@ -430,6 +448,6 @@ def _(account: Account) -> str:
     )
 
 
-@plain_of.register
+@_plain.register
 def _(answer: Answer) -> str:
     return answer_bundle(answer)["text/plain"]
