@@ -28,7 +28,17 @@ Subparsers = Any  # argparse's _SubParsersAction is private
 def _serve_sandbox(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, after printing how to connect."""
     from rdskit.sandbox import start
+    from rdskit.sandbox.chaos import from_option
 
+    try:
+        controls = [
+            from_option(control, text)
+            for control in _CHAOS_OPTIONS
+            for text in getattr(args, f"chaos_{control}") or []
+        ]
+    except ValueError as exc:
+        print(f"rdskit sandbox: {exc}", file=sys.stderr)
+        return 2
     handle = start(
         host=args.host,
         port=args.port,
@@ -36,6 +46,8 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
         seed=args.seed,
         speed=args.speed,
         rate_limit=args.rate_limit,
+        job_cpu_budget=args.job_cpu_budget,
+        chaos=controls,
     )
     print(f"rdskit sandbox listening on {handle.url}")
     print(f"  base URL    : {handle.url}   (REST under {handle.url}/v1)")
@@ -43,6 +55,8 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     print(f"  API key     : {handle.api_key}")
     print(f"  admin token : {handle.admin_token}   (x-admin-token for {handle.url}/sandbox/...)")
     print(f"  database    : {args.db or 'temporary (deleted on exit)'}")
+    for control, body in controls:
+        print(f"  chaos       : {control} {body}")
     print("Press Ctrl-C to stop.", flush=True)
 
     stopping = threading.Event()
@@ -76,7 +90,40 @@ def add_sandbox(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--rate-limit", type=float, default=5.0, help="requests per second per key (service: 5)"
     )
+    parser.add_argument(
+        "--job-cpu-budget",
+        type=float,
+        default=30.0,
+        help="CPU seconds one worker job may use before its run fails, refunded (default 30)",
+    )
+    chaos = parser.add_argument_group(
+        "chaos controls", "make the sandbox fail on demand (also: /sandbox/chaos admin API)"
+    )
+    for control, (metavar, text) in _CHAOS_OPTIONS.items():
+        chaos.add_argument(
+            f"--chaos-{control.replace('_', '-')}",
+            dest=f"chaos_{control}",
+            action="append",
+            metavar=metavar,
+            help=text,
+        )
     parser.set_defaults(handler=_serve_sandbox)
+
+
+_CHAOS_OPTIONS = {
+    "source": ("SOURCE", "make a source unavailable (repeatable)"),
+    "failure": (
+        "KIND[:STEP][:N]",
+        "fail the next N runs of KIND at STEP, e.g. dataset_run:enrichment:2",
+    ),
+    "fault": (
+        "RULE",
+        "inject a fault: route=GLOB,kind=latency|error|drop|rate_limit[,probability=P,seed=S,"
+        "methods=GET|POST,status=5xx,latency_ms=MS,times=N]",
+    ),
+    "assistant": ("FLAGS", "duplicate_citation and/or render_block (comma-separated)"),
+    "parameter_posts": ("retry=N,fail=M", "custom-parameter posts that fail once / for good"),
+}
 
 
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [

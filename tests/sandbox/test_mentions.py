@@ -133,7 +133,7 @@ def test_default_query_spans_every_dataset_newest_first(world: World) -> None:
             [{"id": world.oat, "name": "Oat"}],
             [{"id": world.coffee, "name": "Coffee"}],
         )
-        assert "parameters" not in mention
+        assert mention["parameters"] == {}  # none asked: every spec field is still sent
     names = {m["datasets"][0]["name"] for m in world.mentions}
     assert names == {"Oat", "Coffee"}
 

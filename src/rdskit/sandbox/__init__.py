@@ -19,7 +19,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
@@ -132,6 +132,29 @@ class AdminClient:
         """``ai_assistant_unavailable``, ``ai_assistant_timeout`` or ``None`` (healthy)."""
         self._call("PUT", f"/accounts/{account_id}/assistant", {"failure": failure})
 
+    def chaos(self, control: str, **body: Any) -> dict[str, Any]:
+        """Set a chaos control (``source``, ``failure``, ``fault``, ``assistant``,
+        ``parameter_posts``; see ``rdskit.sandbox.chaos``); returns the chaos state.
+
+        Example:
+            >>> with start(speed=100) as sb:
+            ...     state = sb.admin.chaos("source", source="tiktok")
+            >>> state["unavailable_sources"]
+            ['tiktok']
+        """
+        state: dict[str, Any] = self._call("POST", f"/chaos/{control}", body)
+        return state
+
+    def reset_chaos(self) -> None:
+        """Turn every chaos control off."""
+        self._call("DELETE", "/chaos")
+
+    def set_content_type(self, dataset_id: str, content_type: str) -> None:
+        """Fix a dataset's content type (``organic``/``ad``): a run of the other type then
+        gets ``collection_content_type_mismatch``."""
+        body = {"content_type": content_type}
+        self._call("PUT", f"/chaos/datasets/{dataset_id}/content_type", body)
+
     def close(self) -> None:
         """Close the HTTP connection pool."""
         self._http.close()
@@ -188,11 +211,16 @@ def start(
     seed: int = 0,
     speed: float = 1.0,
     rate_limit: float = 5.0,
+    worker_threads: int = 2,
+    job_cpu_budget: float | None = 30.0,
+    chaos: Sequence[tuple[str, dict[str, Any]]] = (),
 ) -> SandboxHandle:
     """Serve a sandbox in a background thread; ``port=0`` picks a free port.
 
     ``db=None`` uses a temporary database deleted on ``stop()``; a path persists
-    everything across restarts.
+    everything across restarts. ``job_cpu_budget`` is the CPU seconds one worker job may
+    use (its run fails, refunded, beyond it); ``chaos`` sets chaos controls from the start
+    (``(control, body)`` pairs, see ``rdskit.sandbox.chaos``).
     """
     import uvicorn
 
@@ -209,7 +237,12 @@ def start(
         sock.close()
         raise
     bound_port = sock.getsockname()[1]
-    settings = Settings(rate_limit=rate_limit)
+    settings = Settings(
+        rate_limit=rate_limit,
+        worker_threads=worker_threads,
+        job_cpu_budget=job_cpu_budget,
+        chaos=tuple(chaos),
+    )
     store = Store(db, seed=seed, speed=speed)
     try:
         app = create_app(store, settings)

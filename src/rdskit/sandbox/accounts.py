@@ -23,12 +23,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from rdskit._config import mask_key
+from rdskit.models.vocab import PLAN_FEATURES
 from rdskit.sandbox.db import Connection, dumps, loads, new_id
-from rdskit.sandbox.routes._common import ApiError, key_digest
+from rdskit.sandbox.errors import ApiError
 
 __all__ = [
     "CATALOG_VERSION",
@@ -40,6 +42,7 @@ __all__ = [
     "create_seat",
     "default_api_key",
     "delete_seat",
+    "key_digest",
     "mint_key",
     "plan_of",
     "revoke_key",
@@ -57,17 +60,17 @@ _CREDITS = {"mention": 1, "audience_profile": 3, "post_processing": "0.5", "prev
 # (1,780 USD of Pro: 120000.000000), and few enough to survive a JSON float round trip.
 _RATE_PLACES = Decimal("1E-16")
 
-_ALL_FEATURES = [
-    "api_access",
-    "audience_research",
-    "csv_export",
-    "custom_date_filter",
-    "daily_digest",
-    "digest_webhook",
-    "mcp",
-    "multisource_research",
-    "webhooks",
-]
+_ALL_FEATURES = PLAN_FEATURES
+
+
+def key_digest(api_key: str) -> str:
+    """SHA-256 hex digest of a raw API key: the only form the sandbox stores.
+
+    Example:
+        >>> len(key_digest("rds_example"))
+        64
+    """
+    return hashlib.sha256(api_key.encode()).hexdigest()
 
 
 def _features(*enabled: str) -> dict[str, bool]:
@@ -175,7 +178,13 @@ class NewAccount:
 
     account_id: str
     seat_id: str
-    api_key: str
+    api_key: str = field(repr=False)  # the raw key: never in a repr or a traceback
+
+    def __repr__(self) -> str:
+        return (
+            f"NewAccount(account_id={self.account_id!r}, seat_id={self.seat_id!r}, "
+            f"api_key={mask_key(self.api_key)!r})"
+        )
 
 
 def _check_plan(plan: str) -> _Plan:

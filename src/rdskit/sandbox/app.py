@@ -1,8 +1,8 @@
 """The sandbox's FastAPI application.
 
 ``create_app(store, settings)`` wires the error handlers, the rate-limit middleware and the
-``router`` of every module under ``rdskit.sandbox.routes`` (so a new route module plugs in
-by existing), mounts the MCP server (``sandbox/mcp_server.py``) at ``/mcp/`` (built in the
+routers listed in :mod:`rdskit.sandbox.registry` (included explicitly, in that order),
+mounts the MCP server (``sandbox/mcp_server.py``) at ``/mcp/`` (built in the
 background, see :class:`DeferredMcp`), and starts/stops the worker with the app's lifespan.
 
 Example:
@@ -17,7 +17,8 @@ Example:
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import math
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,16 +26,28 @@ from typing import Any
 import anyio
 from anyio.abc import TaskStatus
 from fastapi import FastAPI
+from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rdskit.sandbox import accounts, routes
+from rdskit.sandbox import accounts, chaos, guard, openapi, registry
+from rdskit.sandbox.accounts import key_digest
 from rdskit.sandbox.db import Store
+from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.ratelimit import RateLimiter
-from rdskit.sandbox.routes._common import ApiError, install_error_handlers, key_digest
+from rdskit.sandbox.routes._common import error_response, install_error_handlers
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Worker
 
-__all__ = ["RATE_LIMITED_PREFIXES", "DeferredMcp", "RateLimitMiddleware", "Settings", "create_app"]
+__all__ = [
+    "GUARDED_PREFIXES",
+    "RATE_LIMITED_PREFIXES",
+    "BodyGuardMiddleware",
+    "ChaosMiddleware",
+    "DeferredMcp",
+    "RateLimitMiddleware",
+    "Settings",
+    "create_app",
+]
 
 RATE_LIMITED_PREFIXES = ("/v1", "/mcp")
 """Paths whose requests count against the caller's key bucket (REST and MCP share it)."""
@@ -70,7 +83,7 @@ class RateLimitMiddleware:
                 extra={"retry_after_seconds": max(round(decision.retry_after, 3), 0.001)},
                 headers=decision.headers(),
             )
-            await error.response()(scope, receive, send)
+            await error_response(error)(scope, receive, send)
             return
         extra = [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
 
@@ -80,6 +93,136 @@ class RateLimitMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+GUARDED_PREFIXES = ("/v1", "/sandbox")
+"""Paths whose JSON bodies pass :func:`rdskit.sandbox.guard.check_body` before any route."""
+
+
+class BodyGuardMiddleware:
+    """Give every request an id; refuse oversized or hostile bodies before any work.
+
+    The id (``x-request-id`` response header) names the request in the server log, and a
+    500 body quotes it instead of internals. Bodies are read here once (at most
+    ``guard.MAX_BODY_BYTES`` + 1 bytes are buffered), checked, and replayed to the route.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = secrets.token_hex(8)
+        scope.setdefault("state", {})["request_id"] = request_id
+        header = (b"x-request-id", request_id.encode())
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), header]}
+            await send(message)
+
+        if not scope["path"].startswith(GUARDED_PREFIXES) or scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send_with_id)
+            return
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > guard.MAX_BODY_BYTES:
+            await self._refuse(guard.too_large(int(declared)), scope, send_with_id)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break  # the client went away; the route sees the disconnect
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > guard.MAX_BODY_BYTES:
+                await self._refuse(guard.too_large(size), scope, send_with_id)
+                return
+        body = b"".join(chunks)
+        rejection = guard.check_body(body)
+        if rejection is not None:
+            await self._refuse(rejection, scope, send_with_id)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send_with_id)
+
+    @staticmethod
+    async def _refuse(rejection: guard.Rejection, scope: Scope, send: Send) -> None:
+        if rejection.status == 413:
+            response = error_response(ApiError(413, "request_too_large", rejection.message))
+        else:
+            response = JSONResponse({"detail": rejection.items}, status_code=rejection.status)
+        await response(scope, _no_body, send)
+
+
+class ChaosMiddleware:
+    """Inject the ``fault`` chaos rules (latency, 5xx, dropped connection, 429) into ``/v1``.
+
+    Runs inside the rate limiter, so an injected 429 looks exactly like a real one.
+    """
+
+    def __init__(self, app: ASGIApp, store: Store) -> None:
+        self.app = app
+        self.chaos = chaos.of(store)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(RATE_LIMITED_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        rule = self.chaos.fault_for(scope["method"], scope["path"])
+        if rule is None:
+            await self.app(scope, receive, send)
+        elif rule.kind == "latency":
+            await anyio.sleep(rule.latency_ms / 1000)
+            await self.app(scope, receive, send)
+        elif rule.kind == "rate_limit":
+            wait = rule.retry_after_seconds
+            await error_response(
+                ApiError(
+                    429,
+                    "too_many_requests",
+                    "Rate limit exceeded (injected by a sandbox chaos rule).",
+                    transient=True,
+                    extra={"retry_after_seconds": wait},
+                    headers={"Retry-After": str(max(1, math.ceil(wait)))},
+                )
+            )(scope, receive, send)
+        elif rule.kind == "error":
+            await error_response(
+                ApiError(
+                    rule.status,
+                    "service_unavailable" if rule.status == 503 else "internal_error",
+                    "The service failed (injected by a sandbox chaos rule).",
+                    transient=True,
+                )
+            )(scope, receive, send)
+        else:  # drop: promise a body, send part of it, close the connection
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b'{"status":', "more_body": True})
+            raise ConnectionAbortedError("connection dropped by a sandbox chaos rule")
+
+
+async def _no_body() -> Message:
+    return {"type": "http.disconnect"}
 
 
 class DeferredMcp:
@@ -118,20 +261,18 @@ class DeferredMcp:
         await self._endpoint(scope, receive, send)
 
 
-def _route_modules() -> list[Any]:
-    """Every module of ``rdskit.sandbox.routes`` (private ``_`` modules excluded)."""
-    return [
-        importlib.import_module(f"{routes.__name__}.{info.name}")
-        for info in sorted(pkgutil.iter_modules(routes.__path__), key=lambda m: m.name)
-        if not info.name.startswith("_")
-    ]
-
-
 def create_app(store: Store, settings: Settings) -> FastAPI:
     """The sandbox app over ``store``; the default account exists once it returns."""
     with store.transaction() as conn:
         accounts.bootstrap(conn)
-    worker = Worker(store, threads=settings.worker_threads)
+    for control, body in settings.chaos:
+        chaos.of(store).apply(control, body)
+    worker = Worker(
+        store,
+        threads=settings.worker_threads,
+        budget_seconds=settings.job_cpu_budget,
+        jobs=registry.JOBS,
+    )
     mcp = DeferredMcp(store, settings)
 
     @asynccontextmanager
@@ -150,15 +291,24 @@ def create_app(store: Store, settings: Settings) -> FastAPI:
         version="v1",
         lifespan=lifespan,
     )
+    schema_of = app.openapi
+
+    def published_openapi() -> dict[str, Any]:
+        """FastAPI's document completed for tools (``sandbox/openapi.py``), built once."""
+        if app.openapi_schema is None:
+            app.openapi_schema = openapi.complete(schema_of())
+        return app.openapi_schema
+
+    app.openapi = published_openapi  # type: ignore[method-assign]
     app.state.store = store
     app.state.settings = settings
     app.state.limiter = RateLimiter(settings.rate_limit)
     app.state.worker = worker
     install_error_handlers(app)
-    for module in _route_modules():
-        router = getattr(module, "router", None)
-        if router is not None:
-            app.include_router(router)
+    for router in registry.ROUTERS:
+        app.include_router(router)
     app.mount("/mcp", mcp)
+    app.add_middleware(ChaosMiddleware, store=store)
     app.add_middleware(RateLimitMiddleware, limiter=app.state.limiter)
+    app.add_middleware(BodyGuardMiddleware)  # outermost: ids every request, bounds bodies
     return app

@@ -38,6 +38,7 @@ import hashlib
 import math
 import random
 import re
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,6 +47,9 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
+
+from rdskit.models import vocab
+from rdskit.sandbox import budget
 
 __all__ = [
     "BRANDS",
@@ -71,7 +75,7 @@ __all__ = [
     "topic_of",
 ]
 
-SOURCES = ("reddit", "tiktok", "youtube", "instagram", "linkedin")
+SOURCES = vocab.SOURCES
 MEDIA_HOST = "https://cdn.sandbox.rdskit.test"
 """Media and avatar URLs point here (a reserved ``.test`` host: never fetched)."""
 
@@ -82,6 +86,13 @@ NON_ENGLISH_SHARE = 0.08
 AUTHOR_POOL = 2_000  # recurring authors per (query, source)
 COMMENTER_POOL = 6_000
 URL_WINDOW_DAYS = 365
+HISTORY_DAYS = 5 * 365 + 1
+"""How far back the corpus holds posts, from the collection time: a window is clipped to
+it, so a run's work does not grow with its window (0001-01-01..9999-12-31 costs what five
+years cost, ~0.1 s of CPU for five sources)."""
+FUTURE_SLACK_DAYS = 366
+"""How far past the real clock a window may end (the sandbox clock can be advanced, e.g.
+to reach a tracking agent's next cycle); later ends are clipped."""
 
 
 def _digest(*parts: object) -> bytes:
@@ -1395,7 +1406,8 @@ def collect(
     """
     if count <= 0:
         return []
-    end = (date_to or datetime.now(UTC)).timestamp()
+    latest = time.time() + FUTURE_SLACK_DAYS * DAY
+    end = min((date_to or datetime.now(UTC)).timestamp(), latest)
     text = str(search_query.get("search_query") or "")
     base = _Request(
         seed,
@@ -1412,6 +1424,9 @@ def collect(
             posts = _collect_urls(base, list(search_query.get("source_urls") or []), count)
         else:
             start = date_from.timestamp() if date_from else end - URL_WINDOW_DAYS * DAY
+            start = max(start, end - HISTORY_DAYS * DAY)  # what the corpus holds
+            if start > end:
+                return []
             sources = [s for s in SOURCES if s in (search_query.get("sources") or SOURCES)]
             shares = _shares(count, [_SOURCE_SHARE[s] for s in sources])
             posts = []
@@ -1441,6 +1456,7 @@ def _timeline(req: _Request, source: str, slots: Iterator[_Slot]) -> list[dict[s
     timeline = f"{req.topic.key}|ads" if req.ads_only else req.topic.key
     out = []
     for slot in slots:
+        budget.check()
         rng = _post_rng(req, source, slot, timeline)
         ad = req.ads_only or rng.random() < AD_SHARE
         if ad:
@@ -1473,6 +1489,7 @@ def _collect_urls(base: _Request, urls: list[str], count: int) -> list[dict[str,
         req = replace(base, topic=topic_of(niche.keywords[0]))
         author, timeline = Person(name, display_name_of(name)), f"@{name}"
         for slot in _profile_slots(base.seed, source, name, n, end_of_day, base.ordinal):
+            budget.check()
             rng = _post_rng(req, source, slot, timeline)
             posts.append(_post(req, source, slot, timeline, author, base.ads_only, rng))
     return posts

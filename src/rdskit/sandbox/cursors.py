@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rdskit.sandbox.db import Connection
-from rdskit.sandbox.routes._common import ApiError, ListParams, page
+from rdskit.sandbox.errors import ApiError
 
 __all__ = [
     "BY_CREATED",
+    "ListParams",
     "Order",
     "Page",
     "Sort",
@@ -41,11 +42,33 @@ __all__ = [
     "encode_cursor",
     "fetch_page",
     "keyset",
+    "page",
     "page_of",
 ]
 
 Order = Literal["asc", "desc"]
 _MAC_BYTES = 12
+
+
+@dataclass(frozen=True)
+class ListParams:
+    """Validated ``limit``, ``cursor`` and ``order`` of a list endpoint."""
+
+    limit: int
+    cursor: str | None
+    order: Literal["asc", "desc"]
+
+
+def page(
+    items: Sequence[Any], *, has_next: bool, cursor: str | None, status: str = "success"
+) -> dict[str, Any]:
+    """The list envelope ``{status, data, has_next, cursor}`` (cursor is null on the last page).
+
+    Example:
+        >>> page([], has_next=False, cursor=None)
+        {'status': 'success', 'data': [], 'has_next': False, 'cursor': None}
+    """
+    return {"status": status, "data": list(items), "has_next": has_next, "cursor": cursor}
 
 
 @dataclass(frozen=True)

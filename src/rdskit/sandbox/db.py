@@ -6,8 +6,8 @@ freely. Writers go through ``store.transaction()`` (``BEGIN IMMEDIATE``: the wri
 taken up front, so two read-modify-write sequences never interleave and nothing is lost or
 duplicated); multi-statement reads use ``store.read()`` for one consistent snapshot.
 
-The schema is the core tables below plus a ``SCHEMA`` string from every module under
-``rdskit.sandbox.routes`` that defines one (see docs/sandbox-internals.md).
+The schema is the core tables below plus each part's ``SCHEMA`` section, listed
+explicitly in :mod:`rdskit.sandbox.backend.tables` (see docs/sandbox-internals.md).
 
 Example:
     >>> store = Store(":memory:")
@@ -21,10 +21,8 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
-import pkgutil
 import secrets
 import sqlite3
 import tempfile
@@ -35,7 +33,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CORE_SCHEMA", "Clock", "Connection", "Store", "dumps", "keys_table", "loads", "new_id"]
+from rdskit.sandbox.errors import ApiError
+
+__all__ = [
+    "CORE_SCHEMA",
+    "Clock",
+    "Connection",
+    "Store",
+    "dumps",
+    "keys_table",
+    "loads",
+    "new_id",
+    "row_or_404",
+]
 
 CORE_SCHEMA = """
 -- ===== core: meta, accounts, billing ============================================
@@ -128,9 +138,11 @@ CREATE TABLE IF NOT EXISTS jobs (
     state      TEXT NOT NULL DEFAULT 'pending', -- pending | running | done | failed
     attempts   INTEGER NOT NULL DEFAULT 0,
     last_error TEXT,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    account_id TEXT NOT NULL DEFAULT ''     -- whose work (fair share); '' = the sandbox's
 );
 CREATE INDEX IF NOT EXISTS jobs_due ON jobs(state, run_at);
+CREATE INDEX IF NOT EXISTS jobs_fair ON jobs(state, account_id, run_at);
 
 -- ===== core: datasets, runs, mentions (routes/datasets.py) ==========================
 CREATE TABLE IF NOT EXISTS datasets (
@@ -204,6 +216,18 @@ CREATE TABLE IF NOT EXISTS dataset_mentions (
     PRIMARY KEY (dataset_id, source, id)
 );
 CREATE INDEX IF NOT EXISTS dataset_mentions_run_at ON dataset_mentions(dataset_id, dataset_run_at);
+
+-- The comments each run collected for a post (only runs that brought some): a later run,
+-- in this dataset or another, never erases them; reads merge the runs of their datasets.
+CREATE TABLE IF NOT EXISTS run_comments (
+    account_id TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    post_id    TEXT NOT NULL,
+    run_id     TEXT NOT NULL,
+    dataset_id TEXT NOT NULL,
+    comments   TEXT NOT NULL,                  -- JSON [Comment wire dict]
+    PRIMARY KEY (account_id, source, post_id, run_id)
+);
 CREATE INDEX IF NOT EXISTS dataset_mentions_post ON dataset_mentions(source, id);
 """
 
@@ -315,6 +339,7 @@ class Store:
         self._closed = False
         self._memory: Connection | None = None
         # executescript() commits on its own, so the idempotent DDL runs outside a transaction.
+        self._migrate()
         self._connection().executescript(_schema())
         with self.transaction() as conn:
             conn.execute(
@@ -324,6 +349,13 @@ class Store:
             meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'secret')"))
         self.seed = int(meta["seed"])
         self.secret = bytes.fromhex(meta["secret"])
+
+    def _migrate(self) -> None:
+        """Bring a database written by an older sandbox up to the current core schema."""
+        conn = self._connection()
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(jobs)")}
+        if columns and "account_id" not in columns:
+            conn.execute("ALTER TABLE jobs ADD COLUMN account_id TEXT NOT NULL DEFAULT ''")
 
     # -- connections -------------------------------------------------------------
     def _connection(self) -> Connection:
@@ -453,13 +485,45 @@ def new_id(conn: sqlite3.Connection, prefix: str) -> str:
 
 
 def _schema() -> str:
-    """The core schema followed by each route module's ``SCHEMA`` section, in name order."""
-    from rdskit.sandbox import routes
+    """The core schema followed by each part's section (:mod:`rdskit.sandbox.backend.tables`)."""
+    # Imported here: the table sections' modules import this one (ids, JSON, key tables).
+    from rdskit.sandbox.backend.tables import SECTIONS
 
     sections = [CORE_SCHEMA]
-    for info in sorted(pkgutil.iter_modules(routes.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{routes.__name__}.{info.name}")
-        extra = getattr(module, "SCHEMA", None)
-        if isinstance(extra, str):
-            sections.append(f"-- ===== routes/{info.name}.py =====\n{extra}")
+    sections.extend(f"-- ===== {part} =====\n{ddl}" for part, ddl in SECTIONS)
     return "\n".join(sections)
+
+
+def row_or_404(
+    conn: sqlite3.Connection,
+    source: str,
+    missing: str,
+    detail: str,
+    *,
+    live: bool = False,
+    **match: Any,
+) -> sqlite3.Row:
+    """The row of ``source`` whose columns equal ``match`` (and not soft-deleted when
+    ``live``), or a 404 ``missing`` error with ``detail``.
+
+    Example:
+        >>> store = Store(":memory:")
+        >>> with store.transaction() as conn:
+        ...     _ = conn.execute("CREATE TEMP TABLE things (id TEXT, account_id TEXT)")
+        ...     _ = conn.execute("INSERT INTO things VALUES ('th_1', 'acc_1')")
+        ...     row = row_or_404(conn, "things", "thing_not_found", "no", id="th_1")
+        >>> row["account_id"]
+        'acc_1'
+        >>> with store.transaction() as conn:
+        ...     row_or_404(conn, "things", "thing_not_found", "Thing th_2 not found", id="th_2")
+        Traceback (most recent call last):
+        rdskit.sandbox.errors.ApiError: 404 thing_not_found: Thing th_2 not found
+        >>> store.close()
+    """
+    where = " AND ".join([*(f"{column} = ?" for column in match), *(["deleted_at IS NULL"] * live)])
+    row: sqlite3.Row | None = conn.execute(
+        f"SELECT * FROM {source} WHERE {where}", tuple(match.values())
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, missing, detail)
+    return row

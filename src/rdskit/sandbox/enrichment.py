@@ -48,18 +48,29 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from rdskit.models import vocab
+from rdskit.models.vocab import CONTENT_ANALYSIS_ACTIONS
 from rdskit.sandbox.corpus import BRANDS, CATEGORIES, GENERIC, Gazetteer, Tokens, category_of
 
-__all__ = ["ACTIONS", "EMOTIONS", "SENTIMENTS", "dominant", "enrich", "score_text"]
+__all__ = [
+    "ACTIONS",
+    "EMOTIONS",
+    "SENTIMENTS",
+    "SPEECH_TEMPOS",
+    "dominant",
+    "enrich",
+    "score_text",
+    "speech_tempo",
+]
 
-ACTIONS = ("sentiment", "hook", "cta")
+ACTIONS = CONTENT_ANALYSIS_ACTIONS
 """Actions with their own fields; any other action still triggers the general analysis."""
 
-EMOTIONS = ("neutral", "joy", "sadness", "anger", "surprise", "fear", "disgust")
-"""Emotion keys in tie-break order (a tie resolves to the earlier key)."""
+EMOTIONS = vocab.EMOTIONS
+"""Emotion keys in tie-break order (a tie resolves to the earlier key): the wire order."""
 
-SENTIMENTS = ("neutral", "positive", "negative")
-"""Sentiment keys in tie-break order."""
+SENTIMENTS = ("neutral", *(label for label in reversed(vocab.SENTIMENTS) if label != "neutral"))
+"""Sentiment keys in tie-break order: neutral, then positive, then negative."""
 
 
 @cache
@@ -604,3 +615,30 @@ def enrich(mention: Mapping[str, Any], actions: Iterable[str] | None) -> dict[st
     out["category"] = category_of(text.tokens).name
     out["content_intention"] = _intention(text, compound, is_ad, bool(topics))
     return out
+
+
+SPEECH_TEMPOS = ("slow", "moderate", "fast")
+"""``speech_tempo`` values: words per minute below 130, 130..170, above 170."""
+
+
+def speech_tempo(mention: Mapping[str, Any]) -> str | None:
+    """The spoken pace of a post's video, from its transcript; ``None`` without a video.
+
+    Only a run with ``enable_transcribing`` calls this (there is no speech to measure
+    otherwise). The sandbox's "transcript" is the post text and the video's length is
+    derived from the post id, so the value is stable across runs.
+
+    Example:
+        >>> video = [{"type": "video"}]
+        >>> speech_tempo({"id": "v1", "text": "so today we try oat milk", "media": video})
+        'moderate'
+        >>> speech_tempo({"id": "p1", "text": "a photo", "media": [{"type": "image"}]}) is None
+        True
+    """
+    if not any((m or {}).get("type") == "video" for m in mention.get("media") or []):
+        return None
+    words = sum(len(str(mention.get(key) or "").split()) for key in ("title", "text"))
+    # A video of 15..74 s, spoken at 100..219 words per minute (the text is a sample of it).
+    seed = sum(map(ord, str(mention.get("id") or ""))) + words
+    per_minute = 100 + seed * 37 % 120
+    return SPEECH_TEMPOS[0 if per_minute < 130 else 1 if per_minute <= 170 else 2]

@@ -59,10 +59,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from rdskit.models import MentionsQuery
 from rdskit.models.chats import AskRequest
 from rdskit.models.common import SOURCES
-from rdskit.sandbox.accounts import plan_of
+from rdskit.sandbox.accounts import key_digest, plan_of
+from rdskit.sandbox.backend import mentions, previews
 from rdskit.sandbox.db import Store, loads
-from rdskit.sandbox.routes import chats, mentions, previews
-from rdskit.sandbox.routes._common import ApiError, Principal, key_digest
+from rdskit.sandbox.errors import ApiError, FieldError
+from rdskit.sandbox.routes import chats
+from rdskit.sandbox.routes._common import Principal
 from rdskit.sandbox.settings import Settings
 
 __all__ = ["TOOL_PREFIX", "McpGate", "build_server", "mcp_app"]
@@ -171,7 +173,7 @@ async def _run(ctx: Context, work: Callable[[Principal], dict[str, Any]]) -> Cal
         return _result(await anyio.to_thread.run_sync(work, who))
     except ApiError as exc:
         return _from_api_error(exc)
-    except (ValidationError, RequestValidationError) as exc:
+    except (ValidationError, RequestValidationError, FieldError) as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         return _error("validation_error", problems, 422)
 
@@ -370,8 +372,8 @@ class _Tools:
 
     def _mentions(self, query: dict[str, Any], who: Principal) -> dict[str, Any]:
         body = MentionsQuery.model_validate({k: v for k, v in query.items() if v is not None})
-        got = mentions.query_mentions(body, who, self.store)
-        return {"mentions": got["data"], "has_next": got["has_next"], "cursor": got["cursor"]}
+        got = mentions.query_mentions(self.store, who.account_id, body)
+        return {"mentions": got.mentions, "has_next": got.has_next, "cursor": got.cursor}
 
     async def mentions_get(
         self, source: str, id: str, ctx: Context, dataset_ids: list[str] | None = None

@@ -10,6 +10,8 @@ Example:
     >>> limiter = RateLimiter(2)
     >>> [limiter.hit("digest").allowed for _ in range(3)]
     [True, True, False]
+    >>> len(limiter)  # idle keys are evicted once their window has ended
+    1
 """
 
 from __future__ import annotations
@@ -54,11 +56,30 @@ class RateLimiter:
         self.window = self.limit / rate  # 1.0 s whenever rate is a whole number
         self._windows: dict[str, tuple[float, int]] = {}  # digest -> (window start, calls)
         self._lock = threading.Lock()
+        self._swept = time.monotonic()
+
+    def __len__(self) -> int:
+        """Keys with a live window (idle ones are evicted, so random keys cannot pile up)."""
+        return len(self._windows)
+
+    def _evict_idle(self, now: float) -> None:
+        """Drop windows that ended: a key seen again simply opens a new one.
+
+        Runs at most once per window length, so the cost is one pass over the live keys
+        per second, however many requests arrive.
+        """
+        if now - self._swept < self.window:
+            return
+        self._swept = now
+        ended = [d for d, (start, _) in self._windows.items() if now - start >= self.window]
+        for digest in ended:
+            del self._windows[digest]
 
     def hit(self, digest: str) -> Decision:
         """Count a call of ``digest`` in its current window if the window has room."""
         now = time.monotonic()
         with self._lock:
+            self._evict_idle(now)
             start, calls = self._windows.get(digest, (now, 0))
             if now - start >= self.window:
                 start, calls = now, 0

@@ -113,12 +113,14 @@ def stem(word: str) -> str:
     """A crude suffix stripper: enough to match plurals and verb forms as prefixes.
 
     Example:
-        >>> stem("leaking"), stem("sustainability"), stem("foam")
-        ('leak', 'sustain', 'foam')
+        >>> stem("leaking"), stem("sustainability"), stem("foam"), stem("prices")
+        ('leak', 'sustain', 'foam', 'price')
     """
     word = word.lower().strip("'’-")
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                continue  # "prices" is "price" + s, as "price" itself stems (boxes: box)
             return word[: -len(suffix)]
     return word
 

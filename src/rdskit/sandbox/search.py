@@ -42,14 +42,48 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from rdskit.models.mentions import Mention
+from rdskit.sandbox.backend.patterns import pattern_assignments
 from rdskit.sandbox.cursors import Page, Sort, decode_cursor, page_of
 from rdskit.sandbox.db import Connection, dumps, keys_table, loads
 from rdskit.sandbox.enrichment import dominant
-from rdskit.sandbox.routes._common import invalid
-from rdskit.sandbox.routes.patterns import pattern_assignments
+from rdskit.sandbox.errors import invalid
+
+EMPTY_WHEN_NONE = {
+    "media": list,
+    "comments": list,
+    "datasets": list,
+    "collections": list,
+    "parameters": dict,
+    "pattern_assignments": dict,
+}
+"""Mention fields sent empty (not null) when the post has none: what the post *is* (its
+media, comments, datasets, collections) or a lookup (parameters asked for, pattern items)."""
+
+
+def mention_defaults() -> dict[str, Any]:
+    """Every Mention field the spec lists, at its "no value" form.
+
+    Collections of the post's own things are empty (:data:`EMPTY_WHEN_NONE`); everything
+    else is ``null``: scalars without a value (``sound``, ``speech_tempo`` without
+    transcription, ``ad_meta`` of an organic post) and analysis results whose analysis did
+    not run (``sentiment``, ``hooks``, ``content_topics``, ...), so "not analysed" (null)
+    stays distinct from "analysed, nothing found" (``[]``).
+
+    Example:
+        >>> d = mention_defaults()
+        >>> d["comments"], d["hooks"], d["parameters"], d["sound"]
+        ([], None, {}, None)
+    """
+    return {
+        name: EMPTY_WHEN_NONE[name]() if name in EMPTY_WHEN_NONE else None
+        for name in Mention.model_fields
+    }
+
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "EMPTY_WHEN_NONE",
     "MAX_LIMIT",
     "METRICS",
     "SCHEMA",
@@ -61,6 +95,7 @@ __all__ = [
     "hydrate",
     "keyset_page",
     "lookup",
+    "mention_defaults",
     "page_limit",
     "search",
     "text_pattern",
@@ -454,14 +489,46 @@ def lookup(
     return ordered
 
 
+def _run_comments(
+    conn: Connection,
+    account_id: str,
+    page_keys: str,
+    key_params: list[Any],
+    dataset_ids: Sequence[str] | None,
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Per post of the page: the comments of its runs in ``dataset_ids`` (newest run first,
+    each comment once); a post some run commented on but none in scope gets ``[]``."""
+    scope = None if dataset_ids is None else set(dataset_ids)
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    seen: dict[tuple[str, str], set[Any]] = {}
+    for row in conn.execute(
+        f"{page_keys} SELECT rc.source, rc.post_id, rc.dataset_id, rc.comments FROM k"
+        " JOIN run_comments rc ON rc.account_id = ? AND rc.source = k.source"
+        " AND rc.post_id = k.id ORDER BY rc.rowid DESC",
+        [*key_params, account_id],
+    ):
+        key = (row["source"], row["post_id"])
+        merged = out.setdefault(key, [])
+        if scope is not None and row["dataset_id"] not in scope:
+            continue
+        ids = seen.setdefault(key, set())
+        for comment in loads(row["comments"]):
+            if comment.get("id") not in ids:
+                ids.add(comment.get("id"))
+                merged.append(comment)
+    return out
+
+
 def hydrate(
     conn: Connection,
     account_id: str,
     rows: Sequence[sqlite3.Row],
     parameter_ids: Sequence[str] = (),
+    dataset_ids: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Mention dicts: the stored body plus ``datasets``, ``dataset_run_at``, ``parameters``
-    (when ``parameter_ids`` are asked) and ``pattern_assignments`` (posts in pattern items).
+    """Mention dicts: the stored body plus ``datasets``, ``collections``,
+    ``dataset_run_at``, ``parameters``, ``pattern_assignments`` and ``comments``: those the
+    runs of ``dataset_ids`` (all datasets when None) collected, newest run first.
     """
 
     if not rows:
@@ -492,14 +559,20 @@ def hydrate(
                 "computed_at": None if p["computed_at"] is None else int(p["computed_at"]),
             }
     patterns = pattern_assignments(conn, account_id, keys)
+    comments = _run_comments(conn, account_id, page_keys, key_params, dataset_ids)
     out = []
     for row, key in zip(rows, keys, strict=True):
-        body = loads(row["body"])
+        body = mention_defaults() | loads(row["body"])
         body["datasets"] = datasets[key]
+        # Each dataset is also a collection (pattern detections and Ask name it by uid).
+        body["collections"] = [{"uid": d["id"], "name": d["name"]} for d in datasets[key]]
         body["dataset_run_at"] = int(row["first_seen_at"])
-        if parameter_ids:
-            body["parameters"] = parameters.get(key, {})
-        if key in patterns:
-            body["pattern_assignments"] = patterns[key]
+        body["parameters"] = parameters.get(key, {})
+        body["pattern_assignments"] = patterns.get(key, {})
+        if key in comments:  # else: stored before per-run comments (the body's are kept)
+            body["comments"] = comments[key]
+        for name, empty in EMPTY_WHEN_NONE.items():
+            if body[name] is None:
+                body[name] = empty()
         out.append(body)
     return out

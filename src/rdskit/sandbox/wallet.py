@@ -26,8 +26,9 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from rdskit.models import InsufficientCreditsDetail
+from rdskit.models.vocab import CREDIT_PLACES, PRICE_CATEGORIES
 from rdskit.sandbox.db import Connection, loads, new_id
-from rdskit.sandbox.routes._common import ApiError
+from rdskit.sandbox.errors import ApiError
 
 __all__ = [
     "CATEGORIES",
@@ -43,17 +44,15 @@ __all__ = [
     "terms",
 ]
 
-CATEGORIES = ("mention", "audience_profile", "post_processing", "preview_generation")
+CATEGORIES = PRICE_CATEGORIES
 """The priced categories of GET /v1/prices."""
-
-_SIX = Decimal("0.000001")
 
 
 def credits_of(usd: Decimal, rate: Decimal | None) -> Decimal | None:
     """USD -> credits at ``rate``, quantized to six decimals; ``None`` without a rate."""
     if rate is None:
         return None
-    return (usd / rate).quantize(_SIX, rounding=ROUND_HALF_EVEN)
+    return (usd / rate).quantize(CREDIT_PLACES, rounding=ROUND_HALF_EVEN)
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,32 @@
 """Background worker: runs persisted jobs when they fall due.
 
-Route modules register handlers at import time and schedule jobs inside the transaction
-that creates the work, so a job exists if and only if its work was accepted::
+Each part declares its job kinds (``JOBS``, a tuple of :class:`JobKind`), the app hands
+the explicit list :data:`rdskit.sandbox.registry.JOBS` to its :class:`Worker`, and parts
+schedule jobs inside the transaction that creates the work, so a job exists if and only
+if its work was accepted::
 
     def advance(store: Store, job: Job) -> None:       # runs inside a transaction
         with store.transaction() as conn:                # joins it
             conn.execute("UPDATE things SET status = 'done' WHERE id = ?", (job.ref_id,))
 
-    register("thing.finish", advance)
+    JOBS = (JobKind("thing.finish", advance),)
     ...
     schedule(conn, "thing.finish", thing_id, delay=conn.store.clock.scaled(30))
+
+:func:`register` adds a kind to every worker of the process (tests use it for their own
+kinds).
 
 Jobs live in the ``jobs`` table: a restart with a file database resumes them (jobs caught
 mid-run are run again, so handlers must be idempotent: check the state they expect first).
 A handler registered with ``atomic=False`` manages its own transactions, to do slow pure
 work (generating mentions) without holding the write lock.
+
+Fairness: every job carries the ``account_id`` whose work it is. A free thread takes the
+due job of the account served least recently among those below their share of threads
+(``threads - 1`` each when there are two or more, so one thread is always free for
+another account), and every job runs under a CPU budget (:mod:`rdskit.sandbox.budget`):
+over it, the handler's ``on_error`` fails the run and refunds it. Jobs re-queued after a
+restart are claimed by the same rule.
 """
 
 from __future__ import annotations
@@ -23,13 +35,14 @@ import logging
 import sqlite3
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rdskit.sandbox import budget
 from rdskit.sandbox.db import Connection, Store, dumps, loads
 
-__all__ = ["Job", "Worker", "register", "schedule"]
+__all__ = ["Job", "JobKind", "Worker", "register", "schedule"]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +58,7 @@ class Job:
     ref_id: str
     payload: dict[str, Any]
     attempts: int
+    account_id: str = ""
 
 
 Handler = Callable[[Store, Job], None]
@@ -52,13 +66,25 @@ ErrorHandler = Callable[[Store, Job, BaseException], None]
 
 
 @dataclass(frozen=True)
-class _Registration:
+class JobKind:
+    """How jobs of ``kind`` run: ``handler(store, job)``, in one transaction with the job's
+    completion when ``atomic``; ``on_error(store, job, exc)`` (in a transaction) when the
+    handler raises, e.g. to mark a run failed and refund it (the job is then ``failed``).
+
+    Example:
+        >>> JobKind("thing.finish", lambda store, job: None).atomic
+        True
+    """
+
+    kind: str
     handler: Handler
-    atomic: bool
-    on_error: ErrorHandler | None
+    atomic: bool = True
+    on_error: ErrorHandler | None = None
 
 
-_REGISTRY: dict[str, _Registration] = {}
+_REGISTRY: dict[str, JobKind] = {}
+
+_current = threading.local()  # .account: whose job this worker thread is running
 
 
 def register(
@@ -70,7 +96,7 @@ def register(
     ``on_error(store, job, exc)`` runs (in a transaction) when the handler raises, e.g. to
     mark a run failed and refund it; the job is then marked ``failed``.
     """
-    _REGISTRY[kind] = _Registration(handler, atomic, on_error)
+    _REGISTRY[kind] = JobKind(kind, handler, atomic, on_error)
 
 
 def schedule(
@@ -81,15 +107,28 @@ def schedule(
     run_at: float | None = None,
     delay: float = 0.0,
     payload: dict[str, Any] | None = None,
+    account_id: str | None = None,
 ) -> int:
     """Persist a job due at ``run_at`` (Unix seconds) or ``delay`` real seconds from now.
 
-    Pass simulated durations through ``clock.scaled(...)``. Returns the job id.
+    Pass simulated durations through ``clock.scaled(...)``. ``account_id`` is whose work it
+    is (the fair share it counts against); by default the account of the job scheduling
+    it, so a run's next step stays that account's work. Returns the job id.
     """
+    if account_id is None:
+        account_id = getattr(_current, "account", "")
     now = conn.store.clock.now()
     cursor = conn.execute(
-        "INSERT INTO jobs (kind, ref_id, payload, run_at, created_at) VALUES (?, ?, ?, ?, ?)",
-        (kind, ref_id, dumps(payload or {}), now + delay if run_at is None else run_at, now),
+        "INSERT INTO jobs (kind, ref_id, payload, run_at, created_at, account_id)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            kind,
+            ref_id,
+            dumps(payload or {}),
+            now + delay if run_at is None else run_at,
+            now,
+            account_id,
+        ),
     )
     conn.after_commit(conn.store.jobs_changed.set)
     assert cursor.lastrowid is not None
@@ -110,8 +149,22 @@ class Worker:
         >>> worker.start(); worker.stop(); store.close()
     """
 
-    def __init__(self, store: Store, *, threads: int = 2) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        threads: int = 2,
+        budget_seconds: float | None = None,
+        jobs: Iterable[JobKind] = (),
+    ) -> None:
         self.store = store
+        self._jobs = {job.kind: job for job in jobs}
+        self.budget_seconds = budget_seconds
+        # Running jobs one account may hold: with two threads or more, one stays free for
+        # the other accounts, so a flood never makes them wait for a long job to end.
+        self.share = max(1, threads - 1)
+        self._served: dict[str, int] = {}  # account -> claim number of its latest job
+        self._claims = 0
         self._threads = [
             threading.Thread(target=self._loop, name=f"rdskit-sandbox-worker-{n}", daemon=True)
             for n in range(threads)
@@ -150,33 +203,67 @@ class Worker:
                 self._stopping.wait(_IDLE_POLL)
 
     def _idle_wait(self) -> float:
+        """How long to sleep when nothing could be claimed: until the next job falls due.
+
+        Due jobs held back by their account's share do not count (waiting on them would
+        spin): a finishing job wakes the threads (``_finish``) to claim them.
+        """
+        now = self.store.clock.now()
         with self.store.read() as conn:
             (next_at,) = conn.execute(
-                "SELECT MIN(run_at) FROM jobs WHERE state = 'pending'"
+                "SELECT MIN(run_at) FROM jobs WHERE state = 'pending' AND run_at > ?", (now,)
             ).fetchone()
         if next_at is None:
             return _IDLE_POLL
-        return min(max(next_at - self.store.clock.now(), 0.0), _IDLE_POLL)
+        return min(max(next_at - now, 0.0), _IDLE_POLL)
 
     def _claim(self) -> Job | None:
+        """The next due job by the fair rule (module docstring), marked ``running``."""
         with self.store.transaction() as conn:
+            now = self.store.clock.now()
+            running = dict(
+                conn.execute(
+                    "SELECT account_id, COUNT(*) FROM jobs WHERE state = 'running'"
+                    " GROUP BY account_id"
+                ).fetchall()
+            )
+            due = conn.execute(
+                "SELECT account_id, MIN(run_at) FROM jobs WHERE state = 'pending'"
+                " AND run_at <= ? GROUP BY account_id",
+                (now,),
+            ).fetchall()
+            # The sandbox's own jobs ("") are short bookkeeping: never held back.
+            eligible = [
+                (self._served.get(account, -1), first, account)
+                for account, first in due
+                if account == "" or running.get(account, 0) < self.share
+            ]
+            if not eligible:
+                return None
+            account = min(eligible)[2]
             row = conn.execute(
                 "SELECT id, kind, ref_id, payload, attempts FROM jobs"
-                " WHERE state = 'pending' AND run_at <= ? ORDER BY run_at, id LIMIT 1",
-                (self.store.clock.now(),),
+                " WHERE state = 'pending' AND run_at <= ? AND account_id = ?"
+                " ORDER BY run_at, id LIMIT 1",
+                (now, account),
             ).fetchone()
-            if row is None:
-                return None
             conn.execute(
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1 WHERE id = ?",
                 (row["id"],),
             )
+            self._claims += 1
+            self._served[account] = self._claims
         return Job(
-            row["id"], row["kind"], row["ref_id"], loads(row["payload"]), row["attempts"] + 1
+            row["id"],
+            row["kind"],
+            row["ref_id"],
+            loads(row["payload"]),
+            row["attempts"] + 1,
+            account,
         )
 
     def _run(self, job: Job) -> None:
-        registration = _REGISTRY.get(job.kind)
+        registration = self._jobs.get(job.kind) or _REGISTRY.get(job.kind)
         try:
             self._attempt(job, registration)
         except sqlite3.OperationalError as exc:
@@ -188,17 +275,19 @@ class Worker:
                 conn.execute("UPDATE jobs SET state = 'pending' WHERE id = ?", (job.id,))
             raise
 
-    def _attempt(self, job: Job, registration: _Registration | None) -> None:
+    def _attempt(self, job: Job, registration: JobKind | None) -> None:
         try:
             if registration is None:
                 raise LookupError(f"no handler registered for job kind {job.kind!r}")
-            if registration.atomic:
-                with self.store.transaction():
+            _current.account = job.account_id
+            with budget.limited(self.budget_seconds):
+                if registration.atomic:
+                    with self.store.transaction():
+                        registration.handler(self.store, job)
+                        self._finish(job, "done")
+                else:
                     registration.handler(self.store, job)
                     self._finish(job, "done")
-            else:
-                registration.handler(self.store, job)
-                self._finish(job, "done")
         except Exception as exc:
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise
@@ -213,3 +302,5 @@ class Worker:
             conn.execute(
                 "UPDATE jobs SET state = ?, last_error = ? WHERE id = ?", (state, error, job.id)
             )
+            # The account's share has room again: wake idle threads to claim its next job.
+            conn.after_commit(self.store.jobs_changed.set)

@@ -1,4 +1,5 @@
 """REST routes of the sandbox: one module per spec part, each exposing ``router``.
 
-A module may also define ``SCHEMA`` (SQL DDL) that ``Store`` appends to the core schema.
+The app includes them explicitly (:mod:`rdskit.sandbox.registry`); a part's tables are in
+its backend module (:mod:`rdskit.sandbox.backend.tables` lists them).
 """

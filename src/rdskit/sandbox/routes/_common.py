@@ -17,19 +17,21 @@ SQLite calls are fine.
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
+import logging
+import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
 from fastapi import Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rdskit.sandbox.db import Clock, Connection, Store
+from rdskit.sandbox.accounts import key_digest
+from rdskit.sandbox.cursors import ListParams, page
+from rdskit.sandbox.db import Clock, Store, row_or_404
+from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
 from rdskit.sandbox.settings import Settings
 
 __all__ = [
@@ -37,14 +39,17 @@ __all__ = [
     "ApiError",
     "Auth",
     "Clock",
+    "FieldError",
     "List10",
     "List25",
     "ListParams",
     "Principal",
     "SettingsDep",
     "StoreDep",
+    "error_response",
     "error_status",
     "install_error_handlers",
+    "internal_error",
     "invalid",
     "key_digest",
     "list_params",
@@ -55,6 +60,8 @@ __all__ = [
 ]
 
 M = TypeVar("M", bound=BaseModel)
+
+log = logging.getLogger("rdskit.sandbox")
 
 
 # -- envelopes --------------------------------------------------------------------
@@ -68,64 +75,15 @@ def ok(data: Any, status: str = "success") -> dict[str, Any]:
     return {"status": status, "data": data}
 
 
-def page(
-    items: Sequence[Any], *, has_next: bool, cursor: str | None, status: str = "success"
-) -> dict[str, Any]:
-    """The list envelope ``{status, data, has_next, cursor}`` (cursor is null on the last page).
-
-    Example:
-        >>> page([], has_next=False, cursor=None)
-        {'status': 'success', 'data': [], 'has_next': False, 'cursor': None}
-    """
-    return {"status": status, "data": list(items), "has_next": has_next, "cursor": cursor}
-
-
 # -- errors -----------------------------------------------------------------------
-def error_status(http_status: int) -> str:
-    """The body's ``status``: ``client_error`` on 402, 409 and 429, ``info`` otherwise."""
-    return "client_error" if http_status in (402, 409, 429) else "info"
-
-
-class ApiError(Exception):
-    """An error answered as ``{status, error_code, detail, transient}`` (+ ``extra`` keys).
+def error_response(error: ApiError) -> JSONResponse:
+    """``error`` as a response (its body, status and headers).
 
     Example:
-        >>> err = ApiError(404, "dataset_not_found", "Dataset ds_x not found")
-        >>> err.body()["status"], err.body()["transient"]
-        ('info', False)
+        >>> error_response(ApiError(404, "dataset_not_found", "no")).status_code
+        404
     """
-
-    def __init__(
-        self,
-        http_status: int,
-        error_code: str,
-        detail: str | dict[str, Any],
-        *,
-        transient: bool = False,
-        extra: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(f"{http_status} {error_code}: {detail}")
-        self.http_status = http_status
-        self.error_code = error_code
-        self.detail = detail
-        self.transient = transient
-        self.extra = extra or {}
-        self.headers = headers
-
-    def body(self) -> dict[str, Any]:
-        """The JSON error body."""
-        return {
-            "status": error_status(self.http_status),
-            "error_code": self.error_code,
-            "detail": self.detail,
-            "transient": self.transient,
-            **self.extra,
-        }
-
-    def response(self) -> JSONResponse:
-        """The error as a response."""
-        return JSONResponse(self.body(), status_code=self.http_status, headers=self.headers)
+    return JSONResponse(error.body(), status_code=error.http_status, headers=error.headers)
 
 
 def _validation_items(errors: Sequence[Any]) -> list[dict[str, Any]]:
@@ -136,56 +94,25 @@ def _validation_items(errors: Sequence[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -> M:
-    """Validate ``data`` with a request model; failures become the spec's 422.
+def internal_error(request: Request, exc: BaseException | None) -> JSONResponse:
+    """A 500 that names the request, never the failure: details go to the server log.
 
-    Use it for bodies validated by hand (e.g. a tagged union chosen at run time); a
-    parameter annotated with the model gets the same 422 from FastAPI itself.
+    The body carries ``request_id`` (also the ``x-request-id`` header) so a user can quote
+    it; the exception, its message and traceback are logged under that id only.
     """
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        errors = [{**err, "loc": (*loc, *err["loc"])} for err in exc.errors()]
-        raise RequestValidationError(errors) from exc
-
-
-def row_or_404(
-    conn: Connection, source: str, missing: str, detail: str, *, live: bool = False, **match: Any
-) -> sqlite3.Row:
-    """The row of ``source`` whose columns equal ``match`` (and not soft-deleted when
-    ``live``), or a 404 ``missing`` error with ``detail``.
-
-    Example:
-        >>> store = Store(":memory:")
-        >>> with store.transaction() as conn:
-        ...     _ = conn.execute("CREATE TEMP TABLE things (id TEXT, account_id TEXT)")
-        ...     _ = conn.execute("INSERT INTO things VALUES ('th_1', 'acc_1')")
-        ...     row = row_or_404(conn, "things", "thing_not_found", "no", id="th_1")
-        >>> row["account_id"]
-        'acc_1'
-        >>> with store.transaction() as conn:
-        ...     row_or_404(conn, "things", "thing_not_found", "Thing th_2 not found", id="th_2")
-        Traceback (most recent call last):
-        rdskit.sandbox.routes._common.ApiError: 404 thing_not_found: Thing th_2 not found
-        >>> store.close()
-    """
-    where = " AND ".join([*(f"{column} = ?" for column in match), *(["deleted_at IS NULL"] * live)])
-    row: sqlite3.Row | None = conn.execute(
-        f"SELECT * FROM {source} WHERE {where}", tuple(match.values())
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, missing, detail)
-    return row
-
-
-def invalid(loc: Sequence[str], msg: str) -> RequestValidationError:
-    """The spec's 422 for a body field at ``loc`` that the model accepts but the service does not.
-
-    Example:
-        >>> invalid(("sort",), "sort must be date").errors()[0]["loc"]
-        ('body', 'sort')
-    """
-    return RequestValidationError([{"loc": ("body", *loc), "msg": msg, "type": "value_error"}])
+    request_id = getattr(request.state, "request_id", None) or secrets.token_hex(8)
+    if exc is not None:
+        log.error("request %s failed", request_id, exc_info=exc)
+    return error_response(
+        ApiError(
+            500,
+            "internal_error",
+            f"Internal error. Quote request id {request_id} when reporting it.",
+            transient=True,
+            extra={"request_id": request_id},
+            headers={"x-request-id": request_id},
+        )
+    )
 
 
 _HTTP_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}
@@ -196,24 +123,27 @@ def install_error_handlers(app: Any) -> None:
 
     async def api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
-        return exc.response()
+        return error_response(exc)
 
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, RequestValidationError)
+        assert isinstance(exc, (RequestValidationError, FieldError))
         return JSONResponse({"detail": _validation_items(exc.errors())}, status_code=422)
 
     async def http_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400:
+            # Starlette's "error parsing the body": the spec answers malformed bodies 422.
+            item = {"loc": ["body"], "msg": str(exc.detail), "type": "json_invalid"}
+            return JSONResponse({"detail": [item]}, status_code=422)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        return ApiError(exc.status_code, code, str(exc.detail), headers=exc.headers).response()
+        return error_response(ApiError(exc.status_code, code, str(exc.detail), headers=exc.headers))
 
-    async def crash(_: Request, exc: Exception) -> JSONResponse:
-        return ApiError(
-            500, "internal_error", f"{type(exc).__name__}: {exc}", transient=True
-        ).response()
+    async def crash(request: Request, exc: Exception) -> JSONResponse:
+        return internal_error(request, exc)
 
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(FieldError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, crash)
 
@@ -243,11 +173,6 @@ class Principal(NamedTuple):
     key_digest: str
 
 
-def key_digest(api_key: str) -> str:
-    """SHA-256 hex digest of a raw API key: the only form the sandbox stores."""
-    return hashlib.sha256(api_key.encode()).hexdigest()
-
-
 def authenticate(store: StoreDep, x_api_key: Annotated[str | None, Header()] = None) -> Principal:
     """Resolve ``x-api-key`` to its account and seat; 401 when missing or revoked."""
     if x_api_key:
@@ -274,15 +199,6 @@ def require_admin(
 
 
 Admin = Depends(require_admin)
-
-
-@dataclass(frozen=True)
-class ListParams:
-    """Validated ``limit``, ``cursor`` and ``order`` of a list endpoint."""
-
-    limit: int
-    cursor: str | None
-    order: Literal["asc", "desc"]
 
 
 def list_params(default_limit: int) -> Callable[..., ListParams]:

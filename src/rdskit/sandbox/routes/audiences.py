@@ -29,7 +29,8 @@ from rdskit.models.audiences import (
     AudienceRunCreate,
 )
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
-from rdskit.sandbox import corpus, wallet
+from rdskit.sandbox import chaos, corpus, wallet
+from rdskit.sandbox.backend.runs import RunTable
 from rdskit.sandbox.cursors import Sort
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.profiles import Hints, synthesize
@@ -48,60 +49,12 @@ from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.search import fingerprint, keyset_page, page_limit
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.worker import Job, register, schedule
+from rdskit.sandbox.worker import Job, JobKind, schedule
 
-__all__ = ["SCHEMA", "audience_dataset_or_404", "router"]
+__all__ = ["JOBS", "audience_dataset_or_404", "router"]
 
 router = APIRouter(prefix="/v1", tags=["audiences"])
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS audience_datasets (
-    id         TEXT PRIMARY KEY,                -- ad_
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    name       TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    deleted_at REAL                             -- soft delete
-);
-CREATE INDEX IF NOT EXISTS audience_datasets_list
-    ON audience_datasets(account_id, deleted_at, created_at, id);
-
-CREATE TABLE IF NOT EXISTS audience_runs (
-    id                   TEXT PRIMARY KEY,      -- adr_
-    audience_dataset_id  TEXT NOT NULL REFERENCES audience_datasets(id),
-    account_id           TEXT NOT NULL REFERENCES accounts(id),
-    source_dataset_id    TEXT NOT NULL REFERENCES datasets(id),
-    status               TEXT NOT NULL,         -- pending | working | completed | failed
-    target_profile_count INTEGER NOT NULL,
-    profile_count        INTEGER NOT NULL DEFAULT 0,
-    reservation_id       TEXT REFERENCES reservations(id),
-    error                TEXT,
-    created_at           REAL NOT NULL,
-    updated_at           REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS audience_runs_list ON audience_runs(audience_dataset_id, created_at, id);
--- The database itself refuses a second in-flight run (the 409 rule).
-CREATE UNIQUE INDEX IF NOT EXISTS audience_runs_in_flight
-    ON audience_runs(audience_dataset_id) WHERE status IN ('pending', 'working');
-
-CREATE TABLE IF NOT EXISTS audience_profiles (
-    id                  TEXT PRIMARY KEY,       -- ap_
-    account_id          TEXT NOT NULL REFERENCES accounts(id),
-    audience_dataset_id TEXT NOT NULL REFERENCES audience_datasets(id),
-    run_id              TEXT NOT NULL REFERENCES audience_runs(id),
-    source              TEXT NOT NULL,
-    username            TEXT NOT NULL,
-    body                TEXT NOT NULL,          -- JSON: the profile without id/run_id/created_at
-    creator_tier        TEXT NOT NULL,
-    is_verified         INTEGER NOT NULL,
-    created_at          REAL NOT NULL,          -- when the run wrote it
-    run_at              REAL NOT NULL,          -- the run's created_at (audience_dataset_run_at)
-    UNIQUE (audience_dataset_id, source, username)
-);
-CREATE INDEX IF NOT EXISTS audience_profiles_created
-    ON audience_profiles(account_id, created_at, id);
-CREATE INDEX IF NOT EXISTS audience_profiles_run_at ON audience_profiles(account_id, run_at, id);
-"""
 
 # Simulated seconds queued and working (divided by --speed).
 QUEUE_SECONDS = 1.0
@@ -243,7 +196,13 @@ def start_audience_run(
                 now,
             ),
         )
-        schedule(conn, _ADVANCE, run_id, delay=store.clock.scaled(QUEUE_SECONDS))
+        schedule(
+            conn,
+            _ADVANCE,
+            run_id,
+            delay=store.clock.scaled(QUEUE_SECONDS),
+            account_id=who.account_id,
+        )
     return ok(
         AudienceRun.model_validate(
             {
@@ -352,6 +311,8 @@ def _complete(store: Store, run: sqlite3.Row) -> None:
             raise RuntimeError(
                 "profiling failed on purpose (__fail__ in the audience dataset name)"
             )
+        if chaos.of(store).take_failure("audience_run", "profiling"):
+            raise RuntimeError("profiling failed (sandbox chaos)")  # on_error refunds it all
         known = {
             (r["source"], r["username"])
             for r in conn.execute(
@@ -396,20 +357,8 @@ def _complete(store: Store, run: sqlite3.Row) -> None:
         wallet.settle(conn, run["reservation_id"], len(profiles))
 
 
-def _on_error(store: Store, job: Job, exc: BaseException) -> None:
-    """Any failure fails the run and refunds the whole reservation."""
-    with store.transaction() as conn:
-        run = conn.execute("SELECT * FROM audience_runs WHERE id = ?", (job.ref_id,)).fetchone()
-        if run is not None and run["status"] in ("pending", "working"):
-            conn.execute(
-                "UPDATE audience_runs SET status = 'failed', error = ?, updated_at = ?"
-                " WHERE id = ?",
-                (str(exc), store.clock.now(), run["id"]),
-            )
-            wallet.refund(conn, run["reservation_id"])
-
-
-register(_ADVANCE, _advance, atomic=False, on_error=_on_error)
+RUNS = RunTable("audience_runs", live=("pending", "working"))
+"""Audience runs: the shared run lifecycle (fail, refund, crash) over their table."""
 
 
 # --- audience profiles -------------------------------------------------------------------
@@ -481,3 +430,7 @@ def list_audience_profiles(body: ProfilesQuery, who: Auth, store: StoreDep) -> d
         for row in got.rows
     ]
     return page(items, has_next=got.has_next, cursor=got.cursor)
+
+
+JOBS = (JobKind(_ADVANCE, _advance, atomic=False, on_error=RUNS.crash_handler(str)),)
+"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""

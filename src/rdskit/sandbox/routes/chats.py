@@ -33,6 +33,7 @@ The MCP server (``sandbox/mcp_server.py``) reuses the service functions below.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -41,7 +42,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
-from rdskit.sandbox import assistant, assistant_posts, wallet
+from rdskit.sandbox import assistant, assistant_posts, chaos, wallet
 from rdskit.sandbox.cursors import Sort, child_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
@@ -55,11 +56,11 @@ from rdskit.sandbox.routes._common import (
     row_or_404,
 )
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.worker import Job, register, schedule
+from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = [
+    "JOBS",
     "NAME_AFTER_TURNS",
-    "SCHEMA",
     "THINK_SECONDS",
     "answer_now",
     "chat_or_404",
@@ -76,35 +77,6 @@ __all__ = [
 
 router = APIRouter(prefix="/v1", tags=["assistant"])
 
-SCHEMA = """
--- Chats are private to the seat that created them (seat_id is never returned).
-CREATE TABLE IF NOT EXISTS chats (
-    id                TEXT PRIMARY KEY,        -- ch_
-    account_id        TEXT NOT NULL REFERENCES accounts(id),
-    seat_id           TEXT NOT NULL,           -- creating seat; no FK, a chat outlives its seat
-    name              TEXT,                    -- set by the assistant after two turns
-    tracking_agent_id TEXT,                    -- set for a tracking agent's dialogue
-    created_at        REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chats_seat ON chats(account_id, seat_id, created_at);
-
-CREATE TABLE IF NOT EXISTS chat_messages (
-    id          TEXT PRIMARY KEY,              -- msg_
-    chat_id     TEXT NOT NULL REFERENCES chats(id),
-    seq         INTEGER NOT NULL,              -- position in the chat: 1, 2, ...
-    role        TEXT NOT NULL,                 -- user | assistant
-    text        TEXT,                          -- NULL while the assistant is working
-    context     TEXT,                          -- JSON, user rows
-    refs        TEXT,                          -- JSON references[], assistant rows
-    blocks      TEXT,                          -- JSON render blocks (MCP), assistant rows
-    status      TEXT NOT NULL,                 -- completed | working | failed
-    stop_reason TEXT,                          -- NULL while working, then end_turn | error
-    reply_to    TEXT,                          -- the user row an assistant row answers
-    tokens      INTEGER,                       -- inference tokens charged
-    created_at  REAL NOT NULL,
-    UNIQUE (chat_id, seq)
-);
-"""
 
 THINK_SECONDS = 3.0
 """Simulated time the assistant takes to answer (divided by --speed)."""
@@ -223,7 +195,13 @@ def submit_ask(
                 (reply_id, chat_id, last + 2, "assistant", None, None, "working", question_id, now),
             ],
         )  # fmt: skip
-        schedule(conn, _REPLY_JOB, reply_id, delay=conn.store.clock.scaled(THINK_SECONDS))
+        schedule(
+            conn,
+            _REPLY_JOB,
+            reply_id,
+            delay=conn.store.clock.scaled(THINK_SECONDS),
+            account_id=who.account_id,
+        )
     accepted = {"chat_id": chat_id, "message_id": reply_id, "status": "working"}
     return AskAccepted.model_validate(accepted).to_wire()
 
@@ -236,6 +214,7 @@ def answer_now(
     who: Principal,
 ) -> dict[str, Any]:
     """Answer synchronously, without a chat (the MCP query tool), and charge the tokens."""
+    AskRequest.model_validate({"message": question})  # the same bounds as Ask (422)
     context = {"dataset_ids": list(dataset_ids)} if dataset_ids else {}
     with store.read() as conn:
         check_assistant(conn, who, settings, question)
@@ -522,6 +501,7 @@ def _reply(store: Store, job: Job) -> None:
             conn, row["account_id"], row["question"], context, history, row["tracking_agent_id"]
         )
         datasets = _datasets(conn, row["account_id"])
+    reply = chaos_reply(chaos.of(store).assistant, reply)
     tokens = assistant.count_tokens(row["question"], dumps(context), reply.text)
     with store.transaction() as conn:
         updated = conn.execute(
@@ -538,6 +518,36 @@ def _reply(store: Store, job: Job) -> None:
             conn.execute(
                 "UPDATE chats SET name = ? WHERE id = ? AND name IS NULL", (name, row["chat_id"])
             )
+
+
+def chaos_reply(controls: chaos.AssistantChaos, reply: assistant.Reply) -> assistant.Reply:
+    """The reply as stored, bent by the ``assistant`` chaos control.
+
+    ``duplicate_citation`` cites the first post reference a second time (its marker ``[N]``
+    again at the end: the spec's "a repeated post reuses its number and appears once in
+    references[]"); ``render_block`` adds a ``render: true`` table block of the cited posts.
+    The references' indices still point at the first occurrences.
+    """
+    text, blocks = reply.text, list(reply.blocks)
+    posts = [ref for ref in reply.references if ref.get("type") == "post"]
+    if controls.duplicate_citation and posts:
+        first = posts[0]
+        marker = text[first["start_index"] : first["end_index"]]
+        text = f"{text.rstrip()}\n\nThat post again, for emphasis {marker}.\n"
+    if controls.render_block:
+        blocks.append(
+            {
+                "block_id": f"b{len(blocks) + 1}",
+                "type": "table",
+                "render": True,
+                "title": "Posts cited",
+                "columns": ["citation", "source", "id"],
+                "rows": [[ref.get("citation"), ref["source"], ref["id"]] for ref in posts],
+            }
+        )
+    if (text, blocks) == (reply.text, reply.blocks):
+        return reply
+    return dataclasses.replace(reply, text=text, blocks=blocks)
 
 
 def _chat_name(question: str, datasets: Sequence[assistant.Scope], reply: assistant.Reply) -> str:
@@ -562,9 +572,6 @@ def _reply_failed(store: Store, job: Job, exc: BaseException) -> None:
             " WHERE id = ? AND status = 'working'",
             ("Sorry, I could not answer this question.", job.ref_id),
         )
-
-
-register(_REPLY_JOB, _reply, atomic=False, on_error=_reply_failed)
 
 
 # -- routes ---------------------------------------------------------------------------
@@ -602,3 +609,7 @@ def get_message(chat_id: str, message_id: str, who: Auth, store: StoreDep) -> di
     """One row; poll an assistant row until its ``status`` is ``completed``."""
     with store.read() as conn:
         return ok(message_wire(message_row(conn, who, chat_id, message_id)))
+
+
+JOBS = (JobKind(_REPLY_JOB, _reply, atomic=False, on_error=_reply_failed),)
+"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""

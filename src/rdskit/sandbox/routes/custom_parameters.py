@@ -54,7 +54,8 @@ from rdskit.models import (
     CustomParameterRunStarted,
     CustomParameterUpdate,
 )
-from rdskit.sandbox import wallet
+from rdskit.sandbox import chaos, wallet
+from rdskit.sandbox.backend.runs import RunTable
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
     ApiError,
@@ -69,54 +70,12 @@ from rdskit.sandbox.routes._common import (
 from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.rules import VALUE_TYPES, Extraction, Rule, UnprocessablePost, compile_rule
-from rdskit.sandbox.worker import Job, register, schedule
+from rdskit.sandbox.worker import Job, JobKind, schedule
 
-__all__ = ["FLAKY_TOKEN", "QUOTA", "SCHEMA", "model_gives_up", "router"]
+__all__ = ["FLAKY_TOKEN", "JOBS", "QUOTA", "model_gives_up", "router"]
 
 router = APIRouter(prefix="/v1", tags=["custom parameters"])
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS custom_parameters (
-    id           TEXT PRIMARY KEY,             -- cp_
-    account_id   TEXT NOT NULL REFERENCES accounts(id),
-    name         TEXT NOT NULL,
-    instructions TEXT NOT NULL,
-    value_type   TEXT NOT NULL,
-    created_at   REAL NOT NULL,
-    updated_at   REAL NOT NULL,
-    UNIQUE (account_id, name)
-);
-
-CREATE TABLE IF NOT EXISTS custom_parameter_runs (
-    id             TEXT PRIMARY KEY,           -- cpr_
-    account_id     TEXT NOT NULL REFERENCES accounts(id),
-    parameter_id   TEXT NOT NULL REFERENCES custom_parameters(id) ON DELETE CASCADE,
-    scope_kind     TEXT NOT NULL,              -- dataset
-    scope_id       TEXT NOT NULL,
-    status         TEXT NOT NULL,              -- processing | completed | failed
-    mentions_total INTEGER NOT NULL,
-    mentions_done  INTEGER NOT NULL DEFAULT 0,
-    mentions_error INTEGER NOT NULL DEFAULT 0,
-    reservation_id TEXT REFERENCES reservations(id),
-    error          TEXT,
-    created_at     REAL NOT NULL,
-    updated_at     REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS custom_parameter_runs_list
-    ON custom_parameter_runs(parameter_id, created_at, id);
-
--- The posts of a run and the rule engine's reason for each value (for debugging).
-CREATE TABLE IF NOT EXISTS custom_parameter_run_posts (
-    run_id      TEXT NOT NULL REFERENCES custom_parameter_runs(id) ON DELETE CASCADE,
-    source      TEXT NOT NULL,
-    mention_id  TEXT NOT NULL,
-    status      TEXT NOT NULL,                 -- pending | completed | failed
-    explanation TEXT,
-    PRIMARY KEY (run_id, source, mention_id)
-);
-CREATE INDEX IF NOT EXISTS custom_parameter_run_posts_pending
-    ON custom_parameter_run_posts(run_id, status, source, mention_id);
-"""
 
 FLAKY_TOKEN = "__flaky__"
 """Instructions containing this make runs fail about one post in five (see module doc)."""
@@ -410,7 +369,9 @@ def start_run(
             " value, status, computed_at) VALUES (?, ?, ?, ?, NULL, 'pending', NULL)",
             [(who.account_id, *key, parameter_id) for key in keys],
         )
-        schedule(conn, _STEP, run_id, delay=store.clock.scaled(_TICK_SECONDS))
+        schedule(
+            conn, _STEP, run_id, delay=store.clock.scaled(_TICK_SECONDS), account_id=who.account_id
+        )
     return ok(CustomParameterRunStarted(run_id=run_id).to_wire())
 
 
@@ -427,15 +388,13 @@ add_run_reads(
 
 
 # -- the worker ---------------------------------------------------------------------------
-def _fail(conn: Connection, run: sqlite3.Row, reason: str) -> None:
-    """Failed: refund everything and drop the values this run wrote."""
-    conn.execute(
-        "UPDATE custom_parameter_runs SET status = 'failed', error = ?, updated_at = ?"
-        " WHERE id = ?",
-        (reason, conn.store.clock.now(), run["id"]),
-    )
+def _undo(conn: Connection, run: sqlite3.Row) -> None:
+    """A failed run drops the values it wrote."""
     _drop_values(conn, run["account_id"], run["parameter_id"], run["id"])
-    wallet.refund(conn, run["reservation_id"])
+
+
+RUNS = RunTable("custom_parameter_runs", live=(_ACTIVE,), undo=_undo)
+"""Custom parameter runs: the shared run lifecycle (fail, refund, crash) over their table."""
 
 
 def _drop_values(conn: Connection, account_id: str, parameter_id: str, run_id: str) -> None:
@@ -463,10 +422,14 @@ def _step(store: Store, job: Job) -> None:
             "SELECT deleted_at FROM datasets WHERE id = ?", (run["scope_id"],)
         ).fetchone()
         if dataset is None or dataset["deleted_at"] is not None:
-            _fail(conn, run, "the dataset was deleted")
+            RUNS.fail(conn, run, "the dataset was deleted")
             return
         if FAIL_TOKEN in parameter["instructions"] and run["mentions_done"] + run["mentions_error"]:
-            _fail(conn, run, "the extraction model failed")
+            RUNS.fail(conn, run, "the extraction model failed")
+            return
+        state = chaos.of(store)
+        if state.take_failure("custom_parameter_run", "extraction"):
+            RUNS.fail(conn, run, "extraction failed (sandbox chaos)")
             return
         flaky = FLAKY_TOKEN in parameter["instructions"]
         instructions = parameter["instructions"].replace(FLAKY_TOKEN, " ")
@@ -479,7 +442,18 @@ def _step(store: Store, job: Job) -> None:
         now = store.clock.now()
         done = errors = 0
         for post in batch:
+            outcome = state.parameter_post_outcome(run["id"], post["source"], post["mention_id"])
+            if outcome == "retry":
+                # The model failed this attempt: the post stays pending for the next tick.
+                conn.execute(
+                    "UPDATE custom_parameter_run_posts SET explanation = ?"
+                    " WHERE run_id = ? AND source = ? AND mention_id = ?",
+                    ("failed once, retrying", run["id"], post["source"], post["mention_id"]),
+                )
+                continue
             try:
+                if outcome == "fail":
+                    raise UnprocessablePost("the model failed the post again after retries")
                 if flaky and model_gives_up(post["source"], post["mention_id"]):
                     raise UnprocessablePost("the model gave up on the post after retries")
                 result = _extract(conn, rule, run["account_id"], post["source"], post["mention_id"])
@@ -513,14 +487,5 @@ def _step(store: Store, job: Job) -> None:
             schedule(conn, _STEP, run["id"], delay=store.clock.scaled(_TICK_SECONDS))
 
 
-def _on_error(store: Store, job: Job, exc: BaseException) -> None:
-    """A crash fails the run and refunds it in full."""
-    with store.transaction() as conn:
-        run = conn.execute(
-            "SELECT * FROM custom_parameter_runs WHERE id = ?", (job.ref_id,)
-        ).fetchone()
-        if run is not None and run["status"] == _ACTIVE:
-            _fail(conn, run, f"internal error: {type(exc).__name__}")
-
-
-register(_STEP, _step, on_error=_on_error)
+JOBS = (JobKind(_STEP, _step, on_error=RUNS.crash_handler()),)
+"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""

@@ -20,8 +20,9 @@ from fastapi import APIRouter
 
 from rdskit.models import Dataset, DatasetCreate, DatasetRun, DatasetRunCreate, DatasetUpdate
 from rdskit.models._base import parse_datetime, to_iso
-from rdskit.sandbox import wallet
+from rdskit.sandbox import budget, chaos, corpus, guard, wallet
 from rdskit.sandbox.accounts import plan_of
+from rdskit.sandbox.backend.runs import RunTable
 from rdskit.sandbox.corpus import SOURCES
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import (
@@ -36,12 +37,14 @@ from rdskit.sandbox.routes._common import (
 from rdskit.sandbox.routes._containers import add_container_routes
 from rdskit.sandbox.routes._runs import add_run_reads
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.worker import Job, register, schedule
+from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = [
     "FAIL_TOKEN",
+    "JOBS",
     "collect_mentions",
     "dataset_or_404",
+    "merged_comments",
     "router",
     "seed_mentions",
     "start_run",
@@ -69,6 +72,8 @@ PARAM_KEYS = (
 # Simulated seconds spent queued and in each step (divided by --speed).
 QUEUE_SECONDS = 1.0
 STEP_SECONDS = {"scraping": 3.0, "enrichment": 2.0, "analysis": 1.0}
+RUNS = RunTable("dataset_runs", live=("pending", "working"), steps=True)
+"""Dataset runs: the shared run lifecycle (fail, refund, crash) over their table."""
 _ADVANCE = "dataset_run.advance"
 
 
@@ -195,6 +200,8 @@ def start_run(
     # The echo: what was sent, with every documented key present (null when not sent).
     params = dict.fromkeys(PARAM_KEYS) | request.to_wire()
     search_query = params["search_query"]
+    for index, reason in guard.url_problems(search_query.get("source_urls") or []):
+        raise invalid(("search_query", "source_urls", str(index)), f"source_urls[{index}] {reason}")
     unknown = [s for s in search_query.get("sources") or [] if s not in SOURCES]
     if unknown:
         raise invalid(
@@ -260,7 +267,13 @@ def start_run(
         "UPDATE datasets SET content_type = ? WHERE id = ? AND content_type IS NULL",
         (content_type, dataset_id),
     )
-    schedule(conn, _ADVANCE, run_id, delay=conn.store.clock.scaled(QUEUE_SECONDS))
+    schedule(
+        conn,
+        _ADVANCE,
+        run_id,
+        delay=conn.store.clock.scaled(QUEUE_SECONDS),
+        account_id=account_id,
+    )
     return conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (run_id,)).fetchone()
 
 
@@ -306,7 +319,7 @@ def collect_mentions(
     window: tuple[datetime | None, datetime | None],
 ) -> list[dict[str, Any]]:
     """The run's mentions: synthetic corpus posts, enriched with the requested analyses."""
-    from rdskit.sandbox import corpus, enrichment
+    from rdskit.sandbox import enrichment
 
     posts = corpus.collect(
         seed,
@@ -322,7 +335,15 @@ def collect_mentions(
     actions = params.get("content_analysis_actions") or []
     # One post is collected (and charged) once per run, even if the corpus repeats it.
     unique = {(post["source"], post["id"]): post for post in posts}
-    return [enrichment.enrich(post, actions) for post in unique.values()]
+    transcribe = bool(params.get("enable_transcribing"))
+    enriched = []
+    for post in unique.values():
+        budget.check()  # a job over its CPU budget fails (refunded) instead of blocking
+        out = enrichment.enrich(post, actions)
+        if transcribe:
+            out["speech_tempo"] = enrichment.speech_tempo(out)
+        enriched.append(out)
+    return enriched
 
 
 def _should_fail(search_query: dict[str, Any]) -> bool:
@@ -330,13 +351,28 @@ def _should_fail(search_query: dict[str, Any]) -> bool:
     return any(FAIL_TOKEN in text for text in texts)
 
 
-def _set_state(
-    conn: Connection, run: sqlite3.Row, status: str, steps: list[dict[str, Any]]
-) -> None:
-    conn.execute(
-        "UPDATE dataset_runs SET status = ?, steps = ?, updated_at = ? WHERE id = ?",
-        (status, dumps(steps), conn.store.clock.now(), run["id"]),
-    )
+def _run_sources(search_query: dict[str, Any]) -> list[str]:
+    """The sources a run searches (a URL search: the sources of its URLs)."""
+    if search_query.get("type") == "url":
+        parsed = (corpus.parse_profile_url(url) for url in search_query.get("source_urls") or [])
+        return list(dict.fromkeys(p[0] for p in parsed if p is not None))
+    return list(search_query.get("sources") or [])
+
+
+def _chaos_failure(store: Store, run_id: str, step: str) -> str | None:
+    """Why chaos fails the run at the end of ``step`` (an unavailable source fails
+    ``scraping``; a planned failure its step), or None."""
+    state = chaos.of(store)
+    if step == "scraping":
+        with store.read() as conn:
+            row = conn.execute("SELECT params FROM dataset_runs WHERE id = ?", (run_id,))
+            params = row.fetchone()
+        down = state.unavailable_among(_run_sources(loads(params[0])["search_query"]))
+        if down:
+            return f"source_unavailable: {', '.join(down)} could not be searched"
+    if state.take_failure("dataset_run", step):
+        return f"{step} failed (sandbox chaos)"
+    return None
 
 
 def _working_step(run: sqlite3.Row) -> int | None:
@@ -359,23 +395,19 @@ def _dataset_deleted(conn: Connection, run: sqlite3.Row) -> bool:
     return row.fetchone()["deleted_at"] is not None
 
 
-def _fail(conn: Connection, run: sqlite3.Row, reason: str) -> None:
-    now = conn.store.clock.now()
-    steps = loads(run["steps"])
-    for step in steps:
-        if step["status"] == "working":
-            step.update(status="failed", finished_at=now)
-    _set_state(conn, run, "failed", steps)
-    conn.execute("UPDATE dataset_runs SET error = ? WHERE id = ?", (reason, run["id"]))
-    wallet.refund(conn, run["reservation_id"])
-
-
 def _advance(store: Store, job: Job) -> None:
     """One tick: pending -> scraping -> enrichment -> analysis -> completed (or failed).
 
     ``job.payload["step"]`` is the step this tick ends (absent: the run is pending).
     """
     step: int | None = job.payload.get("step")
+    failure = None if step is None else _chaos_failure(store, job.ref_id, STEPS[step])
+    if failure is not None:
+        with store.transaction() as conn:
+            run = _run_at(conn, job.ref_id, step)
+            if run is not None:
+                RUNS.fail(conn, run, failure)
+        return
     if step == len(STEPS) - 1:
         _complete(store, job.ref_id)
         return
@@ -384,10 +416,10 @@ def _advance(store: Store, job: Job) -> None:
         if run is None:
             return
         if _dataset_deleted(conn, run):
-            _fail(conn, run, "the dataset was deleted")  # nothing collected into a bin
+            RUNS.fail(conn, run, "the dataset was deleted")  # nothing collected into a bin
             return
         if step == 0 and _should_fail(loads(run["params"])["search_query"]):
-            _fail(conn, run, "scraping failed: the source could not be searched")
+            RUNS.fail(conn, run, "scraping failed: the source could not be searched")
             return
         now = store.clock.now()
         steps = loads(run["steps"])
@@ -395,7 +427,7 @@ def _advance(store: Store, job: Job) -> None:
             steps[step].update(status="completed", finished_at=now)
         nxt = 0 if step is None else step + 1
         steps[nxt].update(status="working", started_at=now)
-        _set_state(conn, run, "working", steps)
+        RUNS.set_state(conn, run["id"], "working", steps)
         delay = store.clock.scaled(STEP_SECONDS[STEPS[nxt]])
         schedule(conn, _ADVANCE, run["id"], delay=delay, payload={"step": nxt})
 
@@ -418,13 +450,13 @@ def _complete(store: Store, run_id: str) -> None:
         if _run_at(conn, run_id, last) is None:
             return
         if _dataset_deleted(conn, run):
-            _fail(conn, run, "the dataset was deleted")
+            RUNS.fail(conn, run, "the dataset was deleted")
             return
         now = store.clock.now()
         new, images, videos = _store_mentions(conn, run, mentions, now)
         steps = loads(run["steps"])
         steps[last].update(status="completed", finished_at=now)
-        _set_state(conn, run, "completed", steps)
+        RUNS.set_state(conn, run["id"], "completed", steps)
         conn.execute(
             "UPDATE dataset_runs SET mentions_count = ?, new_mentions_count = ?,"
             " images_count = ?, videos_count = ? WHERE id = ?",
@@ -484,6 +516,25 @@ def _stored_bodies(
     return found
 
 
+def merged_comments(
+    earlier: list[dict[str, Any]] | None, later: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """The comments of a post collected again: the later run's, then every earlier one it
+    did not bring back, so a later collection (say with ``num_comments_per_post: 0``, or
+    into another dataset) never erases comments an earlier run collected. (The stored
+    body keeps them all, for audience runs; reads take them per run from ``run_comments``.)
+
+    Example:
+        >>> merged_comments([{"id": "c1", "num_likes": 1}], [])
+        [{'id': 'c1', 'num_likes': 1}]
+        >>> merged_comments([{"id": "c1", "num_likes": 1}], [{"id": "c1", "num_likes": 5}])
+        [{'id': 'c1', 'num_likes': 5}]
+    """
+    fresh = list(later or [])
+    seen = {comment.get("id") for comment in fresh}
+    return fresh + [c for c in earlier or [] if c.get("id") not in seen]
+
+
 def _store_mentions(
     conn: Connection, run: sqlite3.Row, mentions: list[dict[str, Any]], now: float
 ) -> tuple[int, int, int]:
@@ -503,6 +554,7 @@ def _store_mentions(
             body = {**previous, **mention}
             if mention.get("sound") is None and previous.get("sound") is not None:
                 body["sound"] = previous["sound"]  # spec: an omitted sound keeps the stored one
+            body["comments"] = merged_comments(previous.get("comments"), mention.get("comments"))
         n_images, n_videos = _media_counts(body)
         images, videos = images + n_images, videos + n_videos
         posted = body.get("created_at")
@@ -534,6 +586,14 @@ def _store_mentions(
             )
         )
     conn.executemany(_UPSERT_MENTION, rows)
+    conn.executemany(
+        "INSERT OR REPLACE INTO run_comments VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (run["account_id"], *key, run["id"], run["dataset_id"], dumps(mention["comments"]))
+            for key, mention in zip(keys, mentions, strict=True)
+            if mention.get("comments")
+        ],
+    )
     new = conn.executemany(
         "INSERT OR IGNORE INTO dataset_mentions VALUES (?, ?, ?, ?, ?)",
         [(run["dataset_id"], *key, run["id"], now) for key in keys],
@@ -595,10 +655,10 @@ def seed_mentions(
             totals = [a + b for a, b in zip(totals, chunk, strict=True)]
     except BaseException:
         with store.transaction() as conn:
-            _set_state(conn, run, "failed", _seed_steps("failed", now))
+            RUNS.set_state(conn, run["id"], "failed", _seed_steps("failed", now))
         raise
     with store.transaction() as conn:
-        _set_state(conn, run, "completed", _seed_steps("completed", now))
+        RUNS.set_state(conn, run["id"], "completed", _seed_steps("completed", now))
         conn.execute(
             "UPDATE dataset_runs SET mentions_count = ?, new_mentions_count = ?,"
             " images_count = ?, videos_count = ? WHERE id = ?",
@@ -630,12 +690,5 @@ def _copy(post: dict[str, Any], generation: int) -> dict[str, Any]:
     }
 
 
-def _on_error(store: Store, job: Job, exc: BaseException) -> None:
-    """An unexpected crash fails the run and refunds it in full."""
-    with store.transaction() as conn:
-        run = conn.execute("SELECT * FROM dataset_runs WHERE id = ?", (job.ref_id,)).fetchone()
-        if run is not None and run["status"] not in ("completed", "failed"):
-            _fail(conn, run, f"internal error: {type(exc).__name__}")
-
-
-register(_ADVANCE, _advance, atomic=False, on_error=_on_error)
+JOBS = (JobKind(_ADVANCE, _advance, atomic=False, on_error=RUNS.crash_handler()),)
+"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""

@@ -1,86 +1,26 @@
 """``POST /v1/mentions``: query the account's collected posts (free).
 
-The query engine is :mod:`rdskit.sandbox.search`; this module validates the request,
-resolves the dataset scope and renders Mention wire objects.
-
-- ``dataset_ids`` omitted (or empty): every live dataset of the account; an absent,
-  deleted or foreign id is 404 ``dataset_not_found``.
-- ``post_refs``: those posts, in the order given (unknown ones left out), one page.
-- otherwise filters, ``q``, ``sources``, ``sort``/``order`` and keyset ``cursor`` paging.
+Thin: :mod:`rdskit.sandbox.backend.mentions` resolves the scope, runs the query and renders
+the Mention wire objects; this module wraps them in the list envelope.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter
 
-from rdskit.models.mentions import Mention, MentionsQuery
-from rdskit.sandbox import search
-from rdskit.sandbox.routes._common import ApiError, Auth, StoreDep, invalid, page
+from rdskit.models.mentions import MentionsQuery
+from rdskit.sandbox.backend import mentions as backend
+from rdskit.sandbox.routes._common import Auth, StoreDep, page
 
-__all__ = ["SCHEMA", "live_datasets", "router"]
+__all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["mentions"])
-
-SCHEMA = search.SCHEMA
-
-
-def live_datasets(
-    conn: sqlite3.Connection, account_id: str, dataset_ids: Sequence[str] | None
-) -> list[str]:
-    """The requested datasets (all live ones when none are named); 404 for any other id."""
-    if not dataset_ids:
-        return [
-            row["id"]
-            for row in conn.execute(
-                "SELECT id FROM datasets WHERE account_id = ? AND deleted_at IS NULL", (account_id,)
-            )
-        ]
-    wanted = list(dict.fromkeys(dataset_ids))
-    found = {
-        row["id"]
-        for row in conn.execute(
-            f"SELECT id FROM datasets WHERE account_id = ? AND deleted_at IS NULL"
-            f" AND id IN ({', '.join('?' * len(wanted))})",
-            [account_id, *wanted],
-        )
-    }
-    missing = next((d for d in wanted if d not in found), None)
-    if missing is not None:
-        raise ApiError(404, "dataset_not_found", f"Dataset {missing} not found")
-    return wanted
 
 
 @router.post("/mentions")
 def query_mentions(body: MentionsQuery, who: Auth, store: StoreDep) -> dict[str, Any]:
     """One page of mentions matching the query, newest first by default."""
-    sort = body.sort or "date"
-    if sort not in search.SORTS:
-        raise invalid(("sort",), f"sort must be one of {', '.join(search.SORTS)}")
-    parameter_ids = list(body.parameter_ids or [])
-    with store.read() as conn:
-        dataset_ids = live_datasets(conn, who.account_id, body.dataset_ids)
-        if body.post_refs:
-            refs = [{"source": ref.source, "id": ref.id} for ref in body.post_refs]
-            rows = search.lookup(conn, who.account_id, refs, dataset_ids)
-            has_next, cursor = False, None
-        else:
-            query = search.MentionQuery(
-                dataset_ids=dataset_ids,
-                sources=list(body.sources or []),
-                groups=body.filters or [],
-                q=body.q,
-                sort=sort,
-                order=body.order or "desc",
-                limit=search.page_limit(body.limit),
-                cursor=body.cursor,
-            )
-            got = search.search(conn, who.account_id, query)
-            rows, has_next, cursor = got.rows, got.has_next, got.cursor
-        items = search.hydrate(conn, who.account_id, rows, parameter_ids)
-    return page(
-        [Mention.model_validate(item).to_wire() for item in items], has_next=has_next, cursor=cursor
-    )
+    got = backend.query_mentions(store, who.account_id, body)
+    return page(got.mentions, has_next=got.has_next, cursor=got.cursor)

@@ -23,121 +23,33 @@ Example (HTTP)::
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter
 
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
-from rdskit.sandbox import wallet
+from rdskit.sandbox import chaos, wallet
+from rdskit.sandbox.backend.patterns import pattern_assignments
+from rdskit.sandbox.backend.runs import RunTable
 from rdskit.sandbox.clustering import Doc, detect_patterns, summarize
-from rdskit.sandbox.db import Connection, Store, dumps, keys_table, loads, new_id
+from rdskit.sandbox.db import Store, dumps, loads, new_id
 from rdskit.sandbox.routes._common import Auth, SettingsDep, StoreDep, ok, row_or_404
 from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
-from rdskit.sandbox.worker import Job, register, schedule
+from rdskit.sandbox.worker import Job, JobKind, schedule
 
-__all__ = ["SCHEMA", "pattern_assignments", "router"]
+__all__ = ["JOBS", "pattern_assignments", "router"]
 
 router = APIRouter(prefix="/v1", tags=["patterns"])
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS pattern_detection_runs (
-    id                TEXT PRIMARY KEY,        -- pdr_
-    account_id        TEXT NOT NULL REFERENCES accounts(id),
-    dataset_id        TEXT NOT NULL REFERENCES datasets(id),
-    name              TEXT NOT NULL,
-    research_question TEXT NOT NULL,
-    status            TEXT NOT NULL,           -- pending | working | completed | failed
-    steps             TEXT NOT NULL DEFAULT '[]', -- JSON [{name, status, started_at, finished_at}]
-    post_count        INTEGER NOT NULL,        -- posts of the latest completed run (reserved)
-    reservation_id    TEXT REFERENCES reservations(id),
-    pattern_id        TEXT,
-    error             TEXT,
-    created_at        REAL NOT NULL,
-    updated_at        REAL NOT NULL
-);
 
-CREATE TABLE IF NOT EXISTS patterns (
-    id                TEXT PRIMARY KEY,        -- pt_
-    account_id        TEXT NOT NULL REFERENCES accounts(id),
-    run_id            TEXT NOT NULL REFERENCES pattern_detection_runs(id),
-    dataset_id        TEXT NOT NULL,
-    name              TEXT NOT NULL,
-    research_question TEXT NOT NULL,
-    summary           TEXT NOT NULL,
-    post_count        INTEGER NOT NULL,        -- posts analysed
-    created_at        REAL NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS pattern_items (
-    id         TEXT PRIMARY KEY,               -- pti_
-    pattern_id TEXT NOT NULL REFERENCES patterns(id),
-    position   INTEGER NOT NULL,               -- 0 = largest item
-    title      TEXT NOT NULL,
-    synopsis   TEXT NOT NULL,
-    terms      TEXT NOT NULL,                  -- JSON list of the title's words
-    post_count INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pattern_items_pattern ON pattern_items(pattern_id, position);
-
--- Item membership; read per mention through pattern_assignments().
-CREATE TABLE IF NOT EXISTS pattern_item_posts (
-    item_id    TEXT NOT NULL REFERENCES pattern_items(id),
-    pattern_id TEXT NOT NULL REFERENCES patterns(id),
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    source     TEXT NOT NULL,
-    mention_id TEXT NOT NULL,
-    confidence REAL NOT NULL,                  -- cosine similarity to the item's centroid
-    rank       INTEGER NOT NULL,               -- 0 = most typical post of the item
-    PRIMARY KEY (item_id, source, mention_id)
-);
-CREATE INDEX IF NOT EXISTS pattern_item_posts_mention
-    ON pattern_item_posts(account_id, source, mention_id);
-"""
-
+RUNS = RunTable(
+    "pattern_detection_runs", live=("pending", "working"), steps=True, whole_seconds=True
+)
+"""Detections: the shared run lifecycle (fail, refund, crash) over their table."""
 STEPS = ("sampling", "clustering", "summarizing")
 _ADVANCE = "pattern_detection.advance"
 _QUEUE_SECONDS = 1.0
 _STEP_SECONDS = 2.0  # simulated seconds per step
-
-
-# -- reads shared with the mentions query ---------------------------------------------
-def pattern_assignments(
-    conn: sqlite3.Connection, account_id: str, posts: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], dict[str, list[dict[str, Any]]]]:
-    """Pattern items of ``posts``, in the Mention ``pattern_assignments`` shape.
-
-    Returns ``{(source, id): {pattern_id: [{pattern_item_id, name, confidence}]}}``;
-    posts in no item are left out.
-
-    Example:
-        >>> from rdskit.sandbox.db import Store
-        >>> with Store(":memory:") as store, store.read() as conn:
-        ...     pattern_assignments(conn, "acc_1", [("reddit", "1")])
-        {}
-    """
-    keys = list(dict.fromkeys(posts))
-    found: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
-    # Chunked so the number of bound variables stays within SQLite's limit.
-    for start in range(0, len(keys), 400):
-        chunk, params = keys_table("k", keys[start : start + 400], "source, id")
-        rows = conn.execute(
-            f"{chunk} SELECT p.source, p.mention_id, p.pattern_id, p.item_id, p.confidence,"
-            " i.title FROM k JOIN pattern_item_posts p ON p.account_id = ?"
-            " AND p.source = k.source AND p.mention_id = k.id"
-            " JOIN pattern_items i ON i.id = p.item_id ORDER BY p.pattern_id, i.position",
-            [*params, account_id],
-        ).fetchall()
-        for row in rows:
-            by_pattern = found.setdefault((row["source"], row["mention_id"]), {})
-            by_pattern.setdefault(row["pattern_id"], []).append(
-                {
-                    "pattern_item_id": row["item_id"],
-                    "name": row["title"],
-                    "confidence": row["confidence"],
-                }
-            )
-    return found
 
 
 def _run_or_404(conn: sqlite3.Connection, account_id: str, run_id: str) -> sqlite3.Row:
@@ -226,7 +138,13 @@ def create_detection(
                 now,
             ),
         )
-        schedule(conn, _ADVANCE, run_id, delay=store.clock.scaled(_QUEUE_SECONDS))
+        schedule(
+            conn,
+            _ADVANCE,
+            run_id,
+            delay=store.clock.scaled(_QUEUE_SECONDS),
+            account_id=who.account_id,
+        )
         row = _run_or_404(conn, who.account_id, run_id)
     return ok(_run_wire(row))
 
@@ -293,25 +211,6 @@ def get_pattern_item(pattern_id: str, item_id: str, who: Auth, store: StoreDep) 
 
 
 # -- the worker ---------------------------------------------------------------------------
-def _set_state(conn: Connection, run_id: str, status: str, steps: list[dict[str, Any]]) -> None:
-    conn.execute(
-        "UPDATE pattern_detection_runs SET status = ?, steps = ?, updated_at = ? WHERE id = ?",
-        (status, dumps(steps), conn.store.clock.now(), run_id),
-    )
-
-
-def _fail(conn: Connection, run: sqlite3.Row, reason: str) -> None:
-    """Failed: the open step fails and the whole reservation is refunded."""
-    now = conn.store.clock.now()
-    steps = loads(run["steps"])
-    for step in steps:
-        if step["status"] == "working":
-            step.update(status="failed", finished_at=int(now))
-    _set_state(conn, run["id"], "failed", steps)
-    conn.execute("UPDATE pattern_detection_runs SET error = ? WHERE id = ?", (reason, run["id"]))
-    wallet.refund(conn, run["reservation_id"])
-
-
 def _advance(store: Store, job: Job) -> None:
     """One tick: pending -> sampling -> clustering -> summarizing -> completed (or failed)."""
     with store.read() as conn:
@@ -331,11 +230,15 @@ def _advance(store: Store, job: Job) -> None:
     current = next((i for i, s in enumerate(steps) if s["status"] == "working"), None)
     if dataset is None or dataset["deleted_at"] is not None:
         with store.transaction() as conn:
-            _fail(conn, run, "the dataset was deleted")
+            RUNS.fail(conn, run, "the dataset was deleted")
         return
     if current == 1 and FAIL_TOKEN in f"{run['name']} {run['research_question']}":
         with store.transaction() as conn:
-            _fail(conn, run, "clustering failed")
+            RUNS.fail(conn, run, "clustering failed")
+        return
+    if current is not None and chaos.of(store).take_failure("pattern_detection", STEPS[current]):
+        with store.transaction() as conn:
+            RUNS.fail(conn, run, f"{STEPS[current]} failed (sandbox chaos)")
         return
     if current == len(STEPS) - 1:
         _complete(store, run)
@@ -351,7 +254,7 @@ def _advance(store: Store, job: Job) -> None:
             steps[current].update(status="completed", finished_at=now)
         nxt = 0 if current is None else current + 1
         steps[nxt].update(status="working", started_at=now)
-        _set_state(conn, run["id"], "working", steps)
+        RUNS.set_state(conn, run["id"], "working", steps)
         schedule(conn, _ADVANCE, run["id"], delay=store.clock.scaled(_STEP_SECONDS))
 
 
@@ -415,21 +318,12 @@ def _complete(store: Store, run: sqlite3.Row) -> None:
             )
         steps = loads(fresh["steps"])
         steps[-1].update(status="completed", finished_at=int(now))
-        _set_state(conn, run["id"], "completed", steps)
+        RUNS.set_state(conn, run["id"], "completed", steps)
         conn.execute(
             "UPDATE pattern_detection_runs SET pattern_id = ? WHERE id = ?", (pattern_id, run["id"])
         )
         wallet.settle(conn, run["reservation_id"], len(docs))
 
 
-def _on_error(store: Store, job: Job, exc: BaseException) -> None:
-    """A crash fails the run and refunds it in full."""
-    with store.transaction() as conn:
-        run = conn.execute(
-            "SELECT * FROM pattern_detection_runs WHERE id = ?", (job.ref_id,)
-        ).fetchone()
-        if run is not None and run["status"] not in ("completed", "failed"):
-            _fail(conn, run, f"internal error: {type(exc).__name__}")
-
-
-register(_ADVANCE, _advance, atomic=False, on_error=_on_error)
+JOBS = (JobKind(_ADVANCE, _advance, atomic=False, on_error=RUNS.crash_handler()),)
+"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""

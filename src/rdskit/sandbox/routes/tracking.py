@@ -25,7 +25,6 @@ Example (HTTP)::
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -42,6 +41,7 @@ from rdskit.models import (
     TrackingMessage,
     TrackingRun,
 )
+from rdskit.models.vocab import FREQUENCIES, SCHEDULE_TIME, WEEKDAYS
 from rdskit.references import rewrite_post_links
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.cursors import BY_CREATED, fetch_page
@@ -59,59 +59,15 @@ from rdskit.sandbox.routes._common import (
 from rdskit.sandbox.routes.datasets import DEFAULT_COUNT, start_run
 from rdskit.sandbox.rules import UnprocessablePost, compile_rule
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.worker import Job, register, schedule
+from rdskit.sandbox.worker import Job, JobKind, schedule
 
-__all__ = ["SCHEMA", "WEEKDAYS", "compose_alert", "next_run_at", "router", "validate_schedule"]
+__all__ = ["JOBS", "WEEKDAYS", "compose_alert", "next_run_at", "router", "validate_schedule"]
 
 router = APIRouter(prefix="/v1", tags=["tracking agents"])
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tracking_agents (
-    id                    TEXT PRIMARY KEY,    -- ta_
-    account_id            TEXT NOT NULL REFERENCES accounts(id),
-    name                  TEXT NOT NULL,
-    instructions          TEXT NOT NULL,
-    dataset_ids           TEXT NOT NULL,       -- JSON list
-    integration_ids       TEXT NOT NULL,       -- JSON list
-    count                 INTEGER NOT NULL,
-    num_comments_per_post INTEGER NOT NULL,
-    schedule              TEXT NOT NULL,       -- JSON {frequency, time, day?}
-    paused                INTEGER NOT NULL DEFAULT 0,
-    last_run_at           REAL,
-    next_run_at           REAL,                -- NULL while paused
-    created_at            REAL NOT NULL,
-    updated_at            REAL NOT NULL,
-    deleted_at            REAL                 -- soft delete
-);
-CREATE INDEX IF NOT EXISTS tracking_agents_list
-    ON tracking_agents(account_id, deleted_at, created_at);
 
-CREATE TABLE IF NOT EXISTS tracking_runs (
-    id              TEXT PRIMARY KEY,          -- tar_
-    agent_id        TEXT NOT NULL REFERENCES tracking_agents(id),
-    account_id      TEXT NOT NULL REFERENCES accounts(id),
-    status          TEXT NOT NULL,             -- pending | working | completed | failed
-    trigger         TEXT NOT NULL,             -- manual | schedule
-    dataset_run_ids TEXT NOT NULL,             -- JSON list
-    created_at      REAL NOT NULL,
-    updated_at      REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tracking_runs_agent ON tracking_runs(agent_id, status);
-
-CREATE TABLE IF NOT EXISTS tracking_messages (
-    id         TEXT PRIMARY KEY,               -- tam_
-    agent_id   TEXT NOT NULL REFERENCES tracking_agents(id),
-    run_id     TEXT NOT NULL REFERENCES tracking_runs(id),
-    body       TEXT NOT NULL,                  -- JSON: the message fields but id/agent/created_at
-    created_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tracking_messages_list ON tracking_messages(agent_id, created_at, id);
-"""
-
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 """Weekly schedule days, lowercase, Monday first (``datetime.weekday()`` order)."""
 
-_TIME = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 _CYCLE = "tracking_agent.cycle"
 _WATCH = "tracking_agent.watch"
 _WATCH_SECONDS = 2.0  # simulated seconds between looks at a cycle's dataset runs
@@ -132,10 +88,10 @@ def validate_schedule(schedule: Mapping[str, Any]) -> dict[str, str]:
     """
     problems = []
     frequency = schedule.get("frequency")
-    if frequency not in ("daily", "weekly"):
+    if frequency not in FREQUENCIES:
         problems.append(("frequency", "frequency must be daily or weekly"))
     time = schedule.get("time")
-    if not isinstance(time, str) or not _TIME.match(time):
+    if not isinstance(time, str) or not SCHEDULE_TIME.fullmatch(time):
         problems.append(("time", "time must be HH:MM (24-hour, UTC)"))
     day = schedule.get("day")
     day = day.lower() if isinstance(day, str) else day
@@ -317,7 +273,10 @@ def _plan_next(conn: Connection, agent_id: str, schedule_: Mapping[str, str]) ->
     clock = conn.store.clock
     due = next_run_at(schedule_, datetime.fromtimestamp(clock.now(), tz=UTC)).timestamp()
     conn.execute("UPDATE tracking_agents SET next_run_at = ? WHERE id = ?", (due, agent_id))
-    schedule(conn, _CYCLE, agent_id, run_at=due, payload={"due": due})
+    (account_id,) = conn.execute(
+        "SELECT account_id FROM tracking_agents WHERE id = ?", (agent_id,)
+    ).fetchone()
+    schedule(conn, _CYCLE, agent_id, run_at=due, payload={"due": due}, account_id=account_id)
     return due
 
 
@@ -512,7 +471,13 @@ def _start_cycle(
         (run_id, agent["id"], agent["account_id"], trigger, dumps(run_ids), now, now),
     )
     conn.execute("UPDATE tracking_agents SET last_run_at = ? WHERE id = ?", (now, agent["id"]))
-    schedule(conn, _WATCH, run_id, delay=conn.store.clock.scaled(_WATCH_SECONDS))
+    schedule(
+        conn,
+        _WATCH,
+        run_id,
+        delay=conn.store.clock.scaled(_WATCH_SECONDS),
+        account_id=agent["account_id"],
+    )
     return conn.execute("SELECT * FROM tracking_runs WHERE id = ?", (run_id,)).fetchone()
 
 
@@ -679,5 +644,8 @@ def _watch_failed(store: Store, job: Job, exc: BaseException) -> None:
         )
 
 
-register(_CYCLE, _scheduled_cycle)
-register(_WATCH, _watch, on_error=_watch_failed)
+JOBS = (
+    JobKind(_CYCLE, _scheduled_cycle),
+    JobKind(_WATCH, _watch, on_error=_watch_failed),
+)
+"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""

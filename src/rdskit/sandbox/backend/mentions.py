@@ -1,0 +1,89 @@
+"""Mentions backend: query the account's collected posts (free).
+
+The query engine is :mod:`rdskit.sandbox.search`; this module resolves the dataset scope,
+runs the query and renders Mention wire objects. Called by the REST route
+(:mod:`rdskit.sandbox.routes.mentions`) and the MCP tools.
+
+- ``dataset_ids`` omitted (or empty): every live dataset of the account; an absent,
+  deleted or foreign id is 404 ``dataset_not_found``.
+- ``post_refs``: those posts, in the order given (unknown ones left out), one page.
+- otherwise filters, ``q``, ``sources``, ``sort``/``order`` and keyset ``cursor`` paging.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from rdskit.models.mentions import Mention, MentionsQuery
+from rdskit.sandbox import search
+from rdskit.sandbox.db import Store
+from rdskit.sandbox.errors import ApiError, invalid
+
+__all__ = ["MentionsPage", "live_datasets", "query_mentions"]
+
+
+class MentionsPage(NamedTuple):
+    """One page of Mention wire dicts, and where the next page starts."""
+
+    mentions: list[dict[str, Any]]
+    has_next: bool
+    cursor: str | None
+
+
+def live_datasets(
+    conn: sqlite3.Connection, account_id: str, dataset_ids: Sequence[str] | None
+) -> list[str]:
+    """The requested datasets (all live ones when none are named); 404 for any other id."""
+    if not dataset_ids:
+        return [
+            row["id"]
+            for row in conn.execute(
+                "SELECT id FROM datasets WHERE account_id = ? AND deleted_at IS NULL", (account_id,)
+            )
+        ]
+    wanted = list(dict.fromkeys(dataset_ids))
+    found = {
+        row["id"]
+        for row in conn.execute(
+            f"SELECT id FROM datasets WHERE account_id = ? AND deleted_at IS NULL"
+            f" AND id IN ({', '.join('?' * len(wanted))})",
+            [account_id, *wanted],
+        )
+    }
+    missing = next((d for d in wanted if d not in found), None)
+    if missing is not None:
+        raise ApiError(404, "dataset_not_found", f"Dataset {missing} not found")
+    return wanted
+
+
+def query_mentions(store: Store, account_id: str, body: MentionsQuery) -> MentionsPage:
+    """One page of the account's mentions matching ``body``, newest first by default."""
+    sort = body.sort or "date"
+    if sort not in search.SORTS:
+        raise invalid(("sort",), f"sort must be one of {', '.join(search.SORTS)}")
+    parameter_ids = list(body.parameter_ids or [])
+    with store.read() as conn:
+        dataset_ids = live_datasets(conn, account_id, body.dataset_ids)
+        if body.post_refs:
+            refs = [{"source": ref.source, "id": ref.id} for ref in body.post_refs]
+            rows = search.lookup(conn, account_id, refs, dataset_ids)
+            has_next, cursor = False, None
+        else:
+            query = search.MentionQuery(
+                dataset_ids=dataset_ids,
+                sources=list(body.sources or []),
+                groups=body.filters or [],
+                q=body.q,
+                sort=sort,
+                order=body.order or "desc",
+                limit=search.page_limit(body.limit),
+                cursor=body.cursor,
+            )
+            got = search.search(conn, account_id, query)
+            rows, has_next, cursor = got.rows, got.has_next, got.cursor
+        items = search.hydrate(conn, account_id, rows, parameter_ids, dataset_ids)
+    return MentionsPage(
+        [Mention.model_validate(item).to_wire() for item in items], has_next, cursor
+    )

@@ -1,0 +1,129 @@
+"""The sandbox's layers, enforced: the backend below, a thin API on top.
+
+An AST scan of every module under ``src/rdskit/sandbox`` (imports inside functions count;
+``if TYPE_CHECKING:`` blocks do not, they never run). The API is ``routes/*``, ``app.py``,
+``registry.py`` and ``mcp_server.py``; the package root composes (it starts the server).
+Everything else is below the API (``backend/*``, ``errors.py``, ``db.py``, ``wallet.py``,
+``accounts.py``, ``cursors.py``, ``search.py``, ``chaos.py``, ``worker.py``...) and:
+
+- imports no API module (no ``routes``, ``app``, ``registry`` or ``mcp_server``);
+- imports no HTTP framework (``fastapi``, ``starlette``).
+
+The split is done part by part: :data:`NOT_SPLIT` names the parts whose route module still
+holds its SQL, and a test keeps that list honest both ways (a split part's route module has
+no SQL; a listed part's has some), so the list can only shrink.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SANDBOX = Path(__file__).resolve().parents[2] / "src" / "rdskit" / "sandbox"
+ROUTES = SANDBOX / "routes"
+API = (
+    "rdskit.sandbox.routes",
+    "rdskit.sandbox.app",
+    "rdskit.sandbox.registry",
+    "rdskit.sandbox.mcp_server",
+)
+COMPOSER = "rdskit.sandbox"
+HTTP_FRAMEWORKS = ("fastapi", "starlette")
+
+SPLIT = {"account", "chaos", "mentions", "previews"}
+"""Parts whose route module only parses, calls the backend and wraps the envelope."""
+
+NOT_SPLIT = {
+    "admin",
+    "audiences",
+    "chats",
+    "custom_parameters",
+    "datasets",
+    "patterns",
+    "tracking",
+}
+"""Parts whose route module still holds SQL, state and rules (14.1 not done for them)."""
+
+MCP_STILL_CALLS = {"chats"}
+"""Route modules the MCP server still calls (it should call their backends)."""
+
+
+def module_name(path: Path) -> str:
+    parts = ["rdskit", "sandbox", *path.relative_to(SANDBOX).with_suffix("").parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_names(path: Path) -> set[str]:
+    """Dotted names ``path`` imports (``from a import b`` gives ``a`` and ``a.b``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for part in node.body for inner in ast.walk(part))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: use absolute imports"
+            base = node.module or ""
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+MODULES = {module_name(path): path for path in sorted(SANDBOX.rglob("*.py"))}
+BELOW_API = sorted(name for name in MODULES if name != COMPOSER and not name.startswith(API))
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+@pytest.mark.parametrize("module", BELOW_API)
+def test_nothing_below_the_api_imports_it(module: str) -> None:
+    names = imported_names(MODULES[module])
+    assert sorted(name for name in names if _within(name, API)) == []
+
+
+@pytest.mark.parametrize("module", BELOW_API)
+def test_nothing_below_the_api_imports_an_http_framework(module: str) -> None:
+    names = imported_names(MODULES[module])
+    assert sorted(name for name in names if _within(name, HTTP_FRAMEWORKS)) == []
+
+
+def test_the_backend_package_is_below_the_api() -> None:
+    backend = [name for name in BELOW_API if name.startswith("rdskit.sandbox.backend")]
+    assert {"rdskit.sandbox.backend.tables", "rdskit.sandbox.backend.patterns"} <= set(backend)
+    for name in ("rdskit.sandbox.errors", "rdskit.sandbox.db", "rdskit.sandbox.search"):
+        assert name in BELOW_API
+
+
+def test_the_scan_sees_what_it_must() -> None:
+    # The rules must be able to fail: route modules import FastAPI and the backend, the
+    # package root imports the app lazily (inside a function), and the store reads the
+    # table list lazily too.
+    assert "fastapi" in imported_names(MODULES["rdskit.sandbox.routes.datasets"])
+    assert "rdskit.sandbox.app" in imported_names(MODULES[COMPOSER])
+    assert "rdskit.sandbox.backend.tables" in imported_names(MODULES["rdskit.sandbox.db"])
+
+
+def test_the_list_of_parts_not_split_is_honest() -> None:
+    parts = {path.stem for path in ROUTES.glob("*.py") if not path.stem.startswith("_")}
+    assert parts == SPLIT | NOT_SPLIT and not SPLIT & NOT_SPLIT
+    for part in sorted(parts):
+        holds_sql = ".execute(" in (ROUTES / f"{part}.py").read_text(encoding="utf-8")
+        assert holds_sql == (part in NOT_SPLIT), part
+
+
+def test_the_mcp_server_calls_only_the_listed_route_modules() -> None:
+    names = imported_names(MODULES["rdskit.sandbox.mcp_server"])
+    routes = {name for name in names & MODULES.keys() if name.startswith("rdskit.sandbox.routes.")}
+    called = {name.rpartition(".")[2] for name in routes}
+    assert {part for part in called if part in SPLIT | NOT_SPLIT} == MCP_STILL_CALLS

@@ -1,0 +1,186 @@
+"""The fair worker: one account's flood never delays another's work; jobs over their CPU
+budget fail (refunded) instead of blocking; re-queued jobs obey the same rule."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+import pytest
+
+from rdskit.sandbox import SandboxHandle, budget, start
+from rdskit.sandbox.db import Store
+from rdskit.sandbox.worker import Job, Worker, register, schedule
+
+PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
+
+_done: dict[str, float] = {}
+_failed: dict[str, str] = {}
+_lock = threading.Lock()
+
+
+def _burn(store: Store, job: Job) -> None:
+    """A CPU-heavy job: spins for ``payload["seconds"]`` of CPU, checking its budget."""
+    until = time.thread_time() + job.payload.get("seconds", 0.0)
+    while time.thread_time() < until:
+        budget.check()
+        sum(range(2_000))
+    with _lock:
+        _done[job.ref_id] = time.monotonic()
+
+
+def _burn_failed(store: Store, job: Job, exc: BaseException) -> None:
+    with _lock:
+        _failed[job.ref_id] = type(exc).__name__
+
+
+register("test.burn", _burn, atomic=False, on_error=_burn_failed)
+
+
+def _wait(keys: list[str], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not all(k in _done or k in _failed for k in keys):
+        assert time.monotonic() < deadline, ({k: k in _done for k in keys}, _failed)
+        time.sleep(0.005)
+
+
+def _flood(store: Store, n: int, seconds: float, account: str = "flood") -> list[str]:
+    keys = [f"{account}-{time.monotonic_ns()}-{i}" for i in range(n)]
+    with store.transaction() as conn:
+        for key in keys:
+            schedule(conn, "test.burn", key, payload={"seconds": seconds}, account_id=account)
+    return keys
+
+
+def test_a_flood_does_not_delay_other_accounts() -> None:
+    store = Store()
+    worker = Worker(store, threads=2)
+    worker.start()
+    try:
+        flood = _flood(store, 12, 0.25)
+        time.sleep(0.05)  # the flood is running and queued first
+        started = time.monotonic()
+        small = _flood(store, 1, 0.0, account="acc_a") + _flood(store, 1, 0.0, account="acc_b")
+        _wait(small)
+        waited = max(_done[k] for k in small) - started
+        assert waited < 0.25 * 2  # at most one flood job's time slice, not twelve
+        assert sum(k in _done for k in flood) < len(flood)  # the flood is still going
+        _wait(flood, timeout=30)
+    finally:
+        worker.stop()
+        store.close()
+
+
+def test_a_job_over_its_budget_fails_instead_of_blocking() -> None:
+    store = Store()
+    worker = Worker(store, threads=2, budget_seconds=0.1)
+    worker.start()
+    try:
+        (endless,) = _flood(store, 1, 60.0)  # a minute of CPU: far over the budget
+        started = time.monotonic()
+        _wait([endless], timeout=10)
+        assert _failed.get(endless) == "BudgetExceeded"
+        assert time.monotonic() - started < 5
+        with store.read() as conn:
+            state, error = conn.execute(
+                "SELECT state, last_error FROM jobs WHERE ref_id = ?", (endless,)
+            ).fetchone()
+        assert state == "failed" and "CPU budget" in error
+    finally:
+        worker.stop()
+        store.close()
+
+
+def test_requeued_jobs_after_a_restart_obey_the_same_rule(tmp_path: Path) -> None:
+    path = tmp_path / "sandbox.db"
+    store = Store(path)
+    flood = _flood(store, 10, 0.25)
+    with store.transaction() as conn:  # a crash left the flood's jobs "running"
+        conn.execute("UPDATE jobs SET state = 'running' WHERE account_id = 'flood'")
+    small = _flood(store, 1, 0.0, account="acc_c")
+    store.close()
+
+    reopened = Store(path)
+    worker = Worker(reopened, threads=2)
+    started = time.monotonic()
+    worker.start()  # re-queues the flood, then claims fairly
+    try:
+        _wait(small)
+        assert _done[small[0]] - started < 0.25 * 2
+        _wait(flood, timeout=30)
+    finally:
+        worker.stop()
+        reopened.close()
+
+
+# -- end to end, over HTTP -----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def box() -> Iterator[SandboxHandle]:
+    with start(speed=50, rate_limit=1_000_000, seed=8) as handle:
+        yield handle
+
+
+def _client(box: SandboxHandle) -> httpx.Client:
+    created = box.admin.create_account(plan="Business", wallet_usd="100000")
+    return httpx.Client(base_url=box.url, headers={"x-api-key": created.api_key}, timeout=30)
+
+
+def _start_run(http: httpx.Client, count: int) -> tuple[str, str]:
+    dataset = http.post("/v1/datasets", json={"name": "d"}).json()["data"]["id"]
+    run = http.post(f"/v1/datasets/{dataset}/runs", json={"search_query": PROMPT, "count": count})
+    assert run.status_code == 200, run.text
+    return dataset, run.json()["data"]["id"]
+
+
+def _status(http: httpx.Client, dataset: str, run: str) -> str:
+    status: str = http.get(f"/v1/datasets/{dataset}/runs/{run}").json()["data"]["status"]["type"]
+    return status
+
+
+def _finish(http: httpx.Client, dataset: str, run: str, timeout: float = 60) -> float:
+    started = time.monotonic()
+    while (status := _status(http, dataset, run)) not in ("completed", "failed"):
+        assert time.monotonic() - started < timeout
+        time.sleep(0.01)
+    assert status == "completed"
+    return time.monotonic()
+
+
+def test_two_accounts_runs_complete_on_time_while_a_third_floods(box: SandboxHandle) -> None:
+    a, b, flooder = _client(box), _client(box), _client(box)
+    try:
+        alone_started = time.monotonic()
+        alone = _finish(a, *_start_run(a, 20)) - alone_started
+        flood = [_start_run(flooder, 5_000) for _ in range(5)]  # ~0.5 s of CPU each
+        time.sleep(0.3)
+        started = time.monotonic()
+        runs = [(a, *_start_run(a, 20)), (b, *_start_run(b, 20))]
+        took = max(_finish(http, ds, run) for http, ds, run in runs) - started
+        # Without fairness they would wait for the whole flood (seconds of CPU); with it,
+        # about their own pipeline plus sharing the CPU with the one flood job running.
+        print(f"\nsmall run alone {alone:.2f} s, during the flood {took:.2f} s")
+        assert took < alone + 1.5, (alone, took)
+        assert any(_status(flooder, ds, run) != "completed" for ds, run in flood)
+    finally:
+        for http in (a, b, flooder):
+            http.close()
+
+
+def test_a_run_over_its_cpu_budget_fails_refunded() -> None:
+    with start(speed=500, rate_limit=1_000_000, job_cpu_budget=0.05) as tight:
+        created = tight.admin.create_account(plan="Business", wallet_usd="100000")
+        with httpx.Client(
+            base_url=tight.url, headers={"x-api-key": created.api_key}, timeout=30
+        ) as http:
+            dataset, run = _start_run(http, 20_000)
+            while (status := _status(http, dataset, run)) not in ("completed", "failed"):
+                time.sleep(0.02)
+            assert status == "failed"
+            wallet = tight.admin.account(created.account_id)["wallet"]
+            assert Decimal(wallet["held_usd"]) == 0 and Decimal(wallet["used_usd"]) == 0
+            small = _start_run(http, 5)  # the worker is not blocked: the next run completes
+            _finish(http, *small)
