@@ -10,6 +10,7 @@ import matplotlib
 import pandas as pd
 import pytest
 from frame_samples import PROFILES, SMALL
+from research_sandbox import research  # noqa: F401  (the research tests' data)
 
 import rdskit
 import rdskit.frames as frames

@@ -41,9 +41,9 @@ def test_sentiment(small: pd.DataFrame) -> None:
 
 
 def test_sources(small: pd.DataFrame) -> None:
-    ax = small.rds.plot.sources()
-    assert bars(ax) == {"reddit": 2, "tiktok": 2, "instagram": 1}
-    assert labelled(ax)
+    ax = small.rds.plot.sources()  # a share-of-voice chart shows shares, not counts
+    assert bars(ax) == pytest.approx({"reddit": 0.4, "tiktok": 0.4, "instagram": 0.2})
+    assert labelled(ax) and ax.get_ylabel() == "share of mentions"
 
 
 def test_emotions(small: pd.DataFrame) -> None:

@@ -10,6 +10,9 @@ Importing this package registers the ``df.rds`` accessor (``import rdskit`` does
   :func:`messages_to_frame`, :func:`usage_history_to_frame`, :func:`datasets_to_frame`.
 - Scale: :func:`mentions_to_parquet` streams to partitioned parquet, :func:`read_parquet`
   reads it back.
+- Research (``docs/research.md``): every loader's frame carries its provenance
+  (``df.rds.provenance()``); ``df.rds.methods()``, ``.pseudonymise(key)``, ``.network(kind)``,
+  ``.compare(by)``, ``.to_excel(path)``, ``.to_csv(path)``.
 
 Example:
     >>> import rdskit.frames

@@ -32,6 +32,7 @@ __all__ = [
     "build_table",
     "cast",
     "coerce",
+    "column",
     "combine",
     "dict_columns",
     "dominant",
@@ -418,6 +419,15 @@ def to_frame(table: pa.Table, kind: str) -> pd.DataFrame:
     frame = table.to_pandas(types_mapper=_pandas_type)
     frame.attrs["rdskit"] = {"kind": kind}
     return frame
+
+
+def column(frame: pd.DataFrame, name: str) -> pa.Array:
+    """One column of a frame as a single Arrow array (without a copy for Arrow-backed
+    columns)."""
+    values = frame[name].array
+    if isinstance(values, pd.arrays.ArrowExtensionArray):
+        return pa.chunked_array(values.__arrow_array__()).combine_chunks()
+    return from_frame(frame, [name])[name].combine_chunks()
 
 
 def from_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pa.Table:

@@ -13,8 +13,10 @@ Example:
 
 from __future__ import annotations
 
+import os
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,17 +38,34 @@ from rdskit.frames.columns import (
     FrameSpec,
 )
 from rdskit.frames.keywords import count_terms
+from rdskit.frames.periods import parse_period
+from rdskit.frames.provenance import Provenance, carry, provenance_of
 
 if TYPE_CHECKING:
+    from rdskit.frames.compare import Comparison
+    from rdskit.frames.methods import MethodsText
     from rdskit.frames.plots import RdsPlots
 
 __all__ = [
     "MAX_POST_REFS",
+    "TOP_FIRST",
     "MissingColumnsError",
     "RdsAccessor",
     "attach_client",
     "origin_client",
 ]
+
+TOP_FIRST = (
+    "source",
+    "author_title",
+    "username",
+    "title",
+    "text",
+    "created_at",
+    "url",
+    "id",
+)
+"""The columns :meth:`RdsAccessor.top` puts right after the ranking column (those present)."""
 
 MAX_POST_REFS = 50
 """Ask takes at most 50 posts as context (``context.post_refs``)."""
@@ -101,7 +120,8 @@ def origin_client(frame: pd.DataFrame) -> Any | None:
 _PROFILE_SIGNATURE = ("follower_count", "creator_tier", "username")
 
 
-@pd.api.extensions.register_dataframe_accessor("rds")
+# Registered as ``df.rds`` by ``import rdskit`` (rdskit/__init__.py), which loads this module
+# on the first ``df.rds`` only.
 class RdsAccessor:
     """``df.rds``: Research Data Service analyses on mentions and profile frames."""
 
@@ -142,15 +162,17 @@ class RdsAccessor:
     # --- mentions over time ----------------------------------------------------------------
 
     def volume(self, freq: str = "D", by: str | None = None) -> pd.Series | pd.DataFrame:
-        """Mentions per period (``freq`` is a pandas offset alias: ``"D"``, ``"W"``,
-        ``"MS"``...); with ``by``, one column per value of that column. Empty periods
-        count 0; periods are labelled as ``pd.Grouper`` labels them.
+        """Mentions per period (``freq``: ``"daily"``, ``"weekly"``, ``"monthly"``,
+        ``"quarterly"``... or a pandas offset alias such as ``"D"``, ``"W"``, ``"MS"``; see
+        :mod:`rdskit.frames.periods`); with ``by``, one column per value of that column.
+        Empty periods count 0; periods are labelled as ``pd.Grouper`` labels them.
 
         Example:
-            >>> df.rds.volume("W", by="source").tail(3)  # doctest: +SKIP
+            >>> df.rds.volume("weekly", by="source").tail(3)  # doctest: +SKIP
         """
+        period = parse_period(freq)
         frame = self._need("volume", "created_at", *([by] if by else []))
-        grouper = pd.Grouper(key="created_at", freq=freq)
+        grouper = pd.Grouper(key="created_at", freq=period.alias)
         counts = frame.groupby(grouper).size().rename("mentions")
         if by is None:
             return counts
@@ -161,11 +183,14 @@ class RdsAccessor:
         """Per period: ``mentions``, mean ``sentiment_score`` and the share of analysed
         posts whose dominant sentiment is ``negative``/``neutral``/``positive``.
 
+        ``freq`` as in :meth:`volume` (``"weekly"``, ``"monthly"``, ``"W"``...).
+
         Example:
-            >>> df.rds.sentiment_over_time("MS")  # doctest: +SKIP
+            >>> df.rds.sentiment_over_time("monthly")  # doctest: +SKIP
         """
+        period = parse_period(freq)
         frame = self._need("sentiment_over_time", "created_at", "sentiment_score", "sentiment")
-        grouper = pd.Grouper(key="created_at", freq=freq)
+        grouper = pd.Grouper(key="created_at", freq=period.alias)
         by_period = frame.groupby(grouper)
         out = pd.DataFrame(
             {
@@ -186,13 +211,18 @@ class RdsAccessor:
     # --- rankings ----------------------------------------------------------------------------
 
     def top(self, n: int = 10, by: str = "engagement_rate") -> pd.DataFrame:
-        """The ``n`` rows with the highest ``by`` (missing values last).
+        """The ``n`` rows with the highest ``by`` (missing values last), with ``by`` and a
+        compact set of columns first (:data:`TOP_FIRST`: who, where, what, when) so the
+        ranking shows in a notebook; every other column follows.
 
         Example:
-            >>> df.rds.top(5, by="num_views")[["title", "num_views"]]  # doctest: +SKIP
+            >>> df.rds.top(5, by="num_views").columns[:4].tolist()  # doctest: +SKIP
+            ['num_views', 'source', 'author_title', 'title']
         """
         frame = self._need("top", by)
-        return frame.sort_values(by, ascending=False, na_position="last", kind="stable").head(n)
+        ranked = frame.sort_values(by, ascending=False, na_position="last", kind="stable").head(n)
+        first = [by, *(c for c in TOP_FIRST if c != by and c in ranked.columns)]
+        return ranked[first + [c for c in ranked.columns if c not in first]]
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
@@ -294,7 +324,7 @@ class RdsAccessor:
         derived = {key: table[key].combine_chunks().take(parents) for key in ("source", "id")}
         if extra is not None:
             derived |= extra(lists, flat, parents)
-        return _arrow.to_frame(_arrow.build_table(spec, flat, derived), spec.name)
+        return carry(_arrow.to_frame(_arrow.build_table(spec, flat, derived), spec.name), self._df)
 
     def comments(self) -> pd.DataFrame:
         """One row per comment, with its post's ``source`` and ``id``.
@@ -404,6 +434,131 @@ class RdsAccessor:
         """
         flags = self._need("verified_share", "is_verified")["is_verified"].dropna()
         return float(flags.astype(bool).mean()) if len(flags) else float("nan")
+
+    # --- research: provenance, methods, pseudonyms, networks, comparison, exports ----------
+    # (rdskit.frames.provenance, .methods, .pseudonymise, .networks, .compare, .exports)
+
+    def provenance(self) -> Provenance:
+        """Where this frame came from: service, account, datasets, runs and their
+        parameters, the query, when, the rdskit version, and later steps.
+
+        Example:
+            >>> df.rds.provenance().runs[0].search_query  # doctest: +SKIP
+            'oat milk'
+        """
+        return provenance_of(self._df)
+
+    def methods(self) -> MethodsText:
+        """A methods paragraph (Markdown; ``.text`` for plain text) whose numbers are
+        this frame's.
+
+        Example:
+            >>> print(df.rds.methods().text)  # doctest: +SKIP
+        """
+        from rdskit.frames.methods import methods_paragraph
+
+        return methods_paragraph(self._df)
+
+    def pseudonymise(
+        self,
+        key: str | bytes | None = None,
+        *,
+        allow: Iterable[str] = (),
+        post_urls: str = "redact",
+        prefix: str = "u_",
+        length: int = 12,
+    ) -> pd.DataFrame:
+        """A copy with authors and commenters replaced by keyed pseudonyms
+        (HMAC-SHA-256): mentions, comments (``df.rds.comments()``) and profile frames.
+        Same key, same pseudonyms across frames and calls; ``allow`` keeps public
+        accounts (see :mod:`rdskit.frames.pseudonymise`).
+
+        Example:
+            >>> safe = df.rds.pseudonymise(os.environ["RDS_PSEUDONYM_KEY"])  # doctest: +SKIP
+        """
+        from rdskit.frames.pseudonymise import Pseudonymiser, pseudonymise_frame
+
+        people = Pseudonymiser(key, allow=allow, prefix=prefix, length=length)
+        del key  # only the hidden keyed state stays: no traceback's locals show the key
+        kind = self.kind
+        if kind == "unknown" and "author_username" in self._df.columns:
+            kind = "comments"
+        return pseudonymise_frame(
+            self._df,
+            people,
+            kind=kind,
+            post_urls=post_urls,  # type: ignore[arg-type]
+        )
+
+    def network(self, kind: str = "reply") -> Any:
+        """A networkx graph: ``"reply"`` (commenter -> author), ``"hashtags"``,
+        ``"brands"`` (co-mentions) or ``"author-brand"``, with node and edge attributes
+        (write it with ``networkx.write_gexf`` for Gephi).
+
+        Example:
+            >>> nx.write_gexf(df.rds.network("reply"), "replies.gexf")  # doctest: +SKIP
+        """
+        from rdskit.frames.networks import build_network
+
+        return build_network(self._df, kind)
+
+    def hashtags(self) -> pd.DataFrame:
+        """One row per (post, hashtag) in titles and texts: ``source``, ``id``,
+        ``hashtag`` (lower-cased).
+
+        Example:
+            >>> df.rds.hashtags()["hashtag"].value_counts().head()  # doctest: +SKIP
+        """
+        from rdskit.frames.networks import hashtags_frame
+
+        frame = self._need("hashtags", "source", "id", "text")
+        return carry(hashtags_frame(frame), frame, "hashtags")
+
+    def handles(self) -> pd.DataFrame:
+        """One row per (post, ``@handle`` it mentions): ``source``, ``id``, ``handle``.
+
+        Example:
+            >>> df.rds.handles().groupby("handle").size()  # doctest: +SKIP
+        """
+        from rdskit.frames.networks import handles_frame
+
+        frame = self._need("handles", "source", "id", "text")
+        return carry(handles_frame(frame), frame, "handles")
+
+    def compare(self, by: str = "dataset", **options: Any) -> Comparison:
+        """Compare datasets (or sources, or any column's values): volume and sentiment
+        shares with Wilson intervals, engagement medians with bootstrap intervals, and the
+        distinguishing terms (see :mod:`rdskit.frames.compare`).
+
+        Example:
+            >>> cmp = df.rds.compare(by="dataset")  # doctest: +SKIP
+            >>> cmp.sentiment  # doctest: +SKIP
+        """
+        from rdskit.frames.compare import compare_frame
+
+        return compare_frame(self._df, by, **options)
+
+    def to_excel(self, path: str | os.PathLike[str]) -> Path:
+        """An .xlsx workbook: ``posts``, ``comments`` and ``provenance`` sheets, lists
+        flattened (see :mod:`rdskit.frames.exports`).
+
+        Example:
+            >>> df.rds.to_excel("oat.xlsx")  # doctest: +SKIP
+        """
+        from rdskit.frames.exports import write_excel
+
+        return write_excel(self._df, path)
+
+    def to_csv(self, path: str | os.PathLike[str], excel: bool = True) -> Path:
+        """A CSV with lists flattened (``excel=True``: UTF-8 BOM, formulas neutralised)
+        and its provenance in ``<file>.provenance.json``.
+
+        Example:
+            >>> df.rds.to_csv("oat.csv")  # doctest: +SKIP
+        """
+        from rdskit.frames.exports import write_csv
+
+        return write_csv(self._df, path, excel=excel)
 
 
 # --- helpers -------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pyarrow as pa
 
+from rdskit.models import vocab
+
 __all__ = [
     "COMMENTS",
     "DATASETS",
@@ -215,34 +217,23 @@ def _derived(name: str, arrow: pa.DataType, source: str, note: str = "") -> Colu
 
 # --- mentions --------------------------------------------------------------------------
 
-SENTIMENT_LABELS = ("negative", "neutral", "positive")
-EMOTIONS = ("neutral", "joy", "sadness", "anger", "surprise", "fear", "disgust")
-AD_META_FIELDS: dict[str, pa.DataType] = {
-    "advertiser_id": STRING,
-    "advertiser_name": STRING,
-    "landing_url": STRING,
-    "display_format": STRING,
-    "collation_id": STRING,
+SENTIMENT_LABELS = vocab.SENTIMENTS
+EMOTIONS = vocab.EMOTIONS
+_AD_META_TYPES: dict[str, pa.DataType] = {
     "is_active": BOOL,
     "ended_at": TIMESTAMP,
     "publisher_platforms": STRINGS,
-    "cta_text": STRING,
-    "cta_type": STRING,
     "eu_reach": INT,
-    "advertiser_avatar_url": STRING,
     "duration_sec": FLOAT,
-    "creative_group_key": STRING,
-    "product_category": STRING,
-    "creative_format": STRING,
-    "advertiser_page_alias": STRING,
     "advertiser_likes": INT,
-    "advertiser_category": STRING,
     "advertiser_verified": BOOL,
-    "advertiser_ig_username": STRING,
     "advertiser_ig_followers": INT,
     "advertiser_ig_verified": BOOL,
 }
-"""``ad_meta`` fields (flattened to ``ad_<field>``) and their types."""
+AD_META_FIELDS: dict[str, pa.DataType] = {
+    name: _AD_META_TYPES.get(name, STRING) for name in vocab.AD_META_FIELDS
+}
+"""``ad_meta`` fields (flattened to ``ad_<field>``) and their types (text unless listed)."""
 
 MENTIONS = FrameSpec(
     "mentions",

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rdskit.frames import _arrow
 from rdskit.frames.accessor import attach_client
@@ -27,6 +28,7 @@ from rdskit.frames.other import (
     usage_frame,
 )
 from rdskit.frames.profiles import profiles_frame
+from rdskit.frames.provenance import from_schema, record_fetch, restore
 
 __all__ = [
     "PAGE_SIZE",
@@ -77,10 +79,33 @@ def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.D
     if cache:
         from rdskit.frames.cache import cached_mentions
 
+        # The cache stores its fetches (this one included) in the file's schema metadata.
         table = cached_mentions(client, query, names)
+        frame = restore(_arrow.to_frame(table, "mentions"), from_schema(table.schema))
     else:
         table = mentions_table((m for page in mention_pages(client, query) for m in page), names)
-    return attach_client(_arrow.to_frame(table, "mentions"), client)
+        frame = record_fetch(
+            _arrow.to_frame(table, "mentions"),
+            client,
+            "mentions",
+            query,
+            datasets=frame_datasets(table, query.get("dataset_ids")),
+            dataset_runs=True,
+        )
+    return attach_client(frame, client)
+
+
+def frame_datasets(table: pa.Table, requested: Sequence[str] | None) -> list[dict[str, Any]]:
+    """``[{id, name}]`` of the datasets asked for and those the posts belong to."""
+    found: dict[str, str | None] = dict.fromkeys(requested or [])
+    if "datasets" in table.column_names:
+        flat = pc.list_flatten(table["datasets"].combine_chunks())
+        ids, names = pc.struct_field(flat, ["id"]), pc.struct_field(flat, ["name"])
+        pairs = pa.table({"id": ids, "name": names}).group_by("id").aggregate([("name", "max")])
+        for key, name in zip(pairs["id"].to_pylist(), pairs["name_max"].to_pylist(), strict=True):
+            if key is not None and (requested is None or key in found):
+                found[key] = found.get(key) or name
+    return [{"id": key, "name": name} for key, name in found.items()]
 
 
 def profiles_to_frame(client: Any, **query: Any) -> pd.DataFrame:
@@ -90,7 +115,10 @@ def profiles_to_frame(client: Any, **query: Any) -> pd.DataFrame:
     Example:
         >>> client.audience_profiles.to_frame(audience_dataset_ids=["ad_1"])  # doctest: +SKIP
     """
-    return _all(profiles_frame, client.audience_profiles.list, client, query)
+    frame = _all(profiles_frame, client.audience_profiles.list, client, query)
+    ids = query.get("audience_dataset_ids") or []
+    datasets = [{"id": i} for i in ids]
+    return record_fetch(frame, client, "audience_profiles", query, datasets=datasets)
 
 
 def lookup_mentions(client: Any, refs: Sequence[Mapping[str, str]]) -> list[Any]:
@@ -111,8 +139,10 @@ def pattern_items_to_frame(client: Any, pattern_id: str, posts: bool = False) ->
         >>> posts.groupby("item_title").size()  # doctest: +SKIP
     """
     pattern = client.patterns.get(pattern_id)
+    source = {"pattern_id": pattern_id, "posts": posts}
     if not posts:
-        return attach_client(pattern_items_frame(pattern), client)
+        frame = pattern_items_frame(pattern)
+        return attach_client(record_fetch(frame, client, "patterns", source), client)
     members = [
         (item, [(p.source, p.id) for p in client.patterns.item(pattern_id, item.item_id).posts])
         for item in pattern.items
@@ -129,7 +159,10 @@ def pattern_items_to_frame(client: Any, pattern_id: str, posts: bool = False) ->
     out = table.take(pa.array([row for _, row in pairs], pa.int64()))
     out = out.add_column(0, "item_title", pa.array([item.title for item, _ in pairs], pa.string()))
     out = out.add_column(0, "item_id", pa.array([item.item_id for item, _ in pairs], pa.string()))
-    return attach_client(_arrow.to_frame(out, "mentions"), client)
+    frame = _arrow.to_frame(out, "mentions")
+    datasets = frame_datasets(out, None)
+    record_fetch(frame, client, "patterns", source, datasets=datasets, dataset_runs=True)
+    return attach_client(frame, client)
 
 
 def messages_to_frame(client: Any, agent_id: str) -> pd.DataFrame:
@@ -138,9 +171,10 @@ def messages_to_frame(client: Any, agent_id: str) -> pd.DataFrame:
     Example:
         >>> client.tracking_agents.messages_frame("ta_1").head()  # doctest: +SKIP
     """
-    return _all(
+    frame = _all(
         messages_frame, lambda **q: client.tracking_agents.messages(agent_id, **q), client, {}
     )
+    return record_fetch(frame, client, "tracking_messages", {"agent_id": agent_id})
 
 
 def usage_history_to_frame(client: Any) -> pd.DataFrame:
@@ -149,7 +183,7 @@ def usage_history_to_frame(client: Any) -> pd.DataFrame:
     Example:
         >>> client.usage_history_frame().groupby("category")["quantity"].sum()  # doctest: +SKIP
     """
-    return _all(usage_frame, client.usage_history, client, {})
+    return record_fetch(_all(usage_frame, client.usage_history, client, {}), client, "usage", {})
 
 
 def datasets_to_frame(client: Any) -> pd.DataFrame:
@@ -158,7 +192,8 @@ def datasets_to_frame(client: Any) -> pd.DataFrame:
     Example:
         >>> client.datasets.to_frame()[["name", "mentions_count"]]  # doctest: +SKIP
     """
-    return _all(datasets_frame, client.datasets.list, client, {})
+    frame = _all(datasets_frame, client.datasets.list, client, {})
+    return record_fetch(frame, client, "datasets", {})
 
 
 def _all(

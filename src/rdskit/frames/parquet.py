@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,15 @@ import pyarrow.dataset as ds
 
 from rdskit.frames import _arrow
 from rdskit.frames.columns import MENTIONS
-from rdskit.frames.fetch import mention_pages, parameter_names
+from rdskit.frames.fetch import frame_datasets, mention_pages, parameter_names
 from rdskit.frames.mentions import mentions_table
+from rdskit.frames.provenance import (
+    fetch_record,
+    from_schema,
+    merge_records,
+    restore,
+    schema_metadata,
+)
 
 __all__ = ["BATCH_ROWS", "mentions_to_parquet", "read_parquet"]
 
@@ -36,14 +43,21 @@ BATCH_ROWS = 10_000
 """Mentions held in memory before a batch is written."""
 
 
-def _write(table: pa.Table, path: Path, partition_by: Sequence[str], batch: int) -> None:
+def _write(
+    table: pa.Table,
+    path: Path,
+    partition_by: Sequence[str],
+    batch: int,
+    provenance: Mapping[bytes, bytes],
+) -> None:
     # Partition values become directory names: write them as plain strings.
     for name in partition_by:
         table = table.set_column(
             table.schema.get_field_index(name), name, table[name].cast(pa.string())
         )
+    # Every file carries the provenance (Arrow schema metadata): read_parquet merges them.
     ds.write_dataset(
-        table,
+        table.replace_schema_metadata({**(table.schema.metadata or {}), **provenance}),
         path,
         format="parquet",
         partitioning=list(partition_by) or None,
@@ -77,11 +91,18 @@ def mentions_to_parquet(
     target = Path(path)
     written = batches = 0
     pending: list[Any] = []
+    provenance: dict[bytes, bytes] = {}
 
     def flush() -> None:
-        nonlocal written, batches, pending
+        nonlocal written, batches, pending, provenance
         table = mentions_table(pending, names)
-        _write(table, target, partition_by, batches)
+        if not provenance:
+            datasets = frame_datasets(table, query.get("dataset_ids"))
+            fetch = fetch_record(
+                client, "mentions", query, None, datasets=datasets, dataset_runs=True
+            )
+            provenance = schema_metadata({"kind": "mentions", "fetches": [fetch]})
+        _write(table, target, partition_by, batches, provenance)
         written, batches, pending = written + table.num_rows, batches + 1, []
 
     for page in mention_pages(client, query):
@@ -105,6 +126,7 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     dataset = ds.dataset(path, format="parquet", partitioning="hive")
     # Batches may differ in key-named columns: read every file footer, not only the first.
     files = [fragment.physical_schema for fragment in dataset.get_fragments()]
+    stored = [record for record in map(from_schema, files) if record]
     partitions = dataset.partitioning.schema if dataset.partitioning else pa.schema([])
     schema = pa.unify_schemas([*files, partitions]) if files else dataset.schema
     table = ds.dataset(path, schema=schema, format="parquet", partitioning="hive").to_table()
@@ -112,4 +134,5 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     for i, name in enumerate(table.column_names):
         if name in MENTIONS:
             table = table.set_column(i, name, _arrow.cast(table[name], MENTIONS[name].arrow))
-    return _arrow.to_frame(table, "mentions")
+    frame = _arrow.to_frame(table, "mentions")
+    return restore(frame, merge_records(stored) if len(stored) > 1 else next(iter(stored), {}))

@@ -5,7 +5,7 @@ labelled axes and a title; the plotted numbers are exactly the analysis method's
 matplotlib is imported on first use (the ``jupyter`` extra installs it).
 
 Example:
-    >>> ax = df.rds.plot.volume("W")  # doctest: +SKIP
+    >>> ax = df.rds.plot.volume("weekly")  # doctest: +SKIP
     >>> ax.figure.savefig("volume.png")  # doctest: +SKIP
 """
 
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rdskit.frames.columns import SENTIMENT_LABELS
+from rdskit.frames.periods import parse_period
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -39,6 +40,22 @@ def _axes(ax: Axes | None, title: str, xlabel: str, ylabel: str) -> Axes:
     return ax
 
 
+def _dates(ax: Axes) -> Axes:
+    """Concise date ticks (``Jan``, ``Feb``... with the year once) instead of crowded ones."""
+    import matplotlib.dates as mdates
+
+    locator = mdates.AutoDateLocator(minticks=3, maxticks=8)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    return ax
+
+
+def _percent() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(xmax=1.0, decimals=0)
+
+
 def _floats(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
     return values.to_numpy(dtype="float64", na_value=np.nan)
 
@@ -56,24 +73,32 @@ class RdsPlots:
         self._rds = rds
 
     def volume(self, freq: str = "D", by: str | None = None, ax: Axes | None = None) -> Axes:
-        """Mentions per period: one line, or one per value of ``by``.
+        """Mentions per period (``"daily"``, ``"weekly"``, ``"monthly"``... or a pandas
+        alias): one line, or one per value of ``by``.
 
         Example:
-            >>> df.rds.plot.volume("W", by="source")  # doctest: +SKIP
+            >>> df.rds.plot.volume("weekly", by="source")  # doctest: +SKIP
         """
-        counts = self._rds.volume(freq, by)
-        ax = _axes(ax, f"Mentions per period ({freq})", "date", "mentions")
+        period = parse_period(freq)
+        counts = self._rds.volume(period.alias, by)
+        ax = _axes(ax, f"Mentions per {period.words}", "date", "mentions")
         series = {"mentions": counts} if by is None else {str(k): counts[k] for k in counts}
         for label, values in series.items():
             ax.plot(counts.index, _floats(values), marker=".", label=label)
         if by is not None:
             ax.legend(title=by)
-        return ax
+        return _dates(ax)
 
     def sentiment(self, freq: str = "W", ax: Axes | None = None) -> Axes:
-        """Share of negative, neutral and positive posts per period (three lines)."""
-        table = self._rds.sentiment_over_time(freq)
-        ax = _axes(ax, f"Sentiment over time ({freq})", "date", "share of analysed posts")
+        """Share of negative, neutral and positive posts per period (three lines).
+
+        Example:
+            >>> df.rds.plot.sentiment("monthly")  # doctest: +SKIP
+        """
+        period = parse_period(freq)
+        table = self._rds.sentiment_over_time(period.alias)
+        title = f"Sentiment per {period.words}"
+        ax = _axes(ax, title, "date", "share of analysed posts")
         for label in SENTIMENT_LABELS:
             ax.plot(
                 table.index,
@@ -83,13 +108,16 @@ class RdsPlots:
                 color=SENTIMENT_COLORS[label],
             )
         ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(_percent())
         ax.legend()
-        return ax
+        return _dates(ax)
 
     def sources(self, ax: Axes | None = None) -> Axes:
-        """Mentions per source (bars), largest first."""
-        counts = self._rds.share_of_voice("source")["mentions"]
-        return _bars(_axes(ax, "Share of voice by source", "source", "mentions"), counts)
+        """Each source's share of the mentions (bars, in percent), largest first."""
+        shares = self._rds.share_of_voice("source")["share"]
+        ax = _bars(_axes(ax, "Share of voice by source", "source", "share of mentions"), shares)
+        ax.yaxis.set_major_formatter(_percent())
+        return ax
 
     def emotions(self, ax: Axes | None = None) -> Axes:
         """Mean score of each emotion (bars)."""
@@ -100,3 +128,17 @@ class RdsPlots:
         """Mean engagement rate per value of ``by`` (bars), highest first."""
         ax = _axes(ax, f"Mean engagement rate by {by}", by, "mean engagement rate")
         return _bars(ax, self._rds.engagement(by))
+
+    def compare(
+        self, by: str = "dataset", what: str = "sentiment", ax: Axes | None = None, **options: Any
+    ) -> Axes:
+        """``df.rds.compare(by)`` drawn with its intervals: ``what`` is ``"sentiment"``,
+        ``"volume"`` or ``"engagement"`` (``metric=`` picks the engagement column).
+
+        Example:
+            >>> df.rds.plot.compare(by="dataset", what="sentiment")  # doctest: +SKIP
+        """
+        from rdskit.frames.compare import plot_comparison
+
+        metric = options.pop("metric", "engagement_rate")
+        return plot_comparison(self._rds.compare(by, **options), what, metric, ax)

@@ -1,0 +1,341 @@
+"""Dataset comparison with uncertainty: ``df.rds.compare(by="dataset" | "source" | ...)``.
+
+For each group (a dataset, a source, or the values of any column):
+
+- ``volume``: posts, their share of all posts, and its 95 % Wilson interval;
+- ``sentiment``: the share of analysed posts per dominant sentiment, with Wilson
+  intervals (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``);
+- ``engagement``: medians of the engagement metrics with percentile bootstrap intervals
+  (``scipy.stats.bootstrap``, seeded, so the same frame gives the same intervals);
+- ``terms``: the words that distinguish the group from the others, by the log-odds ratio
+  with an informative Dirichlet prior (Monroe, Colaresi and Quinn 2008, "Fightin' Words"):
+  the prior is the pooled corpus' word frequencies scaled to ``prior_size`` pseudo-counts,
+  and ``z`` (the log-odds over its standard error) ranks the terms.
+
+A post in two datasets counts in both (``overlap`` says how many such posts there are).
+scipy comes with the ``research`` extra.
+
+Example:
+    >>> cmp = df.rds.compare(by="dataset")  # doctest: +SKIP
+    >>> cmp.sentiment.loc["Oatly"]  # doctest: +SKIP
+    >>> cmp.terms.groupby("group").head(5)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rdskit.errors import InvalidParameter
+from rdskit.frames import _arrow
+from rdskit.frames.columns import SENTIMENT_LABELS
+from rdskit.frames.keywords import ngrams, tokens
+from rdskit.frames.networks import research_import
+
+__all__ = [
+    "ENGAGEMENT_METRICS",
+    "Comparison",
+    "compare_frame",
+    "log_odds",
+    "plot_comparison",
+    "wilson",
+]
+
+ENGAGEMENT_METRICS = ("engagement_rate", "num_likes", "num_comments", "num_shares", "num_views")
+"""The columns whose medians :func:`compare_frame` compares (those present)."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of ``df.rds.compare()``: one table per question, groups in ``groups``.
+
+    ``volume``, ``sentiment`` (index ``group, sentiment``) and ``engagement`` (index
+    ``group, metric``) have ``low``/``high`` interval bounds at ``confidence``;
+    ``terms`` has the ``n`` most distinguishing terms of each group.
+    """
+
+    by: str
+    groups: tuple[str, ...]
+    confidence: float
+    overlap: int
+    volume: pd.DataFrame
+    sentiment: pd.DataFrame
+    engagement: pd.DataFrame
+    terms: pd.DataFrame
+
+    def __repr__(self) -> str:
+        return (
+            f"Comparison(by={self.by!r}, groups={list(self.groups)}, "
+            f"confidence={self.confidence}, overlap={self.overlap})"
+        )
+
+
+def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials (NaN when n = 0).
+
+    Example:
+        >>> [round(x, 4) for x in wilson(7, 50)]
+        [0.0695, 0.2619]
+    """
+    if n == 0:
+        return float("nan"), float("nan")
+    stats = research_import("scipy.stats")
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def _median_ci(
+    values: np.ndarray, confidence: float, resamples: int, seed: int
+) -> tuple[float, float]:
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    stats = research_import("scipy.stats")
+    result = stats.bootstrap(
+        (values,),
+        np.median,
+        vectorized=True,
+        n_resamples=resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def log_odds(counts: dict[str, Counter[str]], prior_size: float = 1000.0) -> pd.DataFrame:
+    """Each group's terms against all other groups: ``count``, ``other``, ``log_odds``
+    (delta) and ``z``, by Monroe, Colaresi and Quinn (2008) with an informative Dirichlet
+    prior (the pooled frequencies scaled to ``prior_size``).
+
+    Example:
+        >>> out = log_odds({"a": Counter(x=30, y=10), "b": Counter(x=5, y=10)})
+        >>> out.sort_values("z", ascending=False).iloc[0][["group", "term"]].tolist()
+        ['a', 'x']
+    """
+    vocab = sorted(set().union(*counts.values()))
+    groups = list(counts)
+    matrix = np.array([[counts[g].get(w, 0) for w in vocab] for g in groups], dtype="float64")
+    pooled = matrix.sum(axis=0)
+    if not len(vocab) or pooled.sum() == 0:
+        return pd.DataFrame(columns=["group", "term", "count", "other", "log_odds", "z"])
+    alpha = prior_size * pooled / pooled.sum()
+    alpha0 = alpha.sum()
+    frames = []
+    for row, group in enumerate(groups):
+        y_i, y_j = matrix[row], pooled - matrix[row]
+        n_i, n_j = y_i.sum(), y_j.sum()
+        # A corpus of one distinct word leaves no "other words": the odds are undefined.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            delta = np.log((y_i + alpha) / (n_i + alpha0 - y_i - alpha)) - np.log(
+                (y_j + alpha) / (n_j + alpha0 - y_j - alpha)
+            )
+        delta[~np.isfinite(delta)] = np.nan
+        variance = 1.0 / (y_i + alpha) + 1.0 / (y_j + alpha)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "group": group,
+                    "term": vocab,
+                    "count": y_i.astype("int64"),
+                    "other": y_j.astype("int64"),
+                    "log_odds": delta,
+                    "z": delta / np.sqrt(variance),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def dataset_labels(frame: pd.DataFrame) -> pd.Series:
+    """The dataset of each post, indexed by the post's row position (a post in two
+    datasets appears twice): its name, or its id when it has none.
+
+    Example:
+        >>> from rdskit.frames import mentions_frame
+        >>> df = mentions_frame([{"source": "x", "id": "1", "datasets": [{"id": "ds_1",
+        ...     "name": "Oat"}, {"id": "ds_2"}]}])
+        >>> dataset_labels(df).tolist()
+        ['Oat', 'ds_2']
+    """
+    lists = _arrow.column(frame, "datasets")
+    flat = pc.list_flatten(lists)
+    rows = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
+    names = pc.coalesce(pc.struct_field(flat, ["name"]), pc.struct_field(flat, ["id"]))
+    labels = pd.Series(names.to_pylist(), index=rows, dtype="object")
+    return labels.dropna().astype(str)
+
+
+def _groups(frame: pd.DataFrame, by: str) -> tuple[pd.Series, int]:
+    """The group of each post (a post may repeat, once per group) and the overlap."""
+    from rdskit.frames.accessor import MissingColumnsError
+
+    column = "datasets" if by == "dataset" else by
+    if column not in frame.columns:
+        raise MissingColumnsError("compare", [column], frame.rds.kind)
+    values = frame[column]
+    dtype = values.dtype
+    if by == "dataset":
+        labels = dataset_labels(frame)
+        overlap = int((labels.index.value_counts() > 1).sum())
+        return labels, overlap
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_list(dtype.pyarrow_dtype):
+        exploded = values.reset_index(drop=True).explode().dropna()
+        overlap = int((exploded.index.value_counts() > 1).sum())
+        return exploded.astype(str), overlap
+    return values.reset_index(drop=True).dropna().astype(str), 0
+
+
+def compare_frame(
+    frame: pd.DataFrame,
+    by: str = "dataset",
+    *,
+    terms: int = 15,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+    prior_size: float = 1000.0,
+) -> Comparison:
+    """Compare the groups of a mentions frame (see the module docs).
+
+    Example:
+        >>> from rdskit.frames import mentions_frame
+        >>> df = mentions_frame([
+        ...     {"source": "reddit", "id": "1", "text": "oat foam", "num_likes": 3},
+        ...     {"source": "tiktok", "id": "2", "text": "soy latte", "num_likes": 9}])
+        >>> compare_frame(df, by="source").volume["posts"].tolist()
+        [1, 1]
+    """
+    if len(frame) == 0:
+        raise InvalidParameter("frame", "compare() needs posts: the frame is empty")
+    if not 0 < confidence < 1:
+        raise InvalidParameter("confidence", f"must be between 0 and 1, not {confidence}")
+    group_of, overlap = _groups(frame, by)
+    groups = tuple(sorted(group_of.unique()))
+    if len(groups) < 2:
+        raise InvalidParameter(
+            "by", f"compare() needs at least two groups in {by!r}; this frame has {list(groups)}"
+        )
+    rows = frame.reset_index(drop=True).iloc[group_of.index.to_numpy()].reset_index(drop=True)
+    rows.insert(0, "group", group_of.to_numpy())
+    total = len(rows)
+
+    counts = rows.groupby("group").size().reindex(groups, fill_value=0)
+    volume = pd.DataFrame({"posts": counts.astype("int64"), "share": counts / total})
+    volume[["low", "high"]] = [wilson(k, total, confidence) for k in counts]
+    volume.index.name = "group"
+
+    sentiment = pd.DataFrame()
+    if "sentiment" in rows.columns:
+        sentiment_rows: list[tuple[str, str, int, int, float, float, float]] = []
+        for group in groups:
+            labels = rows.loc[rows["group"] == group, "sentiment"].dropna()
+            for label in SENTIMENT_LABELS:
+                k, n = int((labels == label).sum()), len(labels)
+                low, high = wilson(k, n, confidence)
+                share = k / n if n else float("nan")
+                sentiment_rows.append((group, label, k, n, share, low, high))
+        sentiment = pd.DataFrame(
+            sentiment_rows,
+            columns=["group", "sentiment", "posts", "analysed", "share", "low", "high"],
+        ).set_index(["group", "sentiment"])
+
+    table: list[tuple[str, str, int, float, float, float]] = []
+    for metric in [m for m in ENGAGEMENT_METRICS if m in rows.columns]:
+        for group in groups:
+            values = rows.loc[rows["group"] == group, metric].dropna().to_numpy(dtype="float64")
+            median = float(np.median(values)) if len(values) else float("nan")
+            table.append(
+                (
+                    group,
+                    metric,
+                    len(values),
+                    median,
+                    *_median_ci(values, confidence, resamples, seed),
+                )
+            )
+    engagement = pd.DataFrame(
+        table, columns=["group", "metric", "posts", "median", "low", "high"]
+    ).set_index(["group", "metric"])
+
+    words: dict[str, Counter[str]] = {}
+    texts = [rows[c].fillna("").astype(str) for c in ("title", "text") if c in rows.columns]
+    if texts:
+        joined = texts[0] if len(texts) == 1 else texts[0] + " " + texts[1]
+        for group in groups:
+            counter: Counter[str] = Counter()
+            for text in joined[rows["group"] == group]:
+                counter.update(ngrams(tokens(text), 1))
+            words[group] = counter
+    scored = log_odds(words, prior_size) if words else log_odds({g: Counter() for g in groups})
+    top = (
+        scored.sort_values(["group", "z", "term"], ascending=[True, False, True], kind="stable")
+        .groupby("group")
+        .head(terms)
+        .reset_index(drop=True)
+    )
+    return Comparison(by, groups, confidence, overlap, volume, sentiment, engagement, top)
+
+
+def plot_comparison(
+    comparison: Comparison, what: str = "sentiment", metric: str = "engagement_rate", ax: Any = None
+) -> Any:
+    """Bars per group with their intervals as error bars: ``what`` is ``"sentiment"``
+    (share per label), ``"volume"`` (share of posts) or ``"engagement"`` (median of
+    ``metric``). Returns the matplotlib Axes.
+
+    Example:
+        >>> ax = plot_comparison(df.rds.compare(by="source"), "sentiment")  # doctest: +SKIP
+    """
+    if what == "sentiment":
+        table = comparison.sentiment
+        value, title, ylabel = "share", "Sentiment by {by} (95% Wilson intervals)", "share of posts"
+    elif what == "volume":
+        table = comparison.volume.assign(_series="posts").set_index("_series", append=True)
+        value, title, ylabel = "share", "Posts by {by} (95% Wilson intervals)", "share of posts"
+    elif what == "engagement":
+        table = comparison.engagement.xs(metric, level="metric", drop_level=False)
+        value, title, ylabel = "median", "Median {metric} by {by} (95% bootstrap intervals)", metric
+    else:
+        raise InvalidParameter(
+            "what", f"must be 'sentiment', 'volume' or 'engagement', not {what!r}"
+        )
+    if table.empty:
+        raise InvalidParameter(what, f"this comparison has no {what} figures")
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(8, 4))
+    groups = list(comparison.groups)
+    series = list(dict.fromkeys(table.index.get_level_values(1)))
+    width = 0.8 / len(series)
+    positions = np.arange(len(groups))
+    for i, name in enumerate(series):
+        part = table.xs(name, level=1).reindex(groups)
+        mid = part[value].to_numpy(dtype="float64")
+        errors = np.vstack(
+            [
+                mid - part["low"].to_numpy(dtype="float64"),
+                part["high"].to_numpy(dtype="float64") - mid,
+            ]
+        )
+        ax.bar(
+            positions + (i - (len(series) - 1) / 2) * width,
+            mid,
+            width,
+            yerr=errors,
+            capsize=3,
+            label=str(name),
+        )
+    ax.set_xticks(positions, groups)
+    ax.set_title(title.format(by=comparison.by, metric=metric))
+    ax.set_xlabel(comparison.by)
+    ax.set_ylabel(ylabel)
+    if len(series) > 1:
+        ax.legend()
+    return ax

@@ -1,0 +1,226 @@
+"""A methods paragraph for a paper: ``df.rds.methods()``.
+
+Every number (posts, posts per source and per dataset, publication dates, comments,
+posts with sentiment analysed, posts in several datasets) is computed from the frame as
+it is, filtered or not; what was asked (queries, sources, date windows, analyses, the
+mentions query, when it was fetched, from which service) comes from its provenance.
+
+Example:
+    >>> print(df.rds.methods().text)  # doctest: +SKIP
+    We analysed 200 posts (reddit 80, tiktok 70, youtube 50) ...
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import pyarrow.compute as pc
+
+from rdskit.errors import InvalidParameter
+from rdskit.frames import _arrow
+from rdskit.frames.provenance import Provenance, provenance_of
+
+__all__ = ["MethodsText", "methods_paragraph"]
+
+SOFTWARE = "rdskit"
+
+
+class MethodsText(str):
+    """The paragraph as Markdown (the string itself); ``.text`` is plain text.
+
+    Example:
+        >>> MethodsText("We used *oat milk*.").text
+        'We used oat milk.'
+    """
+
+    @property
+    def markdown(self) -> str:
+        return str(self)
+
+    @property
+    def text(self) -> str:
+        return re.sub(r"[*`]", "", str(self))
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _counts(values: pd.Series) -> str:
+    counts = values.astype(str).value_counts()
+    counts = counts.sort_index(kind="stable").sort_values(ascending=False, kind="stable")
+    return ", ".join(f"{name} {n:,}" for name, n in counts.items())
+
+
+def _date(value: Any) -> str:
+    return str(pd.Timestamp(value).strftime("%Y-%m-%d"))
+
+
+def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
+    """The methods paragraph of a mentions frame (see the module docs).
+
+    Example:
+        >>> from rdskit.frames import mentions_frame
+        >>> df = mentions_frame([{"source": "reddit", "id": "t3_a",
+        ...     "created_at": 1767225600}])
+        >>> methods_paragraph(df).text.split(".")[0]
+        'We analysed 1 post (reddit 1), published on 2026-01-01'
+    """
+    from rdskit.frames.accessor import MissingColumnsError
+
+    missing = [c for c in ("source", "id") if c not in frame.columns]
+    if missing:
+        raise MissingColumnsError("methods", missing, frame.rds.kind)
+    if len(frame) == 0:
+        raise InvalidParameter("frame", "methods() needs posts: the frame is empty")
+    if frame.rds.kind not in ("mentions", "unknown"):
+        raise InvalidParameter(
+            "frame", f"methods() describes mentions frames; this is a {frame.rds.kind} frame"
+        )
+    prov = provenance_of(frame)
+    n = len(frame)
+    parts = [_collected(frame, n)]
+    parts += _datasets(frame, prov)
+    parts += _runs(prov)
+    parts += _fetches(prov)
+    parts += _contents(frame, n)
+    parts.append(
+        "Posts are identified by their source and post id and appear once each, however "
+        "many runs or datasets collected them"
+        + (
+            f" ({_multi(frame):,} of them belong to more than one dataset)."
+            if "datasets" in frame.columns and _multi(frame)
+            else "."
+        )
+    )
+    step = prov.pseudonymised
+    if step is not None:
+        prefix = step.settings.get("prefix", "")
+        kept = step.settings.get("allow") or []
+        parts.append(
+            "Authors and commenters were pseudonymised before analysis: handles and display "
+            f"names were replaced by keyed hashes (HMAC-SHA-256, truncated, prefixed `{prefix}`; "
+            "the key is held by the researchers and not published), `@handles` in texts "
+            "were replaced the same way, and profile links, avatars and post URLs revealing "
+            "an author were removed"
+            + (f"; public accounts kept: {', '.join(kept)}." if kept else ".")
+        )
+    version = prov.rdskit_version or _version()
+    parts.append(
+        f"Data were collected and processed with {SOFTWARE} {version} "
+        f"(cite as: {SOFTWARE} developers, *{SOFTWARE}: the Research Data Service in Python*, "
+        f"version {version})."
+    )
+    return MethodsText(" ".join(parts))
+
+
+def _version() -> str:
+    from rdskit import __version__
+
+    return __version__
+
+
+def _collected(frame: pd.DataFrame, n: int) -> str:
+    text = f"We analysed {n:,} post{'s' if n != 1 else ''} ({_counts(frame['source'])})"
+    if "created_at" in frame.columns and frame["created_at"].notna().any():
+        first, last = _date(frame["created_at"].min()), _date(frame["created_at"].max())
+        text += f", published on {first}" if first == last else f", published {first} to {last}"
+    return text + "."
+
+
+def _dataset_names(frame: pd.DataFrame) -> pd.Series:
+    from rdskit.frames.compare import dataset_labels
+
+    return dataset_labels(frame)
+
+
+def _multi(frame: pd.DataFrame) -> int:
+    lengths = pc.fill_null(pc.list_value_length(_arrow.column(frame, "datasets")), 0)
+    return int(pc.sum(pc.greater(lengths, 1)).as_py() or 0)
+
+
+def _datasets(frame: pd.DataFrame, prov: Provenance) -> list[str]:
+    if "datasets" in frame.columns:
+        names = _dataset_names(frame)
+        if len(names):
+            return [f"Posts per dataset: {_counts(names)}."]
+    if prov.datasets:
+        return [f"Datasets: {_join([d.name or d.id for d in prov.datasets])}."]
+    return []
+
+
+def _runs(prov: Provenance) -> list[str]:
+    runs = [r for r in prov.runs if r.status in (None, "completed")]
+    if not runs:
+        return []
+    queries = list(dict.fromkeys(f"*{r.search_query}*" for r in runs if r.search_query))
+    sources = list(dict.fromkeys(s for r in runs for s in r.sources))
+    windows = list(dict.fromkeys(_window(*r.date_range) for r in runs))
+    analyses = list(dict.fromkeys(a for r in runs for a in r.analyses))
+    comments = sorted({int(c) for r in runs if (c := r.params.get("num_comments_per_post"))})
+    text = (
+        f"They were collected by {len(runs)} completed run{'s' if len(runs) != 1 else ''} of the "
+        "Research Data Service"
+    )
+    if queries:
+        text += f" searching for {_join(queries)}"
+    if sources:
+        text += f" on {_join(sources)}"
+    text += f", for posts published {_join(windows)}"
+    if comments:
+        text += f", with up to {_join([str(c) for c in comments])} comments per post"
+    text += "; analyses run: " + (_join(analyses) if analyses else "none requested") + "."
+    return [text]
+
+
+def _window(start: str | None, end: str | None) -> str:
+    if start and end:
+        return f"{start} to {end}"
+    if start or end:
+        return f"from {start}" if start else f"until {end}"
+    return "in the 365 days before each run"
+
+
+def _fetches(prov: Provenance) -> list[str]:
+    fetches = [f for f in prov.fetches if f.resource == "mentions" or f.resource == "patterns"]
+    if not fetches:
+        return []
+    dates = sorted({f.fetched_at[:10] for f in fetches if f.fetched_at})
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+    urls = _join(list(prov.base_urls))
+    text = f"Posts were retrieved on {when} (UTC) from {urls}"
+    filters = []
+    for f in fetches:
+        query = f.query
+        if query.get("q"):
+            filters.append(f"text query *{query['q']}*")
+        if query.get("sources"):
+            filters.append(f"sources {', '.join(query['sources'])}")
+        if query.get("filters"):
+            filters.append(f"filters `{query['filters']}`")
+    if filters:
+        text += ", with " + _join(list(dict.fromkeys(filters)))
+    return [text + "."]
+
+
+def _contents(frame: pd.DataFrame, n: int) -> list[str]:
+    parts = []
+    if "comments" in frame.columns:
+        lengths = pc.list_value_length(_arrow.column(frame, "comments"))
+        sizes = pc.fill_null(lengths, 0).to_numpy(zero_copy_only=False)
+        total, with_comments = int(sizes.sum()), int((sizes > 0).sum())
+        parts.append(
+            f"The data include {total:,} comment{'s' if total != 1 else ''} on "
+            f"{with_comments:,} of the posts."
+        )
+    if "sentiment" in frame.columns:
+        analysed = int(frame["sentiment"].notna().sum())
+        parts.append(f"Sentiment was analysed for {analysed:,} of the {n:,} posts.")
+    return parts

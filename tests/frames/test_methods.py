@@ -1,0 +1,113 @@
+"""The methods paragraph: its numbers are the frame's (filtered or not), what was asked
+comes from the provenance, and bad input is named."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+from research_sandbox import BRANDS, WINDOW, Research
+
+import rdskit
+import rdskit.frames as frames
+from rdskit.errors import InvalidParameter
+from rdskit.frames.accessor import MissingColumnsError
+from rdskit.frames.methods import MethodsText
+
+
+def numbers_after(text: str, label: str) -> dict[str, int]:
+    """``{name: n}`` of a ``(name n, name n)`` list following ``label``."""
+    listed = re.search(re.escape(label) + r"[^(:]*[(:] ?([^).]*)", text).group(1)
+    return {
+        name.strip(): int(n.replace(",", ""))
+        for name, n in re.findall(r"([\w ]+?) ([\d,]+)(?:,|$)", listed)
+    }
+
+
+def check_numbers(df: pd.DataFrame, text: str) -> None:
+    n = len(df)
+    assert text.startswith(f"We analysed {n:,} post")
+    assert numbers_after(text, "We analysed") == df["source"].astype(str).value_counts().to_dict()
+    first, last = df["created_at"].min(), df["created_at"].max()
+    assert f"published {first:%Y-%m-%d} to {last:%Y-%m-%d}" in text
+    comments = int(df["comments"].map(len).sum())
+    with_comments = int((df["comments"].map(len) > 0).sum())
+    assert f"{comments:,} comments on {with_comments:,} of the posts" in text
+    analysed = int(df["sentiment"].notna().sum())
+    assert f"Sentiment was analysed for {analysed:,} of the {n:,} posts" in text
+    names = df["datasets"].map(lambda ds: [d["name"] for d in ds]).explode()
+    assert numbers_after(text, "Posts per dataset") == names.value_counts().to_dict()
+
+
+def test_numbers_are_the_frames(research: Research) -> None:
+    df = research.mentions()
+    paragraph = df.rds.methods()
+    assert isinstance(paragraph, MethodsText) and paragraph._repr_markdown_() == str(paragraph)
+    check_numbers(df, paragraph.text)
+    # What was asked comes from the runs.
+    for query in BRANDS.values():
+        assert f"*{query}*" in paragraph and query in paragraph.text
+    assert f"{WINDOW['from']} to {WINDOW['to']}" in paragraph.text
+    assert "up to 3 comments per post" in paragraph.text
+    assert "analyses run: sentiment, hook and cta" in paragraph.text
+    assert "2 completed runs" in paragraph.text
+    fetched = df.rds.provenance().fetched_at[:10]
+    assert f"retrieved on {fetched} (UTC) from {research.client.base_url}" in paragraph.text
+    assert f"rdskit {rdskit.__version__}" in paragraph.text
+    assert research.api_key not in paragraph
+
+
+def test_a_filtered_frame_reports_its_own_numbers(research: Research) -> None:
+    df = research.mentions()
+    reddit = df[(df["source"] == "reddit") & (df["num_likes"] > df["num_likes"].median())]
+    text = reddit.rds.methods().text
+    check_numbers(reddit, text)
+    assert text != df.rds.methods().text
+    assert "pseudonymised" not in text
+
+
+def test_steps_and_overlap_are_reported() -> None:
+    rows = [
+        {
+            "source": "tiktok",
+            "id": "1",
+            "created_at": 1767225600,
+            "datasets": [{"id": "ds_1", "name": "A"}, {"id": "ds_2", "name": "B"}],
+            "author": {"title": "Maya", "title_url": "https://www.tiktok.com/@maya"},
+        },
+        {
+            "source": "reddit",
+            "id": "2",
+            "created_at": 1767312000,
+            "datasets": [{"id": "ds_1", "name": "A"}],
+        },
+    ]
+    df = frames.mentions_frame(rows)
+    text = df.rds.methods().text
+    assert text.startswith("We analysed 2 posts (reddit 1, tiktok 1), published 2026-01-01 to")
+    assert "Posts per dataset: A 2, B 1." in text
+    assert "(1 of them belong to more than one dataset)" in text
+    safe = df.rds.pseudonymise("a key for the methods test, 32ch", allow=["oatly"])
+    text = safe.rds.methods().text
+    assert (
+        "pseudonymised" in text and "HMAC-SHA-256" in text and "public accounts kept: oatly" in text
+    )
+    assert "a key for the methods test" not in text
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(InvalidParameter, match="empty"):
+        frames.mentions_frame([]).rds.methods()
+    with pytest.raises(MissingColumnsError, match="'source'"):
+        pd.DataFrame({"id": ["1"]}).rds.methods()
+
+
+def test_other_frames_are_refused_by_name() -> None:
+    profiles = frames.profiles_frame([{"id": "p1", "source": "tiktok", "username": "maya"}])
+    with pytest.raises(InvalidParameter, match="profiles frame"):
+        profiles.rds.methods()
+    one = frames.mentions_frame(
+        [{"source": "x", "id": "1", "comments": [{"id": "c", "author_username": "a"}]}]
+    )
+    assert "The data include 1 comment on 1 of the posts." in one.rds.methods().text
