@@ -23,6 +23,7 @@ EXPECTED = [
     "04-custom-parameters-and-patterns.ipynb",
     "05-tracking-agents.ipynb",
     "06-credits-and-usage.ipynb",
+    "07-research-workflow.ipynb",
 ]
 KEY = re.compile(r"bz_(live|test)_[0-9a-fA-F]{32}")
 MARKER = re.compile(r"NBVAL_\w+")
@@ -43,7 +44,7 @@ def _code_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
     return [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
 
 
-def test_the_six_tutorials_are_there() -> None:
+def test_the_tutorials_are_there() -> None:
     assert sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb")) == EXPECTED
 
 

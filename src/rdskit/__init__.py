@@ -6,12 +6,11 @@ Example:
     >>> client.datasets.list(limit=5).data  # doctest: +SKIP
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rdskit import errors, frames
-from rdskit.billing import Estimate, credits_to_usd, usd_to_credits
-from rdskit.client import AsyncClient, Client
+from rdskit import _hooks, errors
 from rdskit.errors import (
     APIConnectionError,
     APIError,
@@ -27,10 +26,86 @@ from rdskit.errors import (
     RdsError,
     RunFailed,
     Unauthorized,
+    UnexpectedResponse,
+    UnknownStatus,
     ValidationError,
     WaitTimeout,
 )
-from rdskit.pagination import AsyncPager, SyncPage
+
+if TYPE_CHECKING:
+    from rdskit import frames
+    from rdskit.billing import Estimate, credits_to_usd, usd_to_credits
+    from rdskit.budget import get_budget, set_budget
+    from rdskit.client import AsyncClient, Client
+    from rdskit.pagination import AsyncPager, SyncPage
+
+# The package root is the one module that knows every layer. The core (client, models,
+# errors, waiting) calls hooks by name; each is implemented here by a module of the frames,
+# Jupyter or sandbox layer, imported the first time the hook is used.
+_LAYER_HOOKS = {
+    "frames.mentions_frame": "rdskit.frames.mentions:mentions_frame",
+    "frames.mentions_to_frame": "rdskit.frames.fetch:mentions_to_frame",
+    "frames.mentions_to_parquet": "rdskit.frames.parquet:mentions_to_parquet",
+    "frames.profiles_to_frame": "rdskit.frames.fetch:profiles_to_frame",
+    "frames.datasets_to_frame": "rdskit.frames.fetch:datasets_to_frame",
+    "frames.usage_history_to_frame": "rdskit.frames.fetch:usage_history_to_frame",
+    "frames.pattern_items_to_frame": "rdskit.frames.fetch:pattern_items_to_frame",
+    "frames.messages_to_frame": "rdskit.frames.fetch:messages_to_frame",
+    "jupyter.html": "rdskit.jupyter.reprs:html_of",
+    "jupyter.traceback": "rdskit.jupyter.errors:short_traceback",
+    "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
+    "jupyter.progress": "rdskit.jupyter.progress:reporter",
+    "sandbox.embedded": "rdskit.sandbox:embedded",
+}
+for _name, _target in _LAYER_HOOKS.items():
+    _hooks.provide(_name, _target)
+
+# Loaded on first use (module __getattr__), so ``import rdskit`` stays close to the cost of
+# pandas alone: name -> the module defining it.
+_LAZY = {
+    "AsyncClient": "rdskit.client",
+    "Client": "rdskit.client",
+    "Estimate": "rdskit.billing",
+    "credits_to_usd": "rdskit.billing",
+    "usd_to_credits": "rdskit.billing",
+    "get_budget": "rdskit.budget",
+    "set_budget": "rdskit.budget",
+    "AsyncPager": "rdskit.pagination",
+    "SyncPage": "rdskit.pagination",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+    elif name in ("frames", "jupyter", "sandbox", "models", "filters"):
+        value = import_module(f"rdskit.{name}")
+    else:
+        raise AttributeError(f"module 'rdskit' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, "frames"})
+
+
+def _rds_accessor(frame: Any) -> Any:
+    """``df.rds``: Research Data Service analyses (:class:`rdskit.frames.RdsAccessor`)."""
+    from rdskit.frames.accessor import RdsAccessor
+
+    return RdsAccessor(frame)
+
+
+def _register_accessor() -> None:
+    # pandas is part of the import budget; the accessor's own module (and pyarrow) load on
+    # the first ``df.rds``.
+    from pandas.api.extensions import register_dataframe_accessor
+
+    register_dataframe_accessor("rds")(_rds_accessor)
+
+
+_register_accessor()
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -79,11 +154,15 @@ __all__ = [
     "RunFailed",
     "SyncPage",
     "Unauthorized",
+    "UnexpectedResponse",
+    "UnknownStatus",
     "ValidationError",
     "WaitTimeout",
     "__version__",
     "credits_to_usd",
     "errors",
     "frames",
+    "get_budget",
+    "set_budget",
     "usd_to_credits",
 ]

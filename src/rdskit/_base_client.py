@@ -37,29 +37,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Self, TypeAlias, TypeVar
+from decimal import Decimal
+from typing import Any, Generic, Literal, NamedTuple, Self, TypeAlias, TypeVar
 from urllib.parse import quote
 
 import httpx
+import pydantic
 
-from rdskit._config import SecretKey, resolve_credentials
+from rdskit._config import SecretKey, gateway_file, resolve_api_key, resolve_base_url
+from rdskit._flow import Flow, Send, Sleep
+from rdskit._gateway_auth import gateway_credentials
 from rdskit._ratelimit import DEFAULT_RATE, RateLimiter, shared_limiter
 from rdskit.errors import (
     APIConnectionError,
     APITimeoutError,
     ConfigurationError,
+    InvalidParameter,
     OutcomeUnknown,
     RateLimited,
+    UnexpectedResponse,
     error_from_response,
 )
 from rdskit.pagination import AsyncPager, SyncPage
-
-if TYPE_CHECKING:
-    from rdskit.billing import Amount, Budget, PriceCache
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
@@ -68,12 +72,16 @@ __all__ = [
     "AsyncAPIClient",
     "Flow",
     "HTTPCore",
+    "KeyHeader",
     "Kind",
     "Page",
     "Send",
     "Sleep",
     "SyncAPIClient",
+    "check_encodable",
+    "discard",
     "path",
+    "resolve_credentials",
 ]
 
 T = TypeVar("T")
@@ -86,6 +94,9 @@ _BACKOFF_BASE = 0.5  # seconds before the first retry (upper bound of the jitter
 _BACKOFF_CAP = 8.0
 _USER_AGENT = "rdskit-python"
 
+Amount: TypeAlias = Decimal | int | float | str
+"""A credit or USD amount as a caller may give it (floats go through their shortest repr)."""
+
 Kind = Literal["read", "free_post", "write", "paid"]
 """What a call does, which decides whether it may be re-sent (see the module docstring)."""
 
@@ -93,32 +104,107 @@ Kind = Literal["read", "free_post", "write", "paid"]
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
-@dataclass(frozen=True)
-class Sleep:
-    """Flow step: sleep ``seconds``."""
+class KeyHeader(httpx.Auth):
+    """Writes the key into the ``x-api-key`` header at the moment of sending.
 
-    seconds: float
+    Example:
+        >>> KeyHeader(SecretKey("bz_test_0123456789abcdef0123456789abcdef"))
+        KeyHeader(SecretKey('bz_test_…#0044f9ce'))
+    """
+
+    def __init__(self, key: SecretKey) -> None:
+        self._key = key
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["x-api-key"] = self._key.reveal()
+        yield request
+
+    def __repr__(self) -> str:
+        return f"KeyHeader({self._key!r})"
 
 
-@dataclass(frozen=True)
-class Send:
-    """Flow step: send ``request``; the response (or transport error) comes back."""
+def resolve_credentials(
+    api_key: str | SecretKey | None = None, base_url: str | None = None
+) -> tuple[SecretKey, str]:
+    """The key and base URL a client uses.
 
-    request: httpx.Request
+    An explicit ``api_key``/``base_url`` or ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL`` always
+    wins; only when none is set and ``RDSKIT_GATEWAY`` is (a kernel of a Jupyter server
+    running the rdskit extension) does the client go through the server's gateway, with a
+    refreshing short-lived token in place of the key (:mod:`rdskit._gateway_auth`).
 
-
-Flow: TypeAlias = Generator[Sleep | Send, Any, T]
-"""A sans-IO flow that finishes with a ``T``."""
+    Example:
+        >>> key, url = resolve_credentials("bz_test_0123456789abcdef0123456789abcdef",
+        ...                                "http://127.0.0.1:8000/v1")
+        >>> key, url
+        (SecretKey('bz_test_…#0044f9ce'), 'http://127.0.0.1:8000')
+    """
+    gateway = gateway_file(api_key, base_url)
+    if gateway is not None:
+        return gateway_credentials(gateway)
+    return SecretKey(resolve_api_key(api_key)), resolve_base_url(base_url)
 
 
 def path(template: str, *ids: str) -> str:
     """Fill ``{}`` slots of a path with URL-quoted identifiers.
 
+    Raises:
+        InvalidParameter: an identifier cannot be encoded (a lone surrogate), before any
+            request.
+
     Example:
         >>> path("/v1/datasets/{}/runs/{}", "ds_1", "dsr/2")
         '/v1/datasets/ds_1/runs/dsr%2F2'
+        >>> path("/v1/datasets/{}", "ds\\udc80")
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.InvalidParameter: id: ...cannot be encoded as UTF-8...
     """
+    for part in ids:
+        check_encodable(str(part), "id")
     return template.format(*(quote(str(part), safe="") for part in ids))
+
+
+def check_encodable(value: Any, field: str) -> None:
+    """Refuse a value that cannot travel as JSON text: a string that is not valid Unicode
+    (a lone surrogate), a NaN or infinite float, or a type JSON has no form for.
+
+    ``field`` names the value; nested values are named by their dotted path.
+
+    Raises:
+        InvalidParameter: naming the first offending field.
+
+    Example:
+        >>> check_encodable({"name": "ok", "tags": ["a", "b\\ud800"]}, "body")
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.InvalidParameter: body.tags.1: cannot be encoded as UTF-8: ...
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = value[exc.start].encode("unicode_escape").decode("ascii")
+            raise InvalidParameter(
+                field, f"cannot be encoded as UTF-8: a lone surrogate {bad} at position {exc.start}"
+            ) from None
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameter(field, f"must be a finite number, got {value!r}")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            check_encodable(key, field)
+            check_encodable(item, f"{field}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            check_encodable(item, f"{field}.{index}")
+    elif value is not None and not isinstance(value, bool | int | Decimal):
+        raise InvalidParameter(field, f"{type(value).__name__} has no JSON form")
+
+
+def discard(_: Any) -> None:
+    """``cast`` of calls whose response body is not shown by the spec (deletes, actions):
+    their ``data`` may be null or absent."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +224,16 @@ class APIRequest(Generic[T]):
     cast: Callable[[Any], T] | None = None
     check_hint: str | None = None
     cursor_in: Literal["params", "json"] = "params"
+
+    def __post_init__(self) -> None:
+        # Everything the request carries must encode, or nothing is sent (the field named).
+        for name, value in (self.params or {}).items():
+            check_encodable(value, name)
+        if isinstance(self.json, Mapping):
+            for name, value in self.json.items():
+                check_encodable(value, name)
+        else:
+            check_encodable(self.json, "body")
 
     @property
     def resendable(self) -> bool:
@@ -183,6 +279,7 @@ class HTTPCore:
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.max_retries = max_retries
         self.limiter = limiter
+        self.auth = KeyHeader(api_key)
         self.clock: Callable[[], float] = time.monotonic
         # The RateLimit-* headers of the last response that had them (``%rds status``).
         self.rate_limit_headers: dict[str, str] = {}
@@ -192,31 +289,46 @@ class HTTPCore:
 
     # -- flows ------------------------------------------------------------------------
     def call(self, request: APIRequest[T]) -> Flow[T]:
-        """Flow of one call, finishing with the cast (and bound) ``data``."""
+        """Flow of one call, finishing with the cast (and bound) ``data``.
+
+        Raises:
+            UnexpectedResponse: a 2xx whose ``data`` is missing or null (where the spec
+                shows one) or does not match its model.
+        """
         body = yield from self.exchange(request)
-        data = body.get("data") if isinstance(body, Mapping) else body
-        return self.bind(request.cast(data) if request.cast and data is not None else data)
+        data: Any = body.get("data") if isinstance(body, Mapping) else None
+        if request.cast is discard:
+            return None  # type: ignore[return-value]  # T is None for these calls
+        if request.cast is None:
+            raw: T = data  # an uncast call returns the envelope's data as it came
+            return raw
+        if data is None:
+            raise _unexpected(request, body, "its data is null or missing")
+        return self.bind(_cast(request, request.cast, data, body))
 
     def call_page(self, request: APIRequest[T]) -> Flow[Page[T]]:
         """Flow of one list call, finishing with its :class:`Page` (items cast and bound)."""
         body = yield from self.exchange(request)
-        fields = body if isinstance(body, Mapping) else {}
-        items = fields.get("data") or []
+        items = body.get("data") if isinstance(body, Mapping) else None
+        if not isinstance(items, list):
+            raise _unexpected(request, body, "its data is not a list")
         cast = request.cast or (lambda item: item)
         return Page(
-            [self.bind(cast(item)) for item in items],
-            bool(fields.get("has_next", False)),
-            fields.get("cursor"),
+            [self.bind(_cast(request, cast, item, body)) for item in items],
+            bool(body.get("has_next", False)),
+            body.get("cursor"),
         )
 
     def exchange(self, request: APIRequest[Any]) -> Flow[Any]:
         """Flow of one call, finishing with the decoded JSON body (None when empty)."""
         attempt = 0
+        renewed = False  # a gateway token refused once is renewed once
         while True:
             yield from self._acquire()
             log.debug("%s %s (attempt %d)", request.method, request.path, attempt + 1)
+            yield from self._refresh_credential()
             try:
-                response: httpx.Response = yield Send(self._build(request))
+                response: httpx.Response = yield Send(self._build(request), self.auth)
             except httpx.TransportError as exc:
                 if isinstance(exc, _NOT_SENT) or request.resendable:
                     if attempt < self.max_retries:
@@ -238,7 +350,21 @@ class HTTPCore:
             body = _decode(response)
             log.debug("%s %s -> %d", request.method, request.path, response.status_code)
             if response.is_success:
+                if response.content and not isinstance(body, Mapping):
+                    kind = response.headers.get("content-type", "no content-type")
+                    raise UnexpectedResponse(
+                        response.status_code,
+                        None,
+                        f"the body is not a JSON object ({kind})",
+                        body=body,
+                        method=request.method,
+                        path=request.path,
+                    )
                 return body
+            if not renewed and _gateway_refused(self.api_key, response.status_code, body):
+                renewed = True  # the gateway restarted or revoked the token: nothing ran
+                self.api_key.forget()  # type: ignore[attr-defined]
+                continue
             error = error_from_response(
                 response.status_code,
                 body,
@@ -314,6 +440,14 @@ class HTTPCore:
             f"read the resource back before repeating {request.method} {request.path}"
         )
 
+    def _refresh_credential(self) -> Flow[None]:
+        """A Jupyter gateway token may need an exchange before the request, done as a step
+        of this flow so async clients never block their loop on it. The token stays in the
+        key object (no local holds it); :class:`KeyHeader` writes it at send time."""
+        auth_flow = getattr(self.api_key, "auth_flow", None)
+        if auth_flow is not None:
+            yield from auth_flow()
+
     def _build(self, request: APIRequest[Any]) -> httpx.Request:
         params = {k: v for k, v in (request.params or {}).items() if v is not None}
         return httpx.Request(
@@ -322,12 +456,32 @@ class HTTPCore:
             params=params or None,
             json=request.json,
             headers={
-                "x-api-key": self.api_key.reveal(),
                 "accept": "application/json",
                 "user-agent": _USER_AGENT,
             },
             extensions={"timeout": self.timeout.as_dict()},
         )
+
+
+def _unexpected(request: APIRequest[Any], body: Any, why: str) -> UnexpectedResponse:
+    return UnexpectedResponse(
+        200,
+        None,
+        f"the service's answer cannot be read: {why}",
+        body=body,
+        method=request.method,
+        path=request.path,
+    )
+
+
+def _cast(request: APIRequest[Any], cast: Callable[[Any], T], data: Any, body: Any) -> T:
+    """``cast(data)``; a body that does not match its model is a typed error, not pydantic's."""
+    try:
+        return cast(data)
+    except pydantic.ValidationError as exc:
+        issue = exc.errors()[0]
+        where = ".".join(str(part) for part in issue["loc"]) or "data"
+        raise _unexpected(request, body, f"{where}: {issue['msg']}") from exc
 
 
 def _decode(response: httpx.Response) -> Any:
@@ -337,6 +491,17 @@ def _decode(response: httpx.Response) -> Any:
         return response.json()
     except ValueError:
         return response.text
+
+
+def _gateway_refused(key: SecretKey, status: int, body: Any) -> bool:
+    """A Jupyter gateway's 401 for an expired or revoked token (renewable), not the service's."""
+    code = body.get("error_code") if isinstance(body, Mapping) else None
+    return (
+        status == 401
+        and hasattr(key, "forget")
+        and isinstance(code, str)
+        and code.startswith("gateway_token_")
+    )
 
 
 def _retry_after_header(response: httpx.Response) -> float | None:
@@ -364,8 +529,6 @@ class _ClientBase:
         rate_limit: float | None,
         budget_credits: Amount | None,
     ) -> None:
-        from rdskit.billing import Budget, PriceCache  # billing's flows import this module
-
         key, url = resolve_credentials(api_key, base_url)
         limiter = None if rate_limit is None else shared_limiter(key.digest, rate_limit)
         self._core = HTTPCore(
@@ -376,8 +539,13 @@ class _ClientBase:
             max_retries=max_retries,
             limiter=limiter,
         )
-        self._budget: Budget | None = None if budget_credits is None else Budget(budget_credits)
-        self._prices: PriceCache = PriceCache()
+        self._setup_billing(budget_credits)
+
+    def _setup_billing(self, budget_credits: Amount | None) -> None:
+        """Set up the budget guard; the billing layer of the client overrides this (the HTTP
+        core itself knows nothing of prices)."""
+        if budget_credits is not None:
+            raise ConfigurationError("budget_credits needs a client with billing (rdskit.Client)")
 
     @property
     def base_url(self) -> str:
@@ -385,7 +553,11 @@ class _ClientBase:
         return self._core.base_url
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={self._core.api_key!r})"
+        # Never raises, even on a client whose __init__ failed half-way.
+        core = self.__dict__.get("_core")
+        if not isinstance(core, HTTPCore):
+            return f"{type(self).__name__}(<not configured>)"
+        return f"{type(self).__name__}(base_url={core.base_url!r}, api_key={core.api_key!r})"
 
 
 class SyncAPIClient(_ClientBase):
@@ -437,13 +609,14 @@ class SyncAPIClient(_ClientBase):
             try:
                 step = flow.send(reply) if error is None else flow.throw(error)
             except StopIteration as stop:
-                return stop.value
+                value: T = stop.value
+                return value
             reply, error = None, None
             if isinstance(step, Sleep):
                 self._sleep(step.seconds)
                 continue
             try:
-                reply = self._http.send(step.request)
+                reply = self._http.send(step.request, auth=step.auth)
             except httpx.TransportError as exc:
                 error = exc
 
@@ -503,13 +676,14 @@ class AsyncAPIClient(_ClientBase):
             try:
                 step = flow.send(reply) if error is None else flow.throw(error)
             except StopIteration as stop:
-                return stop.value
+                value: T = stop.value
+                return value
             reply, error = None, None
             if isinstance(step, Sleep):
                 await self._sleep(step.seconds)
                 continue
             try:
-                reply = await self._http.send(step.request)
+                reply = await self._http.send(step.request, auth=step.auth)
             except httpx.TransportError as exc:
                 error = exc
 

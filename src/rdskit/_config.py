@@ -3,8 +3,8 @@
 The key comes from ``api_key=`` or the ``RDSKIT_API_KEY`` environment variable; the base
 URL from ``base_url=`` or ``RDSKIT_BASE_URL``. When none of the four is set and the process
 runs in a Jupyter server with the rdskit gateway (``RDSKIT_GATEWAY`` names its discovery
-file), the client talks to the gateway with short-lived tokens instead
-(:func:`resolve_credentials`). The key lives in a :class:`SecretKey`, whose
+file), the client talks to the gateway with short-lived tokens instead (:func:`gateway_file`,
+:func:`rdskit._base_client.resolve_credentials`). The key lives in a :class:`SecretKey`, whose
 ``repr``/``str`` show a mask, so printing a client, an exception or a log record that
 holds it never reveals it.
 
@@ -29,10 +29,10 @@ __all__ = [
     "ENV_BASE_URL",
     "ENV_GATEWAY",
     "SecretKey",
+    "gateway_file",
     "mask_key",
     "resolve_api_key",
     "resolve_base_url",
-    "resolve_credentials",
 ]
 
 ENV_API_KEY: Final = "RDSKIT_API_KEY"
@@ -125,6 +125,13 @@ def resolve_api_key(api_key: str | SecretKey | None = None) -> str:
             f"no API key: pass api_key=... or set the {ENV_API_KEY} environment variable "
             "(keys are minted in the web app under Settings, API keys)"
         )
+    if not (value.isascii() and value.isprintable()):
+        # Refused here, without echoing it: an HTTP header cannot carry it, and the
+        # encoder's error would hold the whole key.
+        raise ConfigurationError(
+            f"the API key ({mask_key(value)}) holds non-ASCII or control characters, which "
+            f"no key has: check api_key=... or {ENV_API_KEY}"
+        )
     return value
 
 
@@ -151,26 +158,20 @@ def resolve_base_url(base_url: str | None = None) -> str:
     return value.rstrip("/").removesuffix("/v1").rstrip("/")
 
 
-def resolve_credentials(
-    api_key: str | SecretKey | None = None, base_url: str | None = None
-) -> tuple[SecretKey, str]:
-    """The key and base URL a client uses.
+def gateway_file(api_key: str | SecretKey | None = None, base_url: str | None = None) -> str | None:
+    """The Jupyter gateway's discovery file when the client should use it, else None.
 
     An explicit ``api_key``/``base_url`` or ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL`` always
     wins; only when none is set and ``RDSKIT_GATEWAY`` is (a kernel of a Jupyter server
-    running the rdskit extension) does the client go through the server's gateway, with a
-    refreshing short-lived token in place of the key.
+    running the rdskit extension) does the client go through the gateway
+    (:func:`rdskit._base_client.resolve_credentials`).
 
     Example:
-        >>> key, url = resolve_credentials("bz_test_0123456789abcdef0123456789abcdef",
-        ...                                "http://127.0.0.1:8000/v1")
-        >>> key, url
-        (SecretKey('bz_test_…#0044f9ce'), 'http://127.0.0.1:8000')
+        >>> gateway_file("bz_test_0123456789abcdef0123456789abcdef") is None
+        True
     """
     configured = any(os.environ.get(name, "").strip() for name in (ENV_API_KEY, ENV_BASE_URL))
     gateway = os.environ.get(ENV_GATEWAY, "").strip()
     if api_key is None and base_url is None and not configured and gateway:
-        from rdskit.jupyter.discovery import gateway_credentials
-
-        return gateway_credentials(gateway)
-    return SecretKey(resolve_api_key(api_key)), resolve_base_url(base_url)
+        return gateway
+    return None

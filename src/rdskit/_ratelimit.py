@@ -9,8 +9,9 @@ The bucket holds ``capacity`` tokens and each token taken comes back exactly one
 later. That is stricter than a classic refilling bucket: it guarantees that no more than
 ``capacity`` requests start in any window (5 in any second), so the server's own bucket,
 which refills continuously, never runs dry for a lone client. The limiter also obeys the
-server: ``RateLimit-Remaining: 0`` holds every request until ``RateLimit-Reset``, and a 429
-holds them for its retry delay (other processes may share the key).
+server: ``RateLimit-Remaining: 0`` that its own starts do not explain (another process
+spends the key) holds every request until ``RateLimit-Reset``, and a 429 holds them for its
+retry delay.
 
 Example:
     >>> now = [0.0]
@@ -63,6 +64,7 @@ class RateLimiter:
         self._clock = clock
         self._starts: deque[float] = deque(maxlen=self.capacity)
         self._held_until = -math.inf
+        self._opened: float | None = None  # when the latest window-opening answer came
         self._lock = threading.Lock()
 
     def try_acquire(self) -> float:
@@ -81,6 +83,11 @@ class RateLimiter:
             self._starts.append(now)
             return 0.0
 
+    def held(self) -> float:
+        """Seconds left of the current hold (0.0: none); takes no token."""
+        with self._lock:
+            return max(0.0, self._held_until - self._clock())
+
     def hold(self, seconds: float) -> None:
         """Let no request start for ``seconds`` from now (a 429's retry delay)."""
         with self._lock:
@@ -89,12 +96,30 @@ class RateLimiter:
     def observe(self, headers: Mapping[str, str]) -> None:
         """Adapt to a response's ``RateLimit-Remaining`` / ``RateLimit-Reset`` headers.
 
-        When the server says no call is left in its window, hold until its reset.
+        When the server says no call is left in its window, hold until the window ends.
+        The service's windows open with their first call, so when this limiter's own
+        starts fill the window, it ends one window after the answer that said so
+        (``Remaining`` one below the limit) at the latest: holding the whole
+        ``RateLimit-Reset`` (rounded up to whole seconds, counted from the last answer)
+        would idle most of a window every time, ~60 % of the cap for a sequential caller.
+        Otherwise (another process spends the key too) the reset is trusted.
         """
         remaining = _number(headers.get("ratelimit-remaining"))
         reset = _number(headers.get("ratelimit-reset"))
-        if remaining is not None and remaining <= 0 and reset is not None:
-            self.hold(reset)
+        limit = _number(headers.get("ratelimit-limit"))
+        with self._lock:
+            now = self._clock()
+            if remaining is not None and limit is not None and remaining == limit - 1:
+                self._opened = now  # this answer's call opened a window, before now
+            if remaining is None or remaining > 0 or reset is None:
+                return
+            own = len(self._starts) == self.capacity and (
+                now - self._starts[0] <= 2 * self.window + self._margin
+            )
+            until = now + reset
+            if own and self._opened is not None and now - self._opened < self.window:
+                until = min(until, self._opened + self.window + self._margin)
+            self._held_until = max(self._held_until, until)
 
 
 def _number(value: str | None) -> float | None:

@@ -20,6 +20,8 @@ An amount the client cannot know (a null price, no ``count``) is ``None``, never
 ``Client(budget_credits=...)`` refuses a paid call before sending it when its estimate
 does not fit what remains of the budget (or cannot be computed); the estimate counts as
 spent once the call is accepted (a call whose outcome is unknown keeps it counted).
+:func:`rdskit.set_budget` does the same for every client of the process at once
+(:mod:`rdskit.budget`); a paid call must fit both.
 
 Example:
     >>> usd_to_credits("0.0196", "0.0196"), credits_to_usd(50, "0.0196")
@@ -36,12 +38,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from rdskit._base_client import APIRequest, Flow, HTTPCore
+from rdskit._base_client import Amount, APIRequest, Flow, HTTPCore
+from rdskit._format import money
+from rdskit.budget import Budget, active_budgets, guarded_ask, settle_asks
 from rdskit.errors import APIConnectionError, APIError, BudgetExceeded, InvalidParameter
 from rdskit.models import Prices
-from rdskit.models._base import CREDIT_PLACES
+from rdskit.models.vocab import CREDIT_PLACES, RUN_KIND_CATEGORIES
 from rdskit.resources.account import PRICES
 from rdskit.resources.audiences import DEFAULT_PROFILE_COUNT
 from rdskit.resources.datasets import get_dataset
@@ -59,21 +63,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-ESTIMATE_CATEGORIES: Final[dict[str, str]] = {
-    "dataset_run": "mention",
-    "audience_run": "audience_profile",
-    "custom_parameter_run": "post_processing",
-    "pattern_detection": "post_processing",
-    "research_preview": "preview_generation",
-    "tracking_trigger": "mention",
-}
-"""Estimate kind -> the price category it is charged in."""
+ESTIMATE_CATEGORIES: Final[dict[str, str]] = RUN_KIND_CATEGORIES
+"""Estimate kind -> the price category it is charged in (the vocabulary's run kinds)."""
 
 PRICES_TTL = 60.0
 """Seconds a ``GET /v1/prices`` answer is reused for estimates."""
-
-
-Amount = Decimal | int | float | str
 
 
 def _dec(value: Amount) -> Decimal:
@@ -105,10 +99,14 @@ def credits_to_usd(credits: Amount, rate: Amount) -> Decimal:
 class Estimate:
     """The upper-bound cost of a paid call; ``None`` means unknown (never zero).
 
+    ``str()`` is for people (rounded); the fields stay exact.
+
     Example:
         >>> estimate = Estimate("dataset_run", "mention", 50, Decimal("0.98"), Decimal("50"))
         >>> estimate.credits, estimate.usd
         (Decimal('50'), Decimal('0.98'))
+        >>> print(estimate)
+        50 credits (0.98 USD)
     """
 
     kind: str
@@ -143,55 +141,10 @@ class Estimate:
             )
         return cls(kind, category, quantity, usd, credits, reason)
 
-
-class Budget:
-    """Credits this client may still commit to paid calls (thread-safe).
-
-    Example:
-        >>> budget = Budget(100)
-        >>> budget.reserve(Estimate("dataset_run", "mention", 60, None, Decimal(60)))
-        >>> budget.remaining
-        Decimal('40')
-    """
-
-    def __init__(self, credits: Amount) -> None:
-        self.total = _dec(credits)
-        if self.total < 0:
-            raise InvalidParameter("budget_credits", f"must be >= 0, got {self.total}")
-        self.spent = Decimal(0)
-        self._lock = threading.Lock()
-
-    @property
-    def remaining(self) -> Decimal:
-        """Credits not yet committed."""
-        return self.total - self.spent
-
-    def reserve(self, estimate: Estimate) -> None:
-        """Count ``estimate`` as spent, or raise :class:`BudgetExceeded` without counting."""
-        with self._lock:
-            if estimate.credits is None:
-                raise BudgetExceeded(
-                    estimate.kind,
-                    None,
-                    self.remaining,
-                    f"a budget needs a known estimate: {estimate.reason or 'no price'}",
-                )
-            if estimate.credits > self.remaining:
-                raise BudgetExceeded(
-                    estimate.kind,
-                    estimate.credits,
-                    self.remaining,
-                    "the estimate is more than what remains",
-                )
-            self.spent += estimate.credits
-
-    def release(self, estimate: Estimate) -> None:
-        """Give back a reservation whose call was refused (nothing started)."""
-        with self._lock:
-            self.spent -= estimate.credits or 0
-
-    def __repr__(self) -> str:
-        return f"Budget(total={self.total}, remaining={self.remaining})"
+    def __str__(self) -> str:
+        if self.credits is None and self.usd is None:
+            return f"unknown ({self.reason})" if self.reason else "unknown"
+        return money(self.credits, self.usd)
 
 
 class PriceCache:
@@ -208,7 +161,7 @@ class PriceCache:
         with self._lock:
             if self._prices is not None and self._clock() - self._fetched_at < PRICES_TTL:
                 return self._prices
-        prices = yield from client._core.call(PRICES)
+        prices: Prices = yield from client._core.call(PRICES)
         self.put(prices)
         return prices
 
@@ -224,7 +177,13 @@ class BillingMixin:
     _budget: Budget | None
     _prices: PriceCache
     _core: HTTPCore
-    _run: Callable[[Flow[Any]], Any]
+    if TYPE_CHECKING:
+
+        def _run(self, flow: Flow[T]) -> T: ...
+
+    def _setup_billing(self, budget_credits: Amount | None) -> None:
+        self._budget = None if budget_credits is None else Budget(budget_credits)
+        self._prices = PriceCache()
 
     @property
     def budget(self) -> Budget | None:
@@ -244,16 +203,27 @@ class BillingMixin:
         return self._run(_estimate(self, kind, params))
 
     def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]:
-        """Flow of a paid call: refused before sending when it does not fit the budget."""
-        if self._budget is None:
+        """Flow of a paid call: refused before sending when it does not fit the client's
+        budget or the process-wide one (:mod:`rdskit.budget`)."""
+        budgets = active_budgets(self._budget)
+        if not budgets:
             return (yield from self._core.call(request))
+        yield from settle_asks(self._core)  # Ask replies seen finished since
         estimate = yield from _estimate(self, kind, params)
-        self._budget.reserve(estimate)
+        reserved: list[Budget] = []
         try:
+            for budget in budgets:
+                budget.reserve(estimate)
+                reserved.append(budget)
             return (yield from self._core.call(request))
-        except (APIError, APIConnectionError):
-            self._budget.release(estimate)  # the service refused it or never got it
+        except (APIError, APIConnectionError, BudgetExceeded):
+            for budget in reserved:  # refused by a budget or the service, or never sent
+                budget.release(estimate)
             raise
+
+    def _asked(self, request: APIRequest[T]) -> Any:
+        """``POST /v1/ask`` under the budgets (see :func:`rdskit.budget.guarded_ask`)."""
+        return self._run(guarded_ask(self._core, self._budget, request))
 
 
 def _estimate(client: Any, kind: str, params: Mapping[str, Any]) -> Flow[Estimate]:

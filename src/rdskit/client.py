@@ -21,8 +21,9 @@ Example:
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
+from rdskit import _hooks
 from rdskit._base_client import AsyncAPIClient, SyncAPIClient
 from rdskit.billing import BillingMixin
 from rdskit.resources.account import AccountMixin
@@ -105,9 +106,7 @@ class _Service(AccountMixin, AskMixin, BillingMixin, WaitingMixin):
             >>> client.me().plan.name
             'Pro'
         """
-        from rdskit.sandbox import embedded
-
-        handle = embedded()
+        handle = _hooks.call("sandbox.embedded")
         return cls(handle.api_key, base_url=handle.url, **options)  # type: ignore[call-arg]
 
 
@@ -123,12 +122,18 @@ class Client(_Service, SyncAPIClient):
     """
 
 
-class AsyncClient(_Service, AsyncAPIClient):
-    """The asyncio client: the same arguments and resources as :class:`Client`, but every
-    call returns an awaitable and list calls return an ``AsyncPager``.
+if TYPE_CHECKING:
+    # Type checkers see the generated signatures (rdskit/_async.pyi, from rdskit/_stubgen.py):
+    # the same methods, returning awaitables and AsyncPager.
+    from rdskit._async import AsyncClient as AsyncClient
+else:
 
-    Example:
-        >>> async def main() -> None:
-        ...     async with AsyncClient() as client:
-        ...         print((await client.me()).email)
-    """
+    class AsyncClient(_Service, AsyncAPIClient):
+        """The asyncio client: the same arguments and resources as :class:`Client`, but
+        every call returns an awaitable and list calls return an ``AsyncPager``.
+
+        Example:
+            >>> async def main() -> None:
+            ...     async with AsyncClient() as client:
+            ...         print((await client.me()).email)
+        """

@@ -24,9 +24,17 @@ Example:
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
+import warnings
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
+
+from rdskit import _hooks
+from rdskit._format import credits_text, money
+from rdskit._safe import clean, one_line
 
 __all__ = [
     "ERROR_CODES",
@@ -50,6 +58,7 @@ __all__ = [
     "DatasetHasNoQueries",
     "DatasetNotFound",
     "DateFilterUnavailable",
+    "DuplicateNameWarning",
     "InsufficientCredits",
     "InsufficientCreditsAsk",
     "InsufficientCreditsAudienceDatasetRun",
@@ -63,9 +72,11 @@ __all__ = [
     "NotFound",
     "NothingToAnalyze",
     "OutcomeUnknown",
+    "PartialDataWarning",
     "PatternDetectionRunNotFound",
     "RateLimited",
     "RdsError",
+    "RdsWarning",
     "ResourceNotFound",
     "RunFailed",
     "ServerError",
@@ -75,10 +86,13 @@ __all__ = [
     "TrackingAgentLimitReached",
     "TrackingAgentRunInProgress",
     "Unauthorized",
+    "UnexpectedResponse",
+    "UnknownStatus",
     "ValidationError",
     "WaitTimeout",
     "error_class",
     "error_from_response",
+    "warn",
 ]
 
 ERROR_CODES: dict[str, type[APIError]] = {}
@@ -89,10 +103,53 @@ class RdsError(Exception):
     """Root of every rdskit exception."""
 
     def _repr_html_(self) -> str | None:
-        """Rich HTML in notebooks (``rdskit.jupyter.reprs``): amounts, fields, links."""
-        from rdskit.jupyter.reprs import html_of
+        """Rich HTML in notebooks (amounts, fields, links): the ``jupyter.html`` hook, which
+        the Jupyter layer implements (loaded on the first display); None without it."""
+        render = _hooks.resolve("jupyter.html")
+        return None if render is None else render(self)
 
-        return html_of(self)
+    def _render_traceback_(self) -> list[str]:
+        """IPython's lines for this error: the ``jupyter.traceback`` hook's short message
+        (what failed, where, what to do; ``%xmode Verbose`` shows everything), or the
+        full traceback without it."""
+        render = _hooks.resolve("jupyter.traceback")
+        if render is not None:
+            lines: list[str] = render(self)
+            return lines
+        return traceback.format_exception(type(self), self, self.__traceback__)
+
+
+class RdsWarning(UserWarning):
+    """Root of rdskit's warnings: something worked, but the result needs a second look.
+
+    They are shown every time (not once per line), since each one is news about a read.
+    """
+
+
+class PartialDataWarning(RdsWarning):
+    """A read of a dataset whose latest run is still pending or working: the mentions
+    read are partial (wait on the run first: ``client.wait(run)``)."""
+
+
+class DuplicateNameWarning(RdsWarning):
+    """Several containers share the name a ``get_or_create`` looked for; the oldest was
+    returned and the others are named so they can be deleted."""
+
+
+# Each warning reports one read; Python's default shows a warning once per code line,
+# which would hide it when a notebook cell is re-run. Appended: a filter of the user's
+# (even one set before rdskit was imported) still wins.
+warnings.filterwarnings("always", category=RdsWarning, append=True)
+
+
+def warn(message: str, category: type[RdsWarning]) -> None:
+    """Emit ``category`` attributed to the first caller outside rdskit (the user's line or
+    notebook cell), however deep inside rdskit it was raised."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(0), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class ConfigurationError(RdsError):
@@ -156,25 +213,46 @@ class WaitTimeout(RdsError, TimeoutError):
         self.obj = obj
 
 
+class UnknownStatus(WaitTimeout):
+    """``client.wait(...)`` stopped on a status the spec does not show, which stayed the same
+    long enough to be a final state of a newer service; ``obj`` is the last state seen.
+
+    It is a :class:`WaitTimeout`: the wait gave up, the run itself may go on.
+    """
+
+
 class BudgetExceeded(RdsError):
     """A paid call was refused before it was sent: its estimate does not fit the budget.
 
     ``estimate`` and ``remaining`` are credits (``estimate`` is None when it could not be
-    computed, which a budget also refuses); ``reason`` explains the refusal.
+    computed, which a budget also refuses); ``reason`` explains the refusal; ``scope`` says
+    which budget: ``"client"`` (``budget_credits=``) or ``"process-wide"``
+    (``rdskit.set_budget`` / ``%rds budget``).
+
+    Example:
+        >>> str(BudgetExceeded("ask", Decimal("200.000000"), Decimal("40"), "too much"))
+        'ask refused by the client budget: estimate 200 credits, 40 credits remaining (too much)'
     """
 
     def __init__(
-        self, kind: str, estimate: Decimal | None, remaining: Decimal, reason: str
+        self,
+        kind: str,
+        estimate: Decimal | None,
+        remaining: Decimal,
+        reason: str,
+        *,
+        scope: str = "client",
     ) -> None:
-        shown = "unknown" if estimate is None else f"{estimate} credits"
+        shown = "unknown" if estimate is None else f"{credits_text(estimate)} credits"
         super().__init__(
-            f"{kind} refused by the client budget: estimate {shown}, "
-            f"{remaining} credits remaining ({reason})"
+            f"{kind} refused by the {scope} budget: estimate {shown}, "
+            f"{credits_text(remaining)} credits remaining ({reason})"
         )
         self.kind = kind
         self.estimate = estimate
         self.remaining = remaining
         self.reason = reason
+        self.scope = scope
 
 
 # -- service errors -----------------------------------------------------------------
@@ -232,6 +310,17 @@ class APIError(RdsError):
         return f"{self.error_code or 'error'} (HTTP {self.status_code}){where}: {self.message}"
 
 
+class UnexpectedResponse(APIError):
+    """A success status whose body cannot be read: not JSON, ``data`` null or missing where
+    the spec shows one, or a ``data`` that does not match its model. ``body`` is what came.
+
+    Example:
+        >>> str(UnexpectedResponse(200, None, "the body is not a JSON object (text/html)",
+        ...     method="GET", path="/v1/me"))
+        'error (HTTP 200) on GET /v1/me: the body is not a JSON object (text/html)'
+    """
+
+
 class Unauthorized(APIError):
     """401: the API key is missing, revoked, or not a key."""
 
@@ -266,15 +355,16 @@ class InsufficientCredits(APIError):
         super().__init__(status_code, error_code, detail, **kw)
 
     def _describe(self) -> str:
-        amounts = []
-        if self.required is not None or self.available is not None:
-            amounts.append(f"required {self.required} USD, available {self.available} USD")
-        if self.required_credits is not None or self.available_credits is not None:
-            amounts.append(
-                f"required {self.required_credits} credits, "
-                f"available {self.available_credits} credits"
+        # Rounded for people ("100 credits (1.96 USD)"); the attributes stay exact.
+        known = [
+            f"{label} {money(credits, usd)}"
+            for label, credits, usd in (
+                ("required", self.required_credits, self.required),
+                ("available", self.available_credits, self.available),
             )
-        suffix = f" ({'; '.join(amounts)})" if amounts else ""
+            if credits is not None or usd is not None
+        ]
+        suffix = f" ({', '.join(known)})" if known else ""
         return super()._describe() + suffix
 
 
@@ -304,7 +394,7 @@ class ValidationError(APIError, ValueError):
     def errors(self) -> list[dict[str, Any]]:
         """The ``{loc, msg, type}`` issues of the 422 body."""
         return (
-            [issue for issue in self.detail if isinstance(issue, Mapping)]
+            [dict(issue) for issue in self.detail if isinstance(issue, Mapping)]
             if isinstance(self.detail, list)
             else []
         )
@@ -501,8 +591,10 @@ def error_from_response(
     """
     fields = body if isinstance(body, Mapping) else {}
     code = fields.get("error_code")
-    code = code if isinstance(code, str) else None
+    code = one_line(code) if isinstance(code, str) else None
     detail = fields.get("detail", body if isinstance(body, str) else None)
+    # The message reaches terminals (tracebacks) and logs: no escape sequences from a body.
+    detail = clean(detail) if isinstance(detail, str) else detail
     cls = error_class(code, status_code)
     kwargs: dict[str, Any] = {
         "transient": bool(fields.get("transient", False)),
@@ -511,8 +603,11 @@ def error_from_response(
         "path": path,
     }
     if issubclass(cls, RateLimited):
-        retry_after = _float_or_none(fields.get("retry_after_seconds"))
-        kwargs["retry_after"] = retry_after if retry_after is not None else retry_after_header
+        # The spec: prefer the Retry-After header; the body's retry_after_seconds otherwise.
+        retry_after = retry_after_header
+        if retry_after is None:
+            retry_after = _float_or_none(fields.get("retry_after_seconds"))
+        kwargs["retry_after"] = retry_after
     return cls(status_code, code, detail, **kwargs)
 
 

@@ -88,9 +88,15 @@ async def open_mcp(
         >>> async with open_mcp(api_key) as client:  # doctest: +SKIP
         ...     tools = await client.list_tools()
     """
-    headers = {"x-api-key": resolve_api_key(api_key)}
+    key = SecretKey(resolve_api_key(api_key))
+
+    def sign(request: httpx2.Request) -> httpx2.Request:
+        # The key joins the headers as the request leaves: no dict or local holds it.
+        request.headers["x-api-key"] = key.reveal()
+        return request
+
     url = mcp_url(base_url)
-    async with httpx2.AsyncClient(headers=headers, timeout=_TIMEOUT) as http:
+    async with httpx2.AsyncClient(auth=sign, timeout=_TIMEOUT) as http:
         try:
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 yield client

@@ -26,8 +26,25 @@ import pytest
 from contract_support import FAST, PROMPT, SLOW, Account, Collected, collect_into, finish
 
 from rdskit import Client
+from rdskit._base_client import HTTPCore
 from rdskit.models import Dataset
+from rdskit.models._base import unknown_fields
 from rdskit.sandbox import SandboxHandle, start
+
+
+@pytest.fixture(autouse=True)
+def strict_responses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every response model the client reads from the sandbox is checked strictly: a field
+    or union variant the models do not declare (a misspelled ``mention_count``) fails the
+    test, while the client's models themselves stay lenient to the real service."""
+    bind = HTTPCore.bind
+
+    def strict_bind(core: HTTPCore, value: Any) -> Any:
+        problems = unknown_fields(value)
+        assert not problems, f"the sandbox sent what the models do not declare: {problems}"
+        return bind(core, value)
+
+    monkeypatch.setattr(HTTPCore, "bind", strict_bind)
 
 
 @pytest.fixture(scope="session")

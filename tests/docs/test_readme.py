@@ -20,9 +20,14 @@ def test_readme_has_the_two_commands() -> None:
     text = README.read_text(encoding="utf-8")
     first_section = text.split("\n## ", 2)[1]
     assert "rdskit demo" in first_section
-    assert 'python -m pip install -e ".[dev]" && python -m pytest' in first_section
+    assert "```bash\nbash scripts/test\n```" in first_section
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
-    assert 'python -m pip install -e ".[dev]" && python -m pytest' in ci
+    assert ci.rstrip().splitlines()[-1] == "bash scripts/test"  # exactly the README's command
+    script = (README.parent / "scripts" / "test").read_text(encoding="utf-8")
+    # The script does the whole set-up: the dev install, Debian's chromium, then pytest.
+    assert 'pip install --quiet -e ".[dev]"' in script
+    assert "apt-get install" in script and "chromium" in script
+    assert script.rstrip().splitlines()[-1] == 'exec python -m pytest "$@"'
 
 
 def test_readme_examples_run(tmp_path: Path) -> None:
@@ -48,3 +53,4 @@ def test_readme_examples_run(tmp_path: Path) -> None:
     assert "dataset_not_found 404" in out
     assert "refused by the client budget" in out
     assert "Oat milk" in out  # the async client sees the dataset made by the sync one
+    assert "True True\ninstructions differs for cp_" in out  # safe re-runs: found, reused

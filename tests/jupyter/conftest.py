@@ -58,5 +58,6 @@ def shell(
     names = set(_loaded_shell.user_ns)
     yield _loaded_shell
     session.close()
+    rdskit.set_budget(None)  # the budget is process-wide: no test leaves one behind
     for name in set(_loaded_shell.user_ns) - names:
         del _loaded_shell.user_ns[name]

@@ -28,7 +28,7 @@ from tornado.web import Application
 
 import rdskit
 from rdskit.errors import APIConnectionError, ConfigurationError, DatasetNotFound
-from rdskit.jupyter.discovery import GatewayInfo, GatewayKey
+from rdskit.jupyter.discovery import GatewayKey
 from rdskit.jupyter.gateway import Gateway, RdsGateway, TokenBook, _loopback, make_handlers
 from rdskit.sandbox import SandboxHandle, start
 
@@ -167,6 +167,7 @@ def test_statuses_bodies_and_rate_headers_pass_through(
         "rate_limit": 5.0,
         "queued": 0,
         "token_ttl": 900.0,
+        "sandbox_db": None,
     }
 
 
@@ -216,26 +217,48 @@ def test_token_book_lifecycle() -> None:
     now[0] = 20.5
     book.mint()  # forgets tokens expired a whole lifetime ago
     assert book.check(first) == "invalid" and book.check(second) == "expired"
-    assert first not in str(book._expiry)  # only digests are kept
+    assert first not in str(book._grants)  # only digests are kept
 
 
-def test_gateway_key_exchanges_ahead_of_expiry() -> None:
+def _discovery(tmp_path: Path, secret: str = "s3cret") -> Path:
+    path = tmp_path / "gateway.json"
+    info = {"url": "http://127.0.0.1:1/rdskit", "mode": "service", "secret": secret}
+    path.write_text(json.dumps(info))
+    return path
+
+
+def _drive(key: GatewayKey, reply: Any, sent: list[dict[str, Any]]) -> str:
+    """Run the key's auth flow, answering its token request with ``reply``."""
+    flow = key.auth_flow()
+    try:
+        step = next(flow)
+        sent.append(json.loads(step.request.content))
+        if isinstance(reply, Exception):
+            flow.throw(reply)
+        flow.send(reply(len(sent)) if callable(reply) else reply)
+    except StopIteration as stop:
+        return str(stop.value)
+    raise AssertionError("the flow did not finish")
+
+
+def test_gateway_key_exchanges_ahead_of_expiry(tmp_path: Path) -> None:
     now = [0.0]
     sent: list[dict[str, Any]] = []
+    path = _discovery(tmp_path)
 
-    def send(url: str, json: dict[str, Any], timeout: float) -> httpx.Response:
-        sent.append(json)
-        return httpx.Response(200, json={"token": f"tok{len(sent)}", "expires_in": 100})
+    def grant(n: int) -> httpx.Response:
+        return httpx.Response(200, json={"token": f"tok{n}", "expires_in": 100})
 
-    info = GatewayInfo(url="http://127.0.0.1:1/rdskit", mode="service", secret="s3cret")
-    key = GatewayKey(info, send=send, clock=lambda: now[0])
-    assert key.reveal() == key.reveal() == "tok1"
+    key = GatewayKey(path, clock=lambda: now[0], identity=lambda: None)
+    assert _drive(key, grant, sent) == _drive(key, grant, sent) == "tok1"
     now[0] = 79.0
-    assert key.reveal() == "tok1"
+    assert _drive(key, grant, sent) == "tok1"
     now[0] = 80.0
-    assert key.reveal() == "tok2" and sent == [{"secret": "s3cret"}] * 2
-    assert "s3cret" not in repr(key) + repr(info) and "tok2" not in repr(key)
-    assert key.digest == GatewayKey(info, send=send).digest  # one limiter bucket per gateway
+    _discovery(tmp_path, "rotated")  # the server rotated its secret: the key reads it again
+    assert _drive(key, grant, sent) == "tok2"
+    assert sent == [{"secret": "s3cret"}, {"secret": "rotated"}]
+    assert "s3cret" not in repr(key) + repr(key._info) and "tok2" not in repr(key)
+    assert key.digest == GatewayKey(path).digest  # one limiter bucket per gateway
 
 
 @pytest.mark.parametrize(
@@ -245,15 +268,10 @@ def test_gateway_key_exchanges_ahead_of_expiry() -> None:
         (httpx.ConnectError("refused"), APIConnectionError),
     ],
 )
-def test_gateway_key_failures(reply: Any, error: type[Exception]) -> None:
-    def send(url: str, json: dict[str, Any], timeout: float) -> httpx.Response:
-        if isinstance(reply, Exception):
-            raise reply
-        return reply  # type: ignore[no-any-return]
-
-    info = GatewayInfo(url="http://127.0.0.1:1/rdskit", mode="service", secret="s3cret")
+def test_gateway_key_failures(tmp_path: Path, reply: Any, error: type[Exception]) -> None:
+    key = GatewayKey(_discovery(tmp_path), identity=lambda: None)
     with pytest.raises(error) as raised:
-        GatewayKey(info, send=send).reveal()
+        _drive(key, reply, [])
     assert "s3cret" not in str(raised.value)
 
 
@@ -375,9 +393,49 @@ def test_without_a_key_it_hosts_a_shared_sandbox_that_outlives_restarts(
         served.call(app.stop_extension())
 
 
-def test_a_real_server_gives_kernels_the_gateway_and_never_the_key(
-    sandbox: SandboxHandle, tmp_path: Path, clean_env: pytest.MonkeyPatch
-) -> None:
+@dataclass
+class Server:
+    """A real Jupyter server with this repo's extension, and one kernel's connection."""
+
+    port: int
+    token: str
+    runtime: Path
+    discovery: Path
+    log: Path
+
+    def kernel(self) -> tuple[str, BlockingKernelClient]:
+        """Start a kernel through the REST API; its id and a ready client."""
+        kernel = httpx.post(
+            f"http://127.0.0.1:{self.port}/api/kernels",
+            json={"name": "python3"},
+            headers={"Authorization": f"token {self.token}"},
+            timeout=60,
+        ).json()
+        client = BlockingKernelClient(
+            connection_file=str(self.runtime / f"kernel-{kernel['id']}.json")
+        )
+        client.load_connection_file()
+        client.start_channels()
+        client.wait_for_ready(timeout=120)
+        return kernel["id"], client
+
+
+def run_in(client: BlockingKernelClient, code: str) -> list[str]:
+    """Run ``code`` in a kernel; its stream and error outputs (JSON of their content)."""
+    printed: list[str] = []
+
+    def keep(message: dict[str, Any]) -> None:
+        if message["msg_type"] in ("stream", "error"):
+            printed.append(json.dumps(message["content"]))
+
+    reply = client.execute_interactive(code, output_hook=keep, timeout=120)
+    assert reply["content"]["status"] == "ok", printed
+    return printed
+
+
+@contextmanager
+def jupyter_server(tmp_path: Path, env: dict[str, str]) -> Iterator[Server]:
+    """``jupyter server`` on a free loopback port with ``env``, until the block ends."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -389,8 +447,7 @@ def test_a_real_server_gives_kernels_the_gateway_and_never_the_key(
         "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
         "JUPYTER_DATA_DIR": str(tmp_path / "data"),
         "JUPYTER_RUNTIME_DIR": str(runtime),
-        "RDSKIT_API_KEY": sandbox.api_key,
-        "RDSKIT_BASE_URL": sandbox.url,
+        **env,
     }
     log = tmp_path / "server.log"
     with log.open("w") as out:
@@ -418,39 +475,113 @@ def test_a_real_server_gives_kernels_the_gateway_and_never_the_key(
             assert server.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
         (discovery,) = runtime.glob("rdskit-gateway-*.json")
+        yield Server(port, token, runtime, discovery, log)
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
+def test_a_real_server_gives_kernels_the_gateway_and_never_the_key(
+    sandbox: SandboxHandle, tmp_path: Path, clean_env: pytest.MonkeyPatch
+) -> None:
+    env = {"RDSKIT_API_KEY": sandbox.api_key, "RDSKIT_BASE_URL": sandbox.url}
+    with jupyter_server(tmp_path, env) as server:
+        discovery = server.discovery
         assert stat.S_IMODE(discovery.stat().st_mode) == 0o600
-        kernel = httpx.post(
-            f"http://127.0.0.1:{port}/api/kernels",
-            json={"name": "python3"},
-            headers={"Authorization": f"token {token}"},
-            timeout=60,
-        ).json()
-        client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel['id']}.json"))
-        client.load_connection_file()
-        client.start_channels()
-        client.wait_for_ready(timeout=120)
-        printed: list[str] = []
-
-        def keep(message: dict[str, Any]) -> None:
-            if message["msg_type"] in ("stream", "error"):
-                printed.append(json.dumps(message["content"]))
-
+        _, client = server.kernel()
         code = (
             "import json, os, rdskit\n"
             "client = rdskit.Client()\n"
             "print(json.dumps({'env': dict(os.environ), 'repr': repr(client),"
             " 'email': client.me().email, 'mode': client._core.api_key.mode}))"
         )
-        reply = client.execute_interactive(code, output_hook=keep, timeout=120)
+        printed = run_in(client, code)
         client.stop_channels()
-        assert reply["content"]["status"] == "ok", printed
         shown = json.loads(json.loads(printed[0])["text"])
-    finally:
-        server.terminate()
-        server.wait(60)
     assert "RDSKIT_API_KEY" not in shown["env"] and "RDSKIT_BASE_URL" not in shown["env"]
     assert shown["env"]["RDSKIT_GATEWAY"] == str(discovery)
     assert shown["repr"].endswith("api_key=GatewayKey('jupyter gateway token'))")
     assert shown["email"].startswith("owner@") and shown["mode"] == "service"
-    assert sandbox.api_key not in "".join(printed) + log.read_text()
+    assert sandbox.api_key not in "".join(printed) + server.log.read_text()
     assert not discovery.exists()  # removed when the server stopped
+
+
+# -- full speed, a page at the printed URL, the sandbox's database ------------------------
+def test_the_printed_url_opens_a_page_for_people(tmp_path: Path) -> None:
+    gateway = Gateway(("http://127.0.0.1:1", "k"), mode="sandbox")
+    gateway.sandbox_db = str(tmp_path / "shared.db")
+    with serving(gateway) as served:
+        for url in (served.url, served.url + "/"):
+            page = httpx.get(url, timeout=10)
+            assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+            assert "rdskit gateway" in page.text and html_escape(str(tmp_path)) in page.text
+            assert "secret" not in page.text.lower() and gateway.secret not in page.text
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def test_status_shows_where_the_shared_sandbox_writes() -> None:
+    from rdskit.jupyter.magics import status_bundle
+    from rdskit.models import Account
+
+    me = Account.model_validate({"id": "u1", "email": "a@example.com"})
+    gateway = {"rate_limit": 5.0, "queued": 0, "sandbox_db": "/data/rdskit/sandbox.db"}
+    text = status_bundle(me, origin="gateway", rate={}, gateway=gateway, budget=None, chat_id=None)[
+        "text/plain"
+    ]
+    assert "sandbox database: /data/rdskit/sandbox.db" in text
+    assert "RDSKIT_SANDBOX_DB" in text and "c.RdsGateway.sandbox_db" in text
+
+
+def test_sandbox_path_is_configurable(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> None:
+    app = RdsGateway()
+    clean_env.setenv("RDSKIT_SANDBOX_DB", str(tmp_path / "env.db"))
+    assert app._sandbox_path() == (tmp_path / "env.db").resolve()
+    app.sandbox_db = str(tmp_path / "trait.db")
+    assert app._sandbox_path() == (tmp_path / "trait.db").resolve()
+
+
+def test_the_bucket_returns_tokens_a_window_after_each_answer() -> None:
+    from rdskit.jupyter.gateway import SharedBucket
+
+    now = [0.0]
+    bucket = SharedBucket(5, clock=lambda: now[0])
+
+    async def sequence() -> list[float]:
+        started = []
+        for _ in range(7):
+            await bucket.acquire()
+            started.append(now[0])
+            now[0] += 0.05  # the round trip
+            bucket.release()
+        return started
+
+    async def drive() -> list[float]:
+        task = asyncio.ensure_future(sequence())
+        while not task.done():
+            await asyncio.sleep(0)
+            wait = bucket._wait()
+            if wait:  # nobody else moves the fake clock: jump to the next token
+                now[0] += wait
+        return task.result()
+
+    starts = asyncio.run(drive())
+    assert starts[:5] == pytest.approx([0.0, 0.05, 0.1, 0.15, 0.2])
+    # the sixth waits one window after the FIRST answer (0.05), not a whole reset
+    assert starts[5] == pytest.approx(0.05 + 1.0 + 0.005)
+    spent = httpx.Response(200, headers={"RateLimit-Remaining": "0", "RateLimit-Reset": "1"})
+    # a Remaining: 0 its own five tokens explain holds nothing ...
+    own = SharedBucket(5, clock=lambda: now[0])
+    for _ in range(5):
+        asyncio.run(own.acquire())
+        own.release()
+    own.observe(spent)
+    assert own.limiter.held() == 0.0
+    # ... one they do not (another user of the key) holds the queue until the reset
+    idle = SharedBucket(5, clock=lambda: now[0])
+    idle.observe(spent)
+    assert idle.limiter.held() == pytest.approx(1.0)

@@ -37,8 +37,8 @@ def test_magics_in_a_headless_kernel(
     progress, answer = ask
     assert progress.output_type == "display_data"
     assert set(progress.data) == {"text/html", "text/plain"}  # the widget became static
-    assert progress.data["text/plain"].startswith("Assistant reply ")
-    assert "completed after" in progress.data["text/plain"]  # updated to the end state
+    assert progress.data["text/plain"].startswith("Assistant reply: ")
+    assert "answered in" in progress.data["text/plain"]  # updated to the end state
     assert 'data-state="completed"' in progress.data["text/html"]
     assert answer.output_type == "execute_result"
     assert 'class="rds-marker" data-ref="1"' in answer.data["text/html"]

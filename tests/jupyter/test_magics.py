@@ -8,8 +8,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import Seeded, assert_no_secret, run_cell
 
 import rdskit
+from rdskit._format import credits_text
 from rdskit.answers import Answer
-from rdskit.errors import BudgetExceeded, Unauthorized
+from rdskit.errors import BudgetExceeded
 from rdskit.jupyter import current_session
 from rdskit.jupyter.magics import session_of
 from rdskit.models import AskAccepted
@@ -165,7 +166,7 @@ def test_status_shows_account_balance_rate_and_budget(shell: InteractiveShell) -
     me = current_session().client.me()
     left = me.usage.credits_total - me.usage.credits_used
     plain = bundle["text/plain"]
-    assert f"{left.normalize():f}"[:8] in plain and "USD" in plain
+    assert f"{credits_text(left)} credits (" in plain and "USD" in plain  # for people
     assert "rate limit:" in plain and "of 5 requests left" in plain
     assert "budget: 50 of 50 credits left" in plain
     assert 'class="rds-repr rds-account"' in bundle["text/html"]
@@ -242,14 +243,17 @@ def test_connect_from_the_environment_and_sandbox(
     assert "nothing to connect to" in str(ran.result.error_in_exec)
 
 
-def test_a_failed_connect_leaves_no_session(
+def test_a_failed_connect_keeps_the_session(
     shell: InteractiveShell, sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    before = session_of(shell).client
     monkeypatch.setenv("RDSKIT_API_KEY", "bz_test_" + "f" * 32)  # not a key of this sandbox
     ran = run_cell(shell, f"%rds connect --base-url {sandbox.url}")
-    assert isinstance(ran.result.error_in_exec, Unauthorized)
-    assert session_of(shell).client is None
-    assert any("rds-error" in bundle.get("text/html", "") for bundle in ran.bundles)
+    error = ran.result.error_in_exec
+    assert isinstance(error, UsageError)  # shown as two lines, no traceback
+    first, second = str(error).splitlines()
+    assert "refused the API key (HTTP 401)" in first and "RDSKIT_API_KEY" in second
+    assert session_of(shell).client is before
 
 
 def test_models_print_as_one_line_text(shell: InteractiveShell, seeded: Seeded) -> None:

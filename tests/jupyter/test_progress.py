@@ -84,12 +84,13 @@ def test_widget_follows_a_sequence_of_runs() -> None:
             clock.now += 1.5
             reporter.update(run)
             seen.append(view.widget.value)
-            assert f"elapsed {1.5 * seconds:.1f}s" in seen[-1]
+            assert f"{1.5 * seconds:.1f}s elapsed" in seen[-1]
         reporter.finish("completed", billing=[p.BillingLine("charged", "40 credits", "1 row")])
-    assert 'data-state="running"' in seen[0] and ">pending<" in seen[0]
+    assert 'data-state="running"' in seen[0] and "pending · " in seen[0]
     assert "mentions <b>12 of 40</b>" in seen[1] and "scraping" in seen[1]
-    assert "10:00:05" in seen[1] and 'style="width:30%"' in seen[1]
-    assert "mentions <b>30 of 40</b>" in seen[2] and 'style="width:75%"' in seen[2]
+    # two steps: scraping done (1), enrichment working at 12 of 40 (0.3): 65 %
+    assert "10:00:05" in seen[1] and 'style="width:65.0%"' in seen[1]
+    assert "mentions <b>30 of 40</b>" in seen[2] and 'style="width:87.5%"' in seen[2]
     opened, closed = (output.data for output in captured.outputs)
     assert "application/vnd.jupyter.widget-view+json" in opened
     assert opened["text/plain"].startswith("Dataset run dsr_1: pending")
@@ -98,7 +99,8 @@ def test_widget_follows_a_sequence_of_runs() -> None:
     final = closed["text/html"]
     assert 'data-state="completed"' in final and "40 credits" in final
     assert final.count('class="rds-progress"') == 1
-    assert closed["text/plain"].startswith("Dataset run dsr_1: completed after 6.0s")
+    assert closed["text/plain"].startswith("Dataset run dsr_1: completed in 6.0s")
+    assert "completed · completed" not in final and 'style="width:100.0%"' in final
     assert "charged 40 credits" in closed["text/plain"]
     assert view.widget.comm is None  # closed
 
@@ -113,9 +115,9 @@ def test_html_view_updates_one_display() -> None:
         reporter.finish("failed")
     texts = [output.data["text/plain"] for output in captured.outputs]
     assert len(texts) == 3 and all("rds-progress" in o.data["text/html"] for o in captured.outputs)
-    assert texts[0].startswith("Dataset run dsr_1: pending, ")
-    assert texts[1].startswith("Dataset run dsr_1: working, ") and "mentions 5 of 40" in texts[1]
-    assert texts[2].startswith("Dataset run dsr_1: working (failed) after ")
+    assert texts[0].startswith("Dataset run dsr_1: pending · ")
+    assert texts[1].startswith("Dataset run dsr_1: working · ") and "mentions 5 of 40" in texts[1]
+    assert texts[2].startswith("Dataset run dsr_1: working, failed after ")
 
 
 def test_terminal_line_is_rewritten_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,8 +130,8 @@ def test_terminal_line_is_rewritten_in_place(monkeypatch: pytest.MonkeyPatch) ->
     out = stream.getvalue()
     assert out.count("\r") == 3 and out.endswith("\n") and out.count("\n") == 1
     running, final = out.split("\r")[2:]
-    assert running == "Dataset run dsr_1: working, 0.0s | mentions 12 of"[:49] + "\x1b[K"
-    assert final.startswith("Dataset run dsr_1: working (completed) after 0.0s | mentions 12")
+    assert running == "Dataset run dsr_1: working · 0.0s elapsed | mentions 12 of"[:49] + "\x1b[K"
+    assert final.startswith("Dataset run dsr_1: working in 0.0s | mentions 12")
     assert final.endswith("enrichment working | charged 12 credits\x1b[K\n")  # whole
 
 
@@ -142,9 +144,9 @@ def test_text_line_without_a_terminal_prints_each_change_once() -> None:
     reporter.finish("completed")
     lines = stream.getvalue().splitlines()
     assert len(lines) == 3 and "\r" not in stream.getvalue()
-    assert lines[0].startswith("Dataset run dsr_1: pending, ")
-    assert lines[1].startswith("Dataset run dsr_1: working, ") and "mentions 1 of 40" in lines[1]
-    assert lines[2].startswith("Dataset run dsr_1: working (completed) after ")
+    assert lines[0].startswith("Dataset run dsr_1: pending · ")
+    assert lines[1].startswith("Dataset run dsr_1: working · ") and "mentions 1 of 40" in lines[1]
+    assert lines[2].startswith("Dataset run dsr_1: working in ")
     assert "mentions 3 of 40" in lines[2]
 
 
@@ -171,7 +173,9 @@ def test_interrupt_and_errors_end_the_display() -> None:
     with pytest.raises(KeyboardInterrupt):
         reporter.run(interrupted, iter(()))
     assert reporter.outcome == "interrupted"
-    assert "working (interrupted)" in stream.getvalue() and "the run goes on" in stream.getvalue()
+    assert (
+        "working, interrupted after" in stream.getvalue() and "the run goes on" in stream.getvalue()
+    )
 
 
 # -- billing figures ------------------------------------------------------------------------
@@ -209,7 +213,7 @@ def test_completed_run_reserved_charged_refunded() -> None:
         rows=[row(8, "mention", "33.000000", 0.66), row(9, "ai_assistant", "0.2", 0.004)],
     )
     assert figures(lines) == {
-        "reserved": "40 credits (0.8 USD)",
+        "reserved": "40 credits (0.80 USD)",
         "charged": "33 credits (0.66 USD)",
         "refunded": "7 credits (0.14 USD)",
     }
@@ -218,7 +222,7 @@ def test_completed_run_reserved_charged_refunded() -> None:
 def test_failed_run_is_refunded_in_full() -> None:
     terms = p.charge_terms(dataset_run("failed"))
     lines = figures(p.billing_lines(terms, failed=True, prices=PRICES, rows=[]))
-    assert lines["refunded"] == lines["reserved"] == "40 credits (0.8 USD)"
+    assert lines["refunded"] == lines["reserved"] == "40 credits (0.80 USD)"
     assert lines["charged"] == "nothing expected"
 
 
@@ -241,7 +245,7 @@ def test_other_work_in_the_same_category_is_not_mistaken_for_a_refund() -> None:
     rows = [row(3, "post_processing", "5", 0.1), row(4, "post_processing", "2", 0.04)]
     lines = figures(p.billing_lines(p.charge_terms(run), failed=False, prices=PRICES, rows=rows))
     assert lines == {
-        "reserved": "5 credits (0.1 USD)",
+        "reserved": "5 credits (0.10 USD)",
         "charged": "7 credits (0.14 USD)",
         "refunded": "not computed",
     }
@@ -264,7 +268,7 @@ def test_wait_shows_progress_and_the_bill(
     prices = client.prices()
     unit = prices.prices_credits["mention"]
     charged = done.mentions_count * unit
-    assert final.startswith(f"Dataset run {run.id}: completed after ")
+    assert final.startswith(f"Dataset run {run.id}: completed in ")
     assert f"reserved {(20 * unit).normalize():f} credits" in final
     assert f"charged {charged.normalize():f} credits" in final
     assert f"refunded {(20 * unit - charged).normalize():f} credits" in final
@@ -286,7 +290,7 @@ def test_timeout_says_the_run_goes_on(
     run = client.datasets.runs.create(seeded.dataset_id, search_query=QUERY, count=5)
     with pytest.raises(WaitTimeout):
         client.wait(run, timeout=0.000001, progress=True)
-    assert "pending (timed out)" in capsys.readouterr().err
+    assert "pending, timed out after" in capsys.readouterr().err
 
 
 def test_async_wait_shows_the_same_display(
@@ -299,8 +303,10 @@ def test_async_wait_shows_the_same_display(
 
     answer = asyncio.run(main())
     final = capsys.readouterr().err.strip().splitlines()[-1]
-    assert final.startswith(f"Assistant reply {answer.id}: completed after ")
-    assert "reserved none" in final and "charged " in final and "ai_assistant" not in final
+    assert final.startswith("Assistant reply: answered in ")
+    assert f"chat {answer.chat_id}" in final and "references resolved (" in final
+    assert "reserved none" in final and "charged " in final
+    assert "ai_assistant" not in final and "usage row" not in final
 
 
 @pytest.mark.parametrize(
@@ -324,4 +330,5 @@ def test_amounts_round_only_for_display() -> None:
         ),
         rows=[],
     )
-    assert figures(lines)["reserved"] == "30 credits (0.445 USD)"  # exactly 0.44499999999
+    # 0.44499999999 USD: cents for people, rounded once (not 0.445 then 0.45)
+    assert figures(lines)["reserved"] == "30 credits (0.44 USD)"

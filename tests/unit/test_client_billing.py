@@ -115,7 +115,7 @@ def test_budget_allows_then_refuses_before_sending(api: MockAPI, make_client) ->
         client.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=41)
     exc = raised.value
     assert (exc.estimate, exc.remaining) == (Decimal(41), Decimal(40))
-    assert "41.000000 credits" in str(exc) and "40.000000 credits remaining" in str(exc)
+    assert "estimate 41 credits" in str(exc) and "40 credits remaining" in str(exc)
     assert len(api.sent("POST", RUN_PATH)) == 1  # the refused run was never sent
     client.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=40)
     assert client.budget.remaining == 0

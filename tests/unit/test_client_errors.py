@@ -143,8 +143,8 @@ def test_insufficient_credits_keeps_usd_and_credits_apart(api: MockAPI, client) 
     assert exc.top_up_url == "https://app.test/billing"
     assert exc.message == "Top up to continue"
     text = str(exc)
-    assert "required 1.96 USD, available 0.50 USD" in text
-    assert "required 100.000000 credits, available 25.510204 credits" in text
+    # For people: rounded in the message, exact on the attributes above.
+    assert "(required 100 credits (1.96 USD), available 25.51 credits (0.50 USD))" in text
     assert len(api.calls) == 1  # a 402 means nothing started: no retry
 
 
@@ -192,8 +192,11 @@ def test_rate_limited_reads_retry_after() -> None:
         "transient": True,
         "retry_after_seconds": 0.4,
     }
+    # The spec recommends preferring the Retry-After header over the body's figure.
     exc = e.error_from_response(429, body, method="GET", path="/v1/me", retry_after_header=1)
-    assert isinstance(exc, e.TooManyRequests) and exc.retry_after == 0.4 and exc.transient
+    assert isinstance(exc, e.TooManyRequests) and exc.retry_after == 1 and exc.transient
+    body_only = e.error_from_response(429, body, method="GET", path="/v1/me")
+    assert body_only.retry_after == 0.4
     no_body = e.error_from_response(
         429,
         {"error_code": "too_many_requests"},

@@ -3,13 +3,19 @@
 - ``%load_ext rdskit`` (:func:`load_ipython_extension`): the ``%rds`` and ``%%ask``
   magics (:mod:`rdskit.jupyter.magics`), a text printer for models and a rich card under
   the traceback of rdskit errors;
-- :mod:`rdskit.jupyter.progress`: the live display of every ``wait()``;
+- :mod:`rdskit.jupyter.progress`: the views of every ``wait()``'s live display (what a run's
+  progress is lives in the core, :mod:`rdskit.progress`);
 - :mod:`rdskit.jupyter.render`: the answer view (hoverable ``[N]`` citations);
-- :mod:`rdskit.jupyter.reprs`: ``_repr_html_`` of models and errors (no extension needed);
+- :mod:`rdskit.jupyter.reprs`: the HTML of models and errors (no extension needed);
 - :mod:`rdskit.jupyter.gateway` / :mod:`rdskit.jupyter.discovery`: the Jupyter server
   extension that keeps the API key out of kernels, and its client side.
 
-Nothing here imports IPython until a notebook feature is used. See ``docs/jupyter.md``.
+The core never imports this layer. It reaches it through named hooks (:mod:`rdskit._hooks`)
+that the package root maps to these modules: ``jupyter.html`` (``RdsModel._repr_html_`` and
+``RdsError._repr_html_``, so the reprs load on the first rich display), ``jupyter.progress``
+(the view of a ``wait()``, loaded only where something may be shown) and
+``jupyter.answer_bundle``. Nothing here imports IPython until a notebook feature is used.
+See ``docs/jupyter.md``.
 
 Example (a notebook cell)::
 

@@ -3,24 +3,36 @@
 Enabled by ``jupyter-config/jupyter_server_config.d/rdskit.json`` (installed into
 ``etc/jupyter``). Inside the Jupyter server it:
 
-- **holds the API key** (``c.RdsGateway.api_key`` or the server's ``RDSKIT_API_KEY``) and
-  removes ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL`` from the server's environment, so kernels
-  never inherit them. Kernels get ``RDSKIT_GATEWAY``: the path of a 0600 discovery file
-  (Jupyter runtime dir) with the gateway URL and a bootstrap secret, which
-  :mod:`rdskit.jupyter.discovery` trades at ``POST /rdskit/token`` for short-lived tokens;
-- **proxies** ``/rdskit/v1/...`` to the service through ONE request bucket for all kernels
-  (5 requests per second by default): requests queue in arrival order instead of being
-  rejected, so many notebooks together never see a 429. Status codes, bodies and the
-  ``RateLimit-*``/``Retry-After`` headers pass through;
+- **holds the API key** (``c.RdsGateway.api_key_file``, ``c.RdsGateway.api_key`` or the
+  server's ``RDSKIT_API_KEY``). It removes ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL`` from the
+  server's environment so kernels never inherit them, and overwrites them in the
+  process's initial environment block too (:func:`scrub_environ`): a kernel reading
+  ``/proc/<server pid>/environ`` finds nothing. Kernels get ``RDSKIT_GATEWAY``: the path
+  of a 0600 discovery file (Jupyter runtime dir) with the gateway URL and a bootstrap
+  secret that rotates every ``secret_ttl`` seconds;
+- **binds tokens to kernels**: ``POST /rdskit/token`` wants the secret, the kernel's id
+  and an HMAC of both under that kernel's connection key (:mod:`rdskit._gateway_auth`);
+  a token only works while its kernel runs (a kernel shut down revokes its tokens);
+- **proxies** ``/rdskit/v1/...`` to ``<base>/v1/...`` only: a path with dot segments, an
+  empty segment or an encoded ``/``, ``\\``, ``?``, ``#`` (or ``%``-encoded dots) is
+  refused with 400 before anything is sent. Requests pass through ONE request bucket for
+  all kernels (5 requests per second by default): they queue in arrival order instead of
+  being rejected, so many notebooks together never see a 429. Status codes, bodies and
+  the ``RateLimit-*``/``Retry-After`` headers pass through;
 - **hosts a shared sandbox** when no key is configured (the default), started by the
-  first kernel request: a file database in the Jupyter data dir, so its state outlives
-  kernel (and server) restarts.
+  first kernel request: a private file database (directory 0700, files 0600) in the
+  Jupyter data dir, so its state outlives kernel (and server) restarts. Its well-known
+  default key is revoked; a random key is minted at each start and stored 0600 beside
+  the database.
 
 Only loopback clients are served. The key is never logged, written or sent to a kernel.
+What this isolation does not cover (same-user kernels can read the user's files and,
+where ptrace is allowed, the server's memory) is in ``docs/jupyter.md``, Security model.
 
 Example (``jupyter_server_config.py``)::
 
-    c.RdsGateway.base_url = "https://rds.example.com"   # key from RDSKIT_API_KEY
+    c.RdsGateway.base_url = "https://rds.example.com"
+    c.RdsGateway.api_key_file = "/run/secrets/rdskit_api_key"  # or RDSKIT_API_KEY
     c.RdsGateway.rate_limit = 5.0
     c.RdsGateway.token_ttl = 900
 """
@@ -28,17 +40,24 @@ Example (``jupyter_server_config.py``)::
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import hashlib
 import hmac
+import html
 import ipaddress
 import json
 import os
+import re
 import secrets
+import sys
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import unquote
 
 import httpx
 from jupyter_core.paths import jupyter_data_dir, jupyter_runtime_dir
@@ -48,17 +67,21 @@ from tornado import web
 from traitlets import Float, Unicode
 
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY, SecretKey, resolve_base_url
+from rdskit._files import private_dir, private_file, read_private, write_private
+from rdskit._gateway_auth import TOKEN_HEADER, kernel_proof
 from rdskit._ratelimit import DEFAULT_RATE, RateLimiter
-from rdskit.jupyter.discovery import TOKEN_HEADER
 
 __all__ = [
     "PREFIX",
     "Gateway",
+    "KernelKeys",
     "RdsGateway",
     "SharedBucket",
     "TokenBook",
     "Upstream",
     "make_handlers",
+    "scrub_environ",
+    "upstream_path",
 ]
 
 PREFIX = "rdskit"
@@ -76,71 +99,150 @@ _FORWARD_RESPONSE = (
 )
 
 
+KernelKeys = Callable[[str], bytes | None]
+"""The connection key of a running kernel of this server by its id; None once it is gone."""
+
+
 class TokenBook:
     """Short-lived tokens handed to kernels; only their SHA-256 digests are kept.
 
+    A token minted for a kernel is valid while that kernel runs (``alive``): its
+    shutdown revokes it, even before its lifetime ends.
+
     Example:
-        >>> book = TokenBook(ttl=60)
-        >>> token, lifetime = book.mint()
+        >>> book = TokenBook(ttl=60, alive=lambda kernel_id: kernel_id == "k1")
+        >>> token, lifetime = book.mint("k1")
         >>> book.check(token), book.check("forged"), lifetime
         ('valid', 'invalid', 60.0)
+        >>> book.alive = lambda kernel_id: False  # the kernel shut down
+        >>> book.check(token)
+        'revoked'
     """
 
-    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        ttl: float,
+        clock: Callable[[], float] = time.monotonic,
+        alive: Callable[[str], bool] | None = None,
+    ) -> None:
         if ttl <= 0:
             raise ValueError(f"token_ttl must be positive, got {ttl!r}")
         self.ttl = float(ttl)
+        self.alive = alive
         self._clock = clock
-        self._expiry: dict[str, float] = {}  # digest -> monotonic expiry
+        self._grants: dict[str, tuple[float, str | None]] = {}  # digest -> (expiry, kernel)
 
-    def mint(self) -> tuple[str, float]:
-        """A new token and its lifetime in seconds."""
+    def mint(self, kernel_id: str | None = None) -> tuple[str, float]:
+        """A new token (bound to ``kernel_id`` when given) and its lifetime in seconds."""
         now = self._clock()
         # Forget tokens expired for a whole lifetime; newer ones still answer "expired".
-        self._expiry = {d: t for d, t in self._expiry.items() if t > now - self.ttl}
+        self._grants = {d: g for d, g in self._grants.items() if g[0] > now - self.ttl}
         token = secrets.token_urlsafe(32)
-        self._expiry[_digest(token)] = now + self.ttl
+        self._grants[_digest(token)] = (now + self.ttl, kernel_id)
         return token, self.ttl
 
     def check(self, token: str | None) -> str:
-        """``"valid"``, ``"expired"`` or ``"invalid"``."""
-        expiry = self._expiry.get(_digest(token or ""))
-        if expiry is None:
+        """``"valid"``, ``"expired"``, ``"revoked"`` (its kernel is gone) or ``"invalid"``."""
+        digest = _digest(token or "")
+        grant = self._grants.get(digest)
+        if grant is None:
             return "invalid"
+        expiry, kernel_id = grant
+        if kernel_id is not None and self.alive is not None and not self.alive(kernel_id):
+            self.revoke_kernel(kernel_id)
+            return "revoked"
         return "valid" if self._clock() < expiry else "expired"
+
+    def revoke_kernel(self, kernel_id: str) -> int:
+        """Drop every token of ``kernel_id``; returns how many there were."""
+        kept = {d: g for d, g in self._grants.items() if g[1] != kernel_id}
+        dropped = len(self._grants) - len(kept)
+        self._grants = kept
+        return dropped
 
 
 class SharedBucket:
     """One request bucket for every kernel: callers queue in arrival order for a slot.
 
-    At most ``floor(rate)`` requests start in any window of ``floor(rate) / rate`` seconds
-    (5 in any second by default; see :class:`rdskit._ratelimit.RateLimiter`), and the
-    service's own ``RateLimit-*``/429 answers hold the queue (:meth:`observe`).
+    The service counts ``floor(rate)`` calls per window of ``floor(rate) / rate`` seconds
+    (5 per second), a window opening with its first call. The bucket holds that many
+    tokens; a request takes one when it is sent and the token comes back one window after
+    its *answer* arrived. A call reaches the service before its answer returns, so any
+    window of the service holds at most ``floor(rate)`` of them whatever the network or
+    scheduling delays (never a 429 while the gateway is the key's only user), and the
+    cost is one round trip per window (~98 % of the cap on loopback). The service's own
+    ``RateLimit-*``/429 answers hold the queue too (:meth:`observe`), for other users of
+    the key.
+
+    Example:
+        >>> bucket = SharedBucket(2)
+        >>> bucket.capacity, bucket.window
+        (2, 1.0)
     """
 
-    def __init__(self, rate: float = DEFAULT_RATE) -> None:
-        self.limiter = RateLimiter(rate)
+    def __init__(
+        self, rate: float = DEFAULT_RATE, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limiter = RateLimiter(rate, clock=clock)  # server holds (429, Remaining: 0)
+        self.rate = self.limiter.rate
+        self.capacity = self.limiter.capacity
+        self.window = self.limiter.window
         self.waiting = 0
+        self._clock = clock
+        self._sent = 0  # requests sent whose answer has not come back
+        self._returns: deque[float] = deque()  # when answered tokens come back
         self._turn: asyncio.Lock | None = None  # made in the server's event loop
+        self._freed: asyncio.Event | None = None
+
+    def _wait(self) -> float | None:
+        """Seconds until a token is free (0: take it now; None: when an answer arrives)."""
+        now = self._clock()
+        while self._returns and self._returns[0] <= now:
+            self._returns.popleft()
+        held = self.limiter.held()
+        if held > 0:
+            return held
+        if self._sent + len(self._returns) < self.capacity:
+            return 0.0
+        return self._returns[0] - now if self._returns else None
 
     async def acquire(self) -> None:
         """Wait for this request's slot (FIFO: asyncio locks wake waiters in order)."""
         if self._turn is None:
             self._turn = asyncio.Lock()
+            self._freed = asyncio.Event()
+        assert self._freed is not None
         self.waiting += 1
         try:
             async with self._turn:
-                while (wait := self.limiter.try_acquire()) > 0:
-                    await asyncio.sleep(wait)
+                while (wait := self._wait()) != 0.0:
+                    self._freed.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._freed.wait(), wait)
+                self._sent += 1
         finally:
             self.waiting -= 1
 
+    def release(self) -> None:
+        """The answer (or failure) of a sent request arrived: its token returns a window later."""
+        self._sent -= 1
+        self._returns.append(self._clock() + self.window + _MARGIN)
+        if self._freed is not None:
+            self._freed.set()
+
     def observe(self, response: httpx.Response) -> None:
-        """Hold the queue when the service says its window is spent or answered 429."""
-        self.limiter.observe(response.headers)
+        """Hold the queue when the service answered 429, or says its window is spent while
+        this bucket's own tokens do not explain it (another user of the key)."""
+        spent = response.headers.get("ratelimit-remaining", "").strip() in ("0", "0.0")
+        if spent and self._sent + len(self._returns) < self.capacity:
+            self.limiter.observe(response.headers)  # holds until the service's reset
         if response.status_code == 429:
             retry_after = response.headers.get("retry-after", "1")
             self.limiter.hold(float(retry_after) if retry_after.isdigit() else 1.0)
+
+
+# Clocks of the gateway and the service differ by rounding only; a hair of slack.
+_MARGIN = 0.005
 
 
 Upstream = Callable[[], tuple[str, str]]
@@ -153,6 +255,11 @@ class Gateway:
     ``upstream`` is ``(base_url, api_key)``, or an :data:`Upstream` run once, in a worker
     thread, when the first request needs it (the shared sandbox starts that way).
     ``transport`` replaces the upstream transport (tests record upstream traffic with it).
+    ``kernels`` gives the connection key of a running kernel: with it, tokens go only to
+    kernels of this server that prove they hold their key, and die with the kernel
+    (the extension passes its kernel manager's; None serves any holder of the secret).
+    After :meth:`rotate`, the previous secret still works for ``secret_grace`` seconds
+    (a kernel may have read the file just before).
     """
 
     def __init__(
@@ -163,10 +270,18 @@ class Gateway:
         rate_limit: float = DEFAULT_RATE,
         token_ttl: float = 900.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        kernels: KernelKeys | None = None,
+        secret_grace: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.mode = mode
+        self.sandbox_db: str | None = None  # the shared sandbox's database, in sandbox mode
         self.secret = secrets.token_urlsafe(32)
-        self.tokens = TokenBook(token_ttl)
+        self.secret_grace = secret_grace
+        self._previous: tuple[str, float] | None = None  # (secret, accepted until)
+        self._clock = clock
+        self.tokens = TokenBook(token_ttl, clock=clock)
+        self.kernels = kernels
         self.bucket = SharedBucket(rate_limit)
         self._start = upstream if callable(upstream) else None
         self._target = None if callable(upstream) else _target(*upstream)
@@ -194,22 +309,74 @@ class Gateway:
         assert self._target is not None
         return self._target
 
+    @property
+    def kernels(self) -> KernelKeys | None:
+        """Where kernel keys come from (None: tokens are not bound to kernels)."""
+        return self._kernels
+
+    @kernels.setter
+    def kernels(self, kernels: KernelKeys | None) -> None:
+        self._kernels = kernels
+        self.tokens.alive = None if kernels is None else (lambda kid: kernels(kid) is not None)
+
+    def rotate(self) -> None:
+        """A new bootstrap secret (the old one lasts ``secret_grace`` more seconds)."""
+        self._previous = (self.secret, self._clock() + self.secret_grace)
+        self.secret = secrets.token_urlsafe(32)
+
     def secret_matches(self, candidate: Any) -> bool:
-        """Constant-time comparison with the bootstrap secret."""
-        return isinstance(candidate, str) and hmac.compare_digest(candidate, self.secret)
+        """Constant-time comparison with the bootstrap secret (or the previous one, briefly)."""
+        if not isinstance(candidate, str):
+            return False
+        if hmac.compare_digest(candidate, self.secret):
+            return True
+        previous = self._previous
+        return (
+            previous is not None
+            and self._clock() < previous[1]
+            and hmac.compare_digest(candidate, previous[0])
+        )
+
+    def grant(self, request: Any) -> tuple[str, float]:
+        """Mint a token for a ``POST /token`` body, or raise :class:`Refused`."""
+        body = request if isinstance(request, dict) else {}
+        secret = body.get("secret")
+        if not self.secret_matches(secret):
+            raise Refused(403, "gateway_secret_invalid", "wrong bootstrap secret")
+        if self.kernels is None:
+            return self.tokens.mint()
+        kernel_id, proof = body.get("kernel_id"), body.get("proof")
+        key = self.kernels(kernel_id) if isinstance(kernel_id, str) else None
+        if key is None or not isinstance(proof, str):
+            raise Refused(
+                403,
+                "gateway_kernel_unknown",
+                "tokens go to running kernels of this Jupyter server only",
+            )
+        if not hmac.compare_digest(proof, kernel_proof(kernel_id, key, secret)):
+            raise Refused(403, "gateway_kernel_proof_invalid", "wrong kernel proof")
+        return self.tokens.mint(kernel_id)
 
     async def forward(
         self, method: str, path: str, query: str, body: bytes, headers: dict[str, str]
     ) -> httpx.Response:
-        """Send one request upstream with the real key, after waiting for its slot."""
+        """Send one request upstream with the real key, after waiting for its slot.
+
+        ``path`` must be what :func:`upstream_path` returned (``v1/...``, normalised).
+        """
+        if upstream_path(path) != path:
+            raise Refused(400, "gateway_path_refused", "not a normalised /v1 path")
         if self._http is None:
             self._http = httpx.AsyncClient(transport=self._transport, timeout=60.0)
         base_url, key = await self._upstream()
         url = f"{base_url}/{path}" + (f"?{query}" if query else "")
         await self.bucket.acquire()
-        response = await self._http.request(
-            method, url, content=body or None, headers={**headers, "x-api-key": key.reveal()}
-        )
+        try:
+            response = await self._http.request(
+                method, url, content=body or None, headers={**headers, "x-api-key": key.reveal()}
+            )
+        finally:
+            self.bucket.release()
         self.bucket.observe(response)
         return response
 
@@ -218,9 +385,10 @@ class Gateway:
         return {
             "mode": self.mode,
             "upstream": self.base_url or "starts with the first request",
-            "rate_limit": self.bucket.limiter.rate,
+            "rate_limit": self.bucket.rate,
             "queued": self.bucket.waiting,
             "token_ttl": self.tokens.ttl,
+            "sandbox_db": self.sandbox_db,
         }
 
     async def aclose(self) -> None:
@@ -230,13 +398,88 @@ class Gateway:
             self._http = None
 
     def publish(self, path: Path, url: str) -> None:
-        """Write the discovery file (0600) for kernels; it holds the secret, never the key."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the discovery file (0600, atomically, never through a symlink) for kernels;
+        it holds the secret, never the key."""
+        private_dir(path.parent)
         content = json.dumps({"url": url, "mode": self.mode, "secret": self.secret})
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.fchmod(fd, 0o600)  # before writing: an older file may have had wider permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(content)
+        write_private(path, content.encode())
+
+
+class Refused(Exception):
+    """A gateway refusal: HTTP status, error code and detail (no secret in any of them)."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+
+
+# An encoded "/", "\", "?", "#", "." or NUL would let a segment turn into a separator or a
+# dot segment once the upstream decodes it.
+_ENCODED = re.compile(r"%(?:2f|5c|3f|23|2e|00)", re.IGNORECASE)
+
+
+def upstream_path(raw: str) -> str | None:
+    """``raw`` (a path under the gateway, as received, still percent-encoded) when it is a
+    normalised ``v1/...`` path, else None.
+
+    Refused: dot segments, empty segments, a backslash, control characters, and encoded
+    ``/``, ``\\``, ``?``, ``#``, ``.`` or NUL, so nothing can reach the upstream outside
+    ``<base>/v1/``.
+
+    Example:
+        >>> upstream_path("v1/datasets/ds_1"), upstream_path("v1/..%2F..%2Fadmin%2Fkeys")
+        ('v1/datasets/ds_1', None)
+        >>> upstream_path("v1/../admin"), upstream_path("v2/x"), upstream_path("v1//x")
+        (None, None, None)
+    """
+    if _ENCODED.search(raw) or "\\" in raw:
+        return None
+    segments = raw.split("/")
+    if segments[0] != "v1" or len(segments) < 2:
+        return None
+    if any(segment in ("", ".", "..") for segment in segments[1:]):
+        return None
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in unquote(raw)):
+        return None
+    return raw
+
+
+def scrub_environ(names: Iterable[str]) -> bool:
+    """Remove ``names`` from this process's environment, including its initial block.
+
+    ``os.environ.pop`` only unsets a variable for this process and its future children;
+    ``/proc/<pid>/environ`` shows the block the process started with, which any process
+    of the same user (a kernel, a terminal) can read. On Linux this overwrites those
+    variables in that block with NULs. Returns whether ``/proc/self/environ`` no longer
+    shows any of them (False on other systems: keep the key out of the server's
+    environment there, e.g. with ``c.RdsGateway.api_key_file``).
+
+    Example:
+        >>> scrub_environ(["RDSKIT_NOT_SET_ANYWHERE"])  # doctest: +SKIP
+        True
+    """
+    names = list(names)
+    for name in names:
+        os.environ.pop(name, None)  # unsetenv(): C code no longer points into the block
+    environ = Path("/proc/self/environ")
+    if not sys.platform.startswith("linux") or not environ.exists():
+        return False
+    prefixes = tuple(f"{name}=".encode() for name in names)
+    try:
+        # Fields 50 and 51 of /proc/self/stat (man 5 proc): the block's start and end.
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])
+        if not 0 < start < end:
+            return False
+        offset = 0
+        for entry in ctypes.string_at(start, end - start).split(b"\0"):
+            if entry.startswith(prefixes):
+                ctypes.memset(start + offset, 0, len(entry))
+            offset += len(entry) + 1
+        shown = environ.read_bytes().split(b"\0")
+    except (OSError, IndexError, ValueError):
+        return False
+    return not any(entry.startswith(prefixes) for entry in shown)
 
 
 def _target(base_url: str, api_key: str) -> tuple[str, SecretKey]:
@@ -287,17 +530,18 @@ class _GatewayHandler(web.RequestHandler):
 
 
 class TokenHandler(_GatewayHandler):
-    """``POST /rdskit/token`` ``{secret}`` -> ``{token, expires_in}``."""
+    """``POST /rdskit/token`` ``{secret, kernel_id, proof}`` -> ``{token, expires_in}``."""
 
     @allow_unauthenticated
     def post(self) -> None:
         try:
-            secret = json.loads(self.request.body or b"{}").get("secret")
-        except (ValueError, AttributeError):
-            secret = None
-        if not self.gateway.secret_matches(secret):
-            self._fail(403, "gateway_secret_invalid", "wrong bootstrap secret")
-        token, lifetime = self.gateway.tokens.mint()
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            body = None
+        try:
+            token, lifetime = self.gateway.grant(body)
+        except Refused as refused:
+            self._fail(refused.status, refused.code, refused.detail)
         self.finish({"token": token, "expires_in": lifetime})
 
 
@@ -310,13 +554,60 @@ class StatusHandler(_GatewayHandler):
         self.finish(self.gateway.status())
 
 
+class PageHandler(_GatewayHandler):
+    """``GET /rdskit``: a small human page at the URL ``%rds status`` prints (no secrets,
+    no token needed: what it shows is the gateway's mode, rate and queue)."""
+
+    @allow_unauthenticated
+    def get(self) -> None:
+        facts = self.gateway.status()
+        rows = "".join(
+            f"<tr><th>{html.escape(label)}</th><td>{html.escape(str(facts[key]))}</td></tr>"
+            for key, label in _PAGE_FACTS
+            if facts.get(key) is not None
+        )
+        self.set_header("content-type", "text/html; charset=utf-8")
+        self.set_header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
+        self.finish(
+            "<!doctype html><meta charset=utf-8><title>rdskit gateway</title>"
+            "<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:44em}"
+            "th{text-align:left;padding-right:1em;font-weight:600}</style>"
+            "<h1>rdskit gateway</h1><p>This Jupyter server forwards its kernels' rdskit "
+            "requests here, through one shared request bucket. Kernels connect with "
+            "<code>rdskit.Client()</code> or <code>%rds connect</code>; this page is for "
+            f"people.</p><table>{rows}</table>"
+        )
+
+
+_PAGE_FACTS = (
+    ("mode", "mode"),
+    ("upstream", "service URL"),
+    ("sandbox_db", "shared sandbox database"),
+    ("rate_limit", "requests per second (all kernels)"),
+    ("queued", "requests queued now"),
+    ("token_ttl", "kernel token lifetime (s)"),
+)
+
+
 class ProxyHandler(_GatewayHandler):
     """``/rdskit/v1/...``: forwarded upstream through the shared bucket."""
 
     @allow_unauthenticated
-    async def get(self, path: str) -> None:
-        self._authorize()
+    async def get(self, decoded: str) -> None:
         request = self.request
+        # Tornado hands over the path decoded; the upstream must get the bytes that came in,
+        # checked as they are (an encoded "/" decoded here would become a separator there).
+        root = str(self.settings.get("base_url") or "/").rstrip("/") + f"/{PREFIX}/"
+        raw = request.path[len(root) :] if request.path.startswith(root) else ""
+        path = upstream_path(raw)
+        if path is None:
+            self._fail(
+                400,
+                "gateway_path_refused",
+                "the gateway forwards normalised /v1/... paths only (no dot or empty "
+                "segments, no encoded '/', '\\', '?', '#' or '.')",
+            )
+        self._authorize()
         headers = {
             name: request.headers[name] for name in _FORWARD_REQUEST if name in request.headers
         }
@@ -324,6 +615,8 @@ class ProxyHandler(_GatewayHandler):
             response = await self.gateway.forward(
                 request.method or "GET", path, request.query, request.body, headers
             )
+        except Refused as refused:
+            self._fail(refused.status, refused.code, refused.detail)
         except (httpx.TransportError, OSError, RuntimeError) as exc:
             # Unreachable service, or a shared sandbox that could not start.
             self._fail(
@@ -347,11 +640,12 @@ def make_handlers(gateway: Gateway, base_url: str = "/") -> list[tuple[str, type
     Example:
         >>> gw = Gateway(("http://127.0.0.1:1", "k"), mode="service")
         >>> [pattern for pattern, *_ in make_handlers(gw)]
-        ['/rdskit/token', '/rdskit/status', '/rdskit/(v1/.*)']
+        ['/rdskit/?', '/rdskit/token', '/rdskit/status', '/rdskit/(v1/.*)']
     """
     root = base_url.rstrip("/") + "/" + PREFIX
     kwargs = {"gateway": gateway}
     return [
+        (f"{root}/?", PageHandler, kwargs),
         (f"{root}/token", TokenHandler, kwargs),
         (f"{root}/status", StatusHandler, kwargs),
         (f"{root}/(v1/.*)", ProxyHandler, kwargs),
@@ -367,8 +661,16 @@ class RdsGateway(ExtensionApp):
         None,
         allow_none=True,
         config=True,
-        help="API key of the service; default: RDSKIT_API_KEY of the server's environment. "
-        "Without one, the gateway serves a shared sandbox.",
+        help="API key of the service (prefer api_key_file: a config file or a command line "
+        "is readable by the kernels' user); default: api_key_file, else RDSKIT_API_KEY of "
+        "the server's environment. Without one, the gateway serves a shared sandbox.",
+    )
+    api_key_file = Unicode(
+        None,
+        allow_none=True,
+        config=True,
+        help="A file holding the API key (e.g. a container secret mounted for the server "
+        "only); read once at start, never through a symlink.",
     )
     base_url = Unicode(
         None,
@@ -378,25 +680,36 @@ class RdsGateway(ExtensionApp):
     )
     rate_limit = Float(DEFAULT_RATE, config=True, help="Requests per second for all kernels.")
     token_ttl = Float(900.0, config=True, help="Seconds a kernel token stays valid.")
+    secret_ttl = Float(
+        300.0, config=True, help="Seconds between rotations of the kernels' bootstrap secret."
+    )
     sandbox_db = Unicode(
         None,
         allow_none=True,
         config=True,
-        help="SQLite file of the shared sandbox; default: <jupyter data dir>/rdskit/sandbox.db.",
+        help="SQLite file of the shared sandbox; default: RDSKIT_SANDBOX_DB of the server's "
+        "environment, else <jupyter data dir>/rdskit/sandbox.db (shown by %rds status).",
     )
     sandbox_speed = Float(1.0, config=True, help="Simulated-time speed-up of the sandbox.")
 
     gateway: Gateway | None = None
     _stop_sandbox: Callable[[], None] | None = None
     _file: Path | None = None
+    _url: str | None = None
+    _rotating: asyncio.Task[None] | None = None
 
     def initialize_settings(self) -> None:
         """Take the key out of the environment, then start the gateway (or the sandbox)."""
-        key = self.api_key or os.environ.get(ENV_API_KEY, "").strip() or None
+        key = self._configured_key()
         url = self.base_url or os.environ.get(ENV_BASE_URL, "").strip() or None
-        # Kernels and terminals inherit this process's environment: they must not see the key.
-        for name in (ENV_API_KEY, ENV_BASE_URL):
-            os.environ.pop(name, None)
+        # Kernels and terminals inherit this process's environment, and can read the block
+        # it started with in /proc/<pid>/environ: the key must leave both.
+        if not scrub_environ((ENV_API_KEY, ENV_BASE_URL)):
+            self.log.warning(
+                "rdskit gateway: could not clear RDSKIT_API_KEY from this process's initial "
+                "environment (not Linux?); kernels may read it there: use "
+                "c.RdsGateway.api_key_file instead"
+            )
         if key is not None and url is None:
             self.log.error("rdskit gateway off: an API key is configured but no base URL")
             return
@@ -414,20 +727,74 @@ class RdsGateway(ExtensionApp):
         self.gateway = Gateway(
             upstream, mode=mode, rate_limit=self.rate_limit, token_ttl=self.token_ttl
         )
+        if mode == "sandbox":
+            self.gateway.sandbox_db = str(self._sandbox_path())
         self._file = Path(jupyter_runtime_dir()) / f"rdskit-gateway-{os.getpid()}.json"
         os.environ[ENV_GATEWAY] = str(self._file)
         self.log.info("rdskit gateway: %s mode (%s)", mode, self.gateway.status()["upstream"])
 
-    def _start_sandbox(self) -> tuple[str, str]:
-        """Start the shared sandbox (on the first request that needs it)."""
-        from rdskit.sandbox import start
+    def _configured_key(self) -> str | None:
+        """The key from the trait, the key file or the environment (in that order)."""
+        if self.api_key:
+            return self.api_key.strip() or None
+        if self.api_key_file:
+            path = Path(self.api_key_file).expanduser()
+            try:
+                key = read_private(path).decode("utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                self.log.error(
+                    "rdskit gateway: cannot read c.RdsGateway.api_key_file %s (%s)",
+                    path,
+                    type(exc).__name__,
+                )
+                return None
+            if path.stat().st_mode & 0o077:
+                self.log.warning(
+                    "rdskit gateway: %s is readable by other users; chmod 600 it", path
+                )
+            return key or None
+        return os.environ.get(ENV_API_KEY, "").strip() or None
 
-        db = Path(self.sandbox_db or Path(jupyter_data_dir()) / "rdskit" / "sandbox.db")
-        db.parent.mkdir(parents=True, exist_ok=True)
+    def _sandbox_path(self) -> Path:
+        """The shared sandbox's database: the trait, ``RDSKIT_SANDBOX_DB``, or the default."""
+        from rdskit.sandbox import ENV_DB
+
+        configured = self.sandbox_db or os.environ.get(ENV_DB, "").strip()
+        if configured:
+            return Path(configured).expanduser().resolve()
+        return Path(jupyter_data_dir()) / "rdskit" / "sandbox.db"
+
+    def _start_sandbox(self) -> tuple[str, str]:
+        """Start the shared sandbox (on the first request that needs it), privately.
+
+        Directory 0700, database 0600 (SQLite gives its -wal/-shm files the database's
+        mode), nothing opened through a symlink; the well-known default key is revoked and
+        a random key, stored 0600 beside the database, replaces the previous one.
+        """
+        from rdskit.sandbox import start
+        from rdskit.sandbox.accounts import default_api_key
+
+        db = self._sandbox_path()
+        private_dir(db.parent)
+        private_file(db)
+        for suffix in ("-wal", "-shm"):
+            if db.with_name(db.name + suffix).exists():
+                private_file(db.with_name(db.name + suffix), create=False)
         handle = start(db=db, speed=self.sandbox_speed)
         self._stop_sandbox = handle.stop
+        key_file = db.with_name(db.name + ".key")
+        old = [default_api_key(handle.store.seed)]
+        if key_file.exists():
+            old.append(read_private(key_file).decode("utf-8").strip())
+        seats = handle.admin.account(handle.account_id)["seats"]
+        owner = next(seat["id"] for seat in seats if seat["kind"] == "owner")
+        key = handle.admin.create_key(owner)
+        write_private(key_file, key.encode())
+        for stale in old:
+            with contextlib.suppress(httpx.HTTPStatusError):  # already revoked earlier
+                handle.admin.revoke_key(stale)
         self.log.info("rdskit gateway: shared sandbox with database %s", db)
-        return handle.url, handle.api_key
+        return handle.url, key
 
     def initialize_handlers(self) -> None:
         """Register the routes (the ExtensionApp prefixes the server's base_url)."""
@@ -438,12 +805,16 @@ class RdsGateway(ExtensionApp):
             )
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
-        """Publish the discovery file once the server listens (its port is known)."""
+        """Bind tokens to the server's kernels, publish the discovery file once the server
+        listens (its port is known), and rotate its secret from then on."""
         if self.gateway is None or self._file is None:
             return
         if serverapp.sock:
             self.log.warning("rdskit gateway: unix-socket servers are not supported")
             return
+        manager = getattr(serverapp, "kernel_manager", None)
+        if manager is not None:
+            self.gateway.kernels = _kernel_keys(manager)
         host = (
             serverapp.ip
             if serverapp.ip not in ("", "*", "0.0.0.0", "::", "localhost")
@@ -451,14 +822,37 @@ class RdsGateway(ExtensionApp):
         )
         host = f"[{host}]" if ":" in host else host
         scheme = "https" if serverapp.certfile else "http"
-        url = f"{scheme}://{host}:{serverapp.port}{serverapp.base_url.rstrip('/')}/{PREFIX}"
-        self.gateway.publish(self._file, url)
+        self._url = f"{scheme}://{host}:{serverapp.port}{serverapp.base_url.rstrip('/')}/{PREFIX}"
+        self.gateway.publish(self._file, self._url)
+        self._rotating = asyncio.get_running_loop().create_task(self._rotate_forever())
+
+    async def _rotate_forever(self) -> None:
+        """A new bootstrap secret every ``secret_ttl`` seconds (kernels re-read the file)."""
+        assert self.gateway is not None and self._file is not None and self._url is not None
+        while True:
+            await asyncio.sleep(self.secret_ttl)
+            self.gateway.rotate()
+            self.gateway.publish(self._file, self._url)
 
     async def stop_extension(self) -> None:
         """Remove the discovery file, close connections, stop the sandbox."""
+        if self._rotating is not None:
+            self._rotating.cancel()
         if self._file is not None:
             self._file.unlink(missing_ok=True)
         if self.gateway is not None:
             await self.gateway.aclose()
         if self._stop_sandbox is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._stop_sandbox)
+
+
+def _kernel_keys(manager: Any) -> KernelKeys:
+    """Connection keys of the kernel manager's running kernels, by kernel id."""
+
+    def key_of(kernel_id: str) -> bytes | None:
+        if kernel_id not in manager:
+            return None
+        key = getattr(getattr(manager.get_kernel(kernel_id), "session", None), "key", b"")
+        return bytes(key) or None
+
+    return key_of

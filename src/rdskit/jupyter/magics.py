@@ -16,8 +16,10 @@ Example (notebook cells)::
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import os
+import warnings
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 from IPython.core.error import UsageError
@@ -25,13 +27,24 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from rdskit.billing import Budget
+from rdskit._config import ENV_API_KEY, ENV_BASE_URL
+from rdskit._safe import cleartext_remote, one_line, terminal
+from rdskit.budget import Budget, change_note, get_budget, set_budget, settle_asks
 from rdskit.client import Client
-from rdskit.errors import ConfigurationError, RdsError
-from rdskit.jupyter._html import amount, esc, kv_table, repr_box
+from rdskit.errors import (
+    APIConnectionError,
+    APIError,
+    ConfigurationError,
+    InvalidParameter,
+    RdsError,
+    Unauthorized,
+)
+from rdskit.jupyter._html import esc, kv_table, repr_box
+from rdskit.jupyter.asking import resolve_datasets
 from rdskit.jupyter.discovery import gateway_status
+from rdskit.jupyter.errors import full_traceback_html
 from rdskit.jupyter.reprs import html_of, plain_of
-from rdskit.jupyter.session import SANDBOX_ORIGIN, Session
+from rdskit.jupyter.session import SANDBOX_ORIGIN, Session, service_client
 from rdskit.models import Account
 from rdskit.models._base import RdsModel
 
@@ -54,10 +67,17 @@ class RdsMagics(Magics):
     @argument("command", nargs="?", choices=COMMANDS, help="what to do (see above)")
     @argument("value", nargs="?", help="budget: credits or 'off'; chat: 'new'")
     @argument("--sandbox", action="store_true", help="connect: the embedded offline sandbox")
+    @argument("--reset", action="store_true", help="budget N: count again from zero")
     @argument(
         "--base-url",
         metavar="URL",
         help="connect: the service root URL (key from RDSKIT_API_KEY, else a hidden prompt)",
+    )
+    @argument(
+        "--insecure-http",
+        action="store_true",
+        help="connect: allow http:// to a host other than this machine (the key travels "
+        "unencrypted)",
     )
     @line_magic
     def rds(self, line: str) -> Any:
@@ -65,19 +85,23 @@ class RdsMagics(Magics):
 
         connect   the server's gateway or RDSKIT_API_KEY/RDSKIT_BASE_URL; --base-url URL
                   asks for the key (hidden) unless RDSKIT_API_KEY is set; --sandbox: the
-                  offline sandbox. The key is never echoed or stored in the notebook.
+                  offline sandbox. The key is never echoed or stored in the notebook;
+                  http:// to another machine is refused unless --insecure-http.
         status    account, plan, balance in credits and USD, rate-limit headroom
         datasets  the account's datasets (returns a DataFrame)
-        budget N  refuse this session's paid calls beyond N credits in total
-                  ('off' lifts it; without N: show what remains)
+        budget N  refuse the paid calls of every rdskit client in this kernel beyond N
+                  credits in total ('off' lifts it; without N: show what remains; the
+                  same N again keeps what was committed, --reset counts from zero)
         chat new  the next %%ask starts a new chat ('chat' alone: the current chat)
         """
         args = parse_argstring(self.rds, line)
         if args.help or args.command is None:
             print(self.rds.parser.format_help())
             return None
-        if args.command != "connect" and (args.sandbox or args.base_url):
-            raise UsageError("--sandbox and --base-url go with %rds connect")
+        if args.command != "connect" and (args.sandbox or args.base_url or args.insecure_http):
+            raise UsageError("--sandbox, --base-url and --insecure-http go with %rds connect")
+        if args.reset and (args.command != "budget" or args.value in (None, "off")):
+            raise UsageError("--reset goes with %rds budget N")
         handler = getattr(self, f"_rds_{args.command}")
         return handler(args.value, args)
 
@@ -86,18 +110,21 @@ class RdsMagics(Magics):
             raise UsageError(f"%rds connect takes no value (got {value!r})")
         if args.sandbox and args.base_url:
             raise UsageError("choose one of --sandbox and --base-url")
+        if not args.sandbox:
+            _check_transport(args.base_url or os.environ.get(ENV_BASE_URL, ""), args.insecure_http)
         try:
             if args.sandbox:
-                self.session.connect(Client.sandbox(), SANDBOX_ORIGIN)
+                client, origin = Client.sandbox(), SANDBOX_ORIGIN
             else:
-                self.session.connect_service(args.base_url)
+                client, origin = service_client(args.base_url), None
         except ConfigurationError as exc:
             raise UsageError(str(exc)) from None
         try:
-            me = self._client().me()
-        except RdsError:
-            self.session.close()  # a failed connect leaves no half-working session
-            raise
+            me = client.me()  # checked before it replaces anything
+        except Exception as exc:  # whatever answered (or did not), the session stays as it was
+            client.close()
+            raise UsageError(connect_failure(client.base_url, exc, self.session)) from None
+        self.session.connect(client, origin)
         plan = me.plan.name if me.plan else "unknown"
         print(f"Connected to {self.session.origin} as {me.email} ({me.team_name}, plan {plan}).")
 
@@ -110,7 +137,7 @@ class RdsMagics(Magics):
                 origin=self.session.origin,
                 rate=client._core.rate_limit_headers,
                 gateway=gateway_status(client),
-                budget=client.budget,
+                budget=_settled(client),
                 chat_id=self.session.chat_id,
             ),
             raw=True,
@@ -122,27 +149,32 @@ class RdsMagics(Magics):
         return datasets_to_frame(self._client())
 
     def _rds_budget(self, value: str | None, args: Any) -> None:
-        client = self._client()
         if value is None:
-            budget = client.budget
-            if budget is None:
-                print("No budget: paid calls are not limited by this session.")
-            else:
-                print(f"Budget: {amount(budget.remaining)} of {amount(budget.total)} credits left.")
+            budget = _settled(self.session.client)  # no need to connect just to show it
+            print(
+                "No budget: paid calls are not capped."
+                if budget is None
+                else f"Budget: {budget}, counting every rdskit client in this kernel."
+            )
             return
+        current = get_budget()
+        before = None if current is None else (current.total, current.spent)
         if value == "off":
-            client._budget = None
-            print("Budget lifted: paid calls are no longer limited by this session.")
+            print(change_note(before, set_budget(None)))
             return
         try:
-            client._budget = Budget(Decimal(value))
-        except (InvalidOperation, ValueError) as exc:
+            budget = set_budget(value.replace(",", "").replace("_", ""), reset=args.reset)
+        except InvalidParameter as exc:
             raise UsageError(
-                f"%rds budget takes a number of credits or 'off', got {value!r}"
-            ) from exc
+                f"%rds budget takes a number of credits or 'off', got {value!r} ({exc.message})"
+            ) from None
+        print(change_note(before, budget, reset=args.reset))
+        if before is not None and not args.reset:
+            return  # the rules were said when it was set
         print(
-            f"Budget: {value} credits. A paid call whose estimate exceeds what remains is "
-            "refused before it is sent."
+            "A paid call of any rdskit client in this kernel (rdskit.Client() and "
+            "Client.sandbox() included) is refused before it is sent when its estimate "
+            "exceeds what remains; Ask is refused once nothing remains."
         )
 
     def _rds_chat(self, value: str | None, args: Any) -> None:
@@ -170,10 +202,11 @@ class RdsMagics(Magics):
         "--dataset",
         "-d",
         dest="datasets",
-        metavar="ID",
+        metavar="ID_OR_NAME",
         nargs="+",
         action="extend",
-        help="dataset ids the assistant should use (default: any dataset of the account)",
+        help="dataset ids or names the assistant should use (quote a name with spaces; "
+        "default: any dataset of the account); unknown ones are refused before paying",
     )
     @argument("--posts", metavar="DF", help="a DataFrame of at most 50 posts to ask about")
     @argument("--chat", metavar="ID", help="continue this chat instead of the current one")
@@ -204,8 +237,12 @@ class RdsMagics(Magics):
             raise UsageError(f"--out needs a variable name, got {args.out!r}")
         post_refs = self._post_refs(args.posts) if args.posts else None
         client = self._client()
+        try:  # checked before the paid call: ids or names, unknown or ambiguous ones
+            dataset_ids = resolve_datasets(client, args.datasets)
+        except InvalidParameter as exc:
+            raise UsageError(f"{exc.field}: {exc.message}") from None
         chat_id = None if args.new else args.chat or self.session.chat_id
-        turn = client.ask(question, dataset_ids=args.datasets, post_refs=post_refs, chat_id=chat_id)
+        turn = client.ask(question, dataset_ids=dataset_ids, post_refs=post_refs, chat_id=chat_id)
         self.session.chat_id = turn.chat_id
         try:
             answer = turn.wait(timeout=args.timeout)
@@ -229,6 +266,67 @@ class RdsMagics(Magics):
             raise UsageError(f"--posts needs a DataFrame, {expression} is a {type(frame).__name__}")
         refs: list[dict[str, str]] = frame.rds.post_refs()
         return refs
+
+
+def _settled(client: Client | None) -> Budget | None:
+    """The process-wide budget, after committing the Ask replies (of ``client``'s
+    account) seen finished since."""
+    if get_budget() is not None and client is not None:
+        client._run(settle_asks(client._core))
+    return get_budget()
+
+
+def connect_failure(url: str, exc: BaseException, session: Session) -> str:
+    """The two lines a failed ``%rds connect`` shows: what failed, and what to try.
+
+    Example:
+        >>> print(connect_failure("http://127.0.0.1:9", APIConnectionError("ConnectError"),
+        ...     Session()))
+        Could not connect to http://127.0.0.1:9: nothing answered there (APIConnectionError).
+        Nothing changed (no session yet). Try: check the URL and that the service is running.
+    """
+    if isinstance(exc, APIConnectionError):
+        what = f"nothing answered there ({type(exc).__name__})"
+        hint = "check the URL and that the service is running"
+    elif isinstance(exc, Unauthorized):
+        what = f"the service refused the API key (HTTP {exc.status_code})"
+        hint = f"check {ENV_API_KEY} (unset it to be asked for the key)"
+    elif isinstance(exc, APIError) and exc.status_code == 404:
+        what = "no Research Data Service answers at this URL (HTTP 404 on /v1/me)"
+        hint = "give the service's root URL, without /v1"
+    elif isinstance(exc, APIError):
+        what = f"the service answered HTTP {exc.status_code} ({exc.error_code or 'no code'})"
+        hint = "try again in a moment; %rds status shows the current session"
+    else:
+        what = f"the answer is not the Research Data Service's ({type(exc).__name__})"
+        hint = "check the URL points at the service"
+    kept = (
+        f"still connected to {session.origin}; budget and chat kept"
+        if session.client is not None
+        else "no session yet"
+    )
+    shown = urlsplit(url)._replace(netloc=urlsplit(url).netloc.rpartition("@")[2]).geturl()
+    return (
+        f"Could not connect to {shown}: {what}.\n"
+        f"Nothing changed ({kept}). Try: {hint}."
+    )
+
+
+def _check_transport(url: str, allowed: bool) -> None:
+    """Refuse (or, with ``--insecure-http``, warn about) sending the key over cleartext."""
+    if not url or not cleartext_remote(url):
+        return
+    if not allowed:
+        raise UsageError(
+            f"refusing to send the API key unencrypted to {one_line(url)}: use an https:// "
+            "URL (or a loopback address for a local sandbox); --insecure-http overrides this "
+            "if you really mean it"
+        )
+    warnings.warn(
+        f"rdskit: the API key will travel unencrypted to {one_line(url)} (--insecure-http); "
+        "anyone on the network path can read it",
+        stacklevel=3,
+    )
 
 
 def status_bundle(
@@ -266,19 +364,27 @@ def status_bundle(
                 f"server, {gateway['queued']} request(s) queued now",
             )
         )
+        if gateway.get("sandbox_db"):
+            facts.append(
+                (
+                    "sandbox database",
+                    f"{gateway['sandbox_db']} (c.RdsGateway.sandbox_db or RDSKIT_SANDBOX_DB "
+                    "of the Jupyter server moves it)",
+                )
+            )
     facts.append(
         (
             "budget",
-            "none"
+            "none (%rds budget N caps every rdskit client in this kernel)"
             if budget is None
-            else f"{amount(budget.remaining)} of {amount(budget.total)} credits left",
+            else f"{budget}, counting every rdskit client in this kernel",
         )
     )
     facts.append(("current chat", chat_id or "none (the next %%ask starts one)"))
     html = (html_of(me) or "") + repr_box(
         "session", "This notebook's session", kv_table((k, esc(v)) for k, v in facts)
     )
-    plain = "\n".join([plain_of(me) or repr(me), *(f"{k}: {v}" for k, v in facts)])
+    plain = "\n".join([plain_of(me) or repr(me), *(terminal(f"{k}: {v}") for k, v in facts)])
     return {"text/html": html, "text/plain": plain}
 
 
@@ -291,10 +397,12 @@ def _pretty(obj: Any, printer: Any, cycle: bool) -> None:
 def _show_error(
     shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None
 ) -> None:
-    """Custom exception handler: the usual traceback, then the error's rich card."""
+    """Custom exception handler: the short message (``rdskit.jupyter.errors``), then the
+    error's rich card with the full traceback one click away."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     rich = html_of(value)
     if rich is not None:
+        rich += full_traceback_html(value)
         display({"text/html": rich}, raw=True)  # no text/plain: a terminal shows nothing more
 
 

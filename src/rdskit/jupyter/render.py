@@ -2,16 +2,27 @@
 
 An :class:`~rdskit.answers.Answer` (and a tracking alert) renders three ways:
 
-- ``text/html``: the markdown as HTML; each ``[N]`` marker is
-  ``<span class="rds-marker" data-ref="N" tabindex="0">[N]<span class="rds-card">...``
-  whose card (source, author, date, title, text excerpt, likes, views, comments, link)
-  shows on hover and on focus (click or Tab) through scoped CSS alone: no JavaScript, so
-  it works where outputs are sanitized. A ``<ol class="rds-references">`` follows. Cards
-  carry an inline ``display:none`` that only the stylesheet's hover/focus rule lifts, so
-  a front end that strips ``<style>`` shows the reference list without stray cards;
+- ``text/html``: the markdown as HTML (paragraphs as ``<div class="rds-p">``); each
+  ``[N]`` marker is ``<details class="rds-marker" data-ref="N"><summary>[N]</summary>
+  <span class="rds-card">...`` whose card (source, author, date, title, text excerpt,
+  likes, views, comments, link) shows on hover and keyboard focus, and is pinned open by
+  a click, Enter or Space (the native ``<details>`` toggle): no JavaScript and no
+  ``tabindex``/``role``/``aria-*``, so it works where JupyterLab sanitizes outputs
+  (untrusted notebooks). With the stylesheet the card floats under the marker's line,
+  from the answer's left edge, never wider than the output; without it (``<style>`` is
+  stripped in untrusted notebooks) inline styles open it in the flow below the marker. A
+  ``<ol class="rds-references">`` follows;
 - ``text/markdown``: the markers linked to the posts' URLs, then the references;
 - ``text/plain``: the markdown as is, then numbered footnotes (terminal IPython,
   nbconvert to text).
+
+Everything the service wrote is treated as hostile (see ``docs/jupyter.md``, Security
+model): raw HTML in the markdown is escaped; only ``http``/``https`` links are links (with
+``rel="noopener noreferrer"``), other targets stay text; images become links, so nothing
+loads by itself (:data:`IMAGE_HOSTS_ENV` lists media hosts whose images may load inline,
+none by default); ``[N]`` markers are substituted in text only, never inside a link, a URL
+or code; names, titles and quotes in the markdown and plain forms are one line each with
+markdown metacharacters escaped (:mod:`rdskit._safe`).
 
 CSS classes (stable, tests rely on them): ``rds-answer`` (the container),
 ``rds-answer-body``, ``rds-marker`` (with ``data-ref``), ``rds-card`` (with
@@ -28,22 +39,27 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 
+from rdskit._safe import clean, md_text, one_line, safe_markdown, safe_url
 from rdskit.errors import RdsError
-from rdskit.jupyter._html import esc, number, when
+from rdskit.jupyter._html import esc, link, number, when
 from rdskit.models import EntityReference, PostReference
 from rdskit.references import link_markers
 
 __all__ = [
     "ANSWER_CSS",
     "EXCERPT_CHARS",
+    "IMAGE_HOSTS_ENV",
+    "INLINE_STYLES",
     "PostCard",
     "answer_bundle",
     "cited_posts",
@@ -59,21 +75,42 @@ EXCERPT_CHARS = 280
 
 _MARKER = re.compile(r"\[(\d+)\]")  # the spec's citation marker
 
+IMAGE_HOSTS_ENV = "RDSKIT_IMAGE_HOSTS"
+"""Comma-separated host names whose ``https`` images the answer view shows inline (the
+service's own media hosts, if you trust them). Unset (the default): every image in an
+answer is a link, so no request leaves the page without a click."""
+
 ANSWER_CSS = (
     ".rds-answer{line-height:1.5;max-width:60em;padding-bottom:.5em}"
-    ".rds-answer .rds-marker{position:relative;display:inline-block;cursor:pointer;"
+    # A marker is <details> shown inline-block: a native toggle (click, Enter, Space) and
+    # tab stop that JupyterLab's sanitizer keeps in untrusted notebooks, where this sheet
+    # is stripped and the card opens in the flow below the marker (inline styles only).
+    # With the sheet, the card floats just under the marker's line (its static position),
+    # shifted to the answer body's left edge and at most its width: wherever the marker
+    # sits, the card never leaves the output area nor narrows to a sliver.
+    ".rds-answer .rds-answer-body{position:relative}"
+    ".rds-answer .rds-marker{display:inline-block;position:static;margin:0;padding:0}"
+    ".rds-answer .rds-marker>summary{display:inline;list-style:none;cursor:pointer;"
     "color:var(--jp-content-link-color,#1565c0);font-weight:600;font-size:.9em;"
-    "padding:0 .15em;border-radius:3px;outline:none}"
-    ".rds-answer .rds-marker:hover,.rds-answer .rds-marker:focus"
+    "padding:0 .15em;border-radius:3px}"
+    ".rds-answer .rds-marker>summary::-webkit-details-marker{display:none}"
+    ".rds-answer .rds-marker>summary:hover,.rds-answer .rds-marker[open]>summary"
     "{background:var(--jp-layout-color2,#e8eef7)}"
-    ".rds-answer .rds-card{position:absolute;left:0;top:100%;z-index:1000;width:26em;"
-    "max-width:70vw;margin-top:2px;padding:.55em .75em;text-align:left;white-space:normal;"
+    ".rds-answer .rds-marker[open]>summary{box-shadow:inset 0 -2px 0 "
+    "var(--jp-brand-color1,#1976d2)}"
+    ".rds-answer .rds-marker>summary:focus{outline:none}"
+    ".rds-answer .rds-marker>summary:focus-visible{outline:2px solid "
+    "var(--jp-brand-color1,#1976d2);outline-offset:2px}"
+    ".rds-answer .rds-marker:not([open]):hover::details-content,"
+    ".rds-answer .rds-marker:not([open]):has(>summary:focus-visible)::details-content"
+    "{content-visibility:visible}"
+    ".rds-answer .rds-marker>.rds-card{position:absolute;left:0;z-index:1000;"
+    "width:min(26em,100%)!important;max-width:100%;margin:2px 0 0!important;"
+    "padding:.55em .75em!important;text-align:left;white-space:normal;"
     "font-size:13px;font-weight:normal;line-height:1.4;cursor:auto;"
     "color:var(--jp-ui-font-color1,#222);background:var(--jp-layout-color0,#fff);"
-    "border:1px solid var(--jp-border-color1,#bbb);border-radius:6px;"
-    "box-shadow:0 4px 14px rgba(0,0,0,.18)}"
-    ".rds-answer .rds-marker:hover>.rds-card,.rds-answer .rds-marker:focus>.rds-card,"
-    ".rds-answer .rds-marker:focus-within>.rds-card{display:block!important}"
+    "border:1px solid var(--jp-border-color1,#bbb)!important;border-radius:6px;"
+    "box-shadow:0 4px 14px rgba(0,0,0,.25)}"
     ".rds-answer .rds-card-head,.rds-answer .rds-card-stats{display:block;font-size:12px;"
     "color:var(--jp-ui-font-color2,#666)}"
     ".rds-answer .rds-card-title{display:block;font-weight:600;margin-top:.2em}"
@@ -109,7 +146,7 @@ class PostCard:
     def head(self) -> str:
         """``source · author · where · date`` (the parts known)."""
         parts = [self.source, self.author, self.where, when(self.date)[:10] if self.date else None]
-        return " · ".join(part for part in parts if part)
+        return " · ".join(one_line(part) for part in parts if part)
 
     @property
     def stats(self) -> str:
@@ -206,46 +243,116 @@ def cited_posts(message: Any) -> tuple[pd.DataFrame | None, str | None]:
         return None, f"post details unavailable: {exc}"
 
 
-def markdown_html(text: str) -> str:
+def image_hosts() -> frozenset[str]:
+    """The hosts whose images may load inline (``RDSKIT_IMAGE_HOSTS``; none by default).
+
+    Example:
+        >>> image_hosts()
+        frozenset()
+    """
+    listed = os.environ.get(IMAGE_HOSTS_ENV, "")
+    return frozenset(host.strip().lower() for host in listed.split(",") if host.strip())
+
+
+def _renderer(hosts: frozenset[str]) -> Any:
+    """A mistune renderer whose links and images follow the rules of the module docstring."""
+    from mistune import HTMLRenderer
+    from mistune.util import striptags
+
+    class SafeRenderer(HTMLRenderer):  # type: ignore[misc]
+        def link(self, text: str, url: str, title: str | None = None) -> str:
+            # ``text`` is the label mistune rendered (escaped); a title is dropped.
+            return link(url, text, markup=True)
+
+        def image(self, text: str, url: str, title: str | None = None) -> str:
+            alt = striptags(text) or "image"
+            href = safe_url(url)
+            inline = href is not None and href.lower().startswith("https://")
+            if inline and (urlsplit(href).hostname or "").lower() in hosts:
+                return (
+                    f'<img src="{esc(href)}" alt="{esc(alt)}" referrerpolicy="no-referrer" '
+                    'loading="lazy">'
+                )
+            if href is None:
+                return f"[image: {esc(alt)}]"
+            return link(href, f"image: {alt}", "rds-image-link")
+
+    return SafeRenderer(escape=True)
+
+
+def markdown_html(text: str, *, hosts: frozenset[str] | None = None) -> str:
     """Markdown to HTML with raw HTML escaped (the text quotes public posts).
+
+    Links keep ``http(s)`` targets only; images become links unless their host is in
+    ``hosts`` (default :func:`image_hosts`).
 
     Example:
         >>> markdown_html("**Hi** <b>x</b>")
         '<p><strong>Hi</strong> &lt;b&gt;x&lt;/b&gt;</p>\\n'
+        >>> "<img" in markdown_html("![beacon](http://h.example/b.png)")
+        False
     """
+    text = clean(text)
     try:
         import mistune
     except ImportError:  # the jupyter extra brings mistune; plain paragraphs without it
         return "".join(f"<p>{esc(block)}</p>" for block in text.split("\n\n") if block.strip())
-    render = mistune.create_markdown(escape=True, plugins=["table", "strikethrough"])
+    render = mistune.create_markdown(
+        renderer=_renderer(image_hosts() if hosts is None else hosts),
+        plugins=["table", "strikethrough"],
+    )
     return str(render(text))
 
 
-def _link(url: str, label: str, css_class: str = "") -> str:
-    """A link that opens the post in a new tab (and tells it nothing about the notebook)."""
-    attr = f' class="{css_class}"' if css_class else ""
-    return f'<a{attr} href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(label)}</a>'
-
-
 def _card_html(card: PostCard) -> str:
-    parts = [f'<span class="rds-card-head">{esc(card.head)}</span>']
+    line = f'style="{_LINE_INLINE}"'  # one line each, even without the style sheet
+    parts = [f'<span class="rds-card-head" {line}>{esc(card.head)}</span>']
     if card.title:
-        parts.append(f'<span class="rds-card-title">{esc(card.title)}</span>')
-    parts.append(
-        f'<span class="rds-card-text">{esc(card.excerpt or f"{card.source} post {card.id}")}</span>'
-    )
+        parts.append(f'<span class="rds-card-title" {line}>{esc(card.title)}</span>')
+    excerpt = esc(card.excerpt or f"{card.source} post {card.id}")
+    parts.append(f'<span class="rds-card-text" {line}>{excerpt}</span>')
     if card.stats:
-        parts.append(f'<span class="rds-card-stats">{esc(card.stats)}</span>')
+        parts.append(f'<span class="rds-card-stats" {line}>{esc(card.stats)}</span>')
     if card.url:
-        parts.append(_link(card.url, "Open the post ↗", "rds-card-link"))
-    return f'<span class="rds-card" role="tooltip" style="display:none">{"".join(parts)}</span>'
+        parts.append(link(card.url, "Open the post ↗", "rds-card-link"))
+    return f'<span class="rds-card" style="{_CARD_INLINE}">{"".join(parts)}</span>'
+
+
+# Inline styles are what an untrusted notebook keeps (JupyterLab's sanitizer drops
+# <style>, tabindex, role and aria-*, keeps <details>/<summary>, class and these
+# properties): the marker stays in the line, its card opens below it within the output,
+# in either theme (no colours but a neutral border).
+_MARKER_INLINE = "display:inline-block;vertical-align:baseline;max-width:100%;margin:0;padding:0"
+_LINE_INLINE = "display:block;margin:.15em 0"
+_SUMMARY_INLINE = "display:inline;cursor:pointer;font-weight:600"
+_CARD_INLINE = (
+    "display:block;box-sizing:border-box;width:26em;max-width:100%;margin:.3em 0 .5em;"
+    "padding:.5em .7em;border:1px solid rgba(128,128,128,.55);border-radius:6px;"
+    "white-space:normal;font-weight:normal"
+)
 
 
 def _marker_html(card: PostCard) -> str:
-    label = f"citation {card.citation}: {card.head}"
     return (
-        f'<span class="rds-marker" data-ref="{card.citation}" tabindex="0" role="button" '
-        f'aria-label="{esc(label)}">[{card.citation}]{_card_html(card)}</span>'
+        f'<details class="rds-marker" data-ref="{card.citation}" style="{_MARKER_INLINE}">'
+        f'<summary class="rds-marker-num" style="{_SUMMARY_INLINE}">'
+        f"[{card.citation}]</summary>{_card_html(card)}</details>"
+    )
+
+
+_P_INLINE = "margin:0 0 .75em"
+INLINE_STYLES = (_MARKER_INLINE, _SUMMARY_INLINE, _CARD_INLINE, _P_INLINE, _LINE_INLINE)
+"""Every inline ``style`` the answer view writes (the security tests allow exactly these)."""
+
+_PARAGRAPH = re.compile(r"<p>|</p>")
+
+
+def _blocks(body: str) -> str:
+    """``<p>`` becomes ``<div class="rds-p">``: a ``<details>`` marker would end a ``<p>``
+    (the HTML parser closes a paragraph at a ``<details>``), never a ``<div>``."""
+    return _PARAGRAPH.sub(
+        lambda found: f'<div class="rds-p" style="{_P_INLINE}">' if found[0] == "<p>" else "</div>",
+        body,
     )
 
 
@@ -256,7 +363,7 @@ def _reference_html(card: PostCard) -> str:
     if card.stats:
         parts.append(esc(card.stats))
     if card.url:
-        parts.append(_link(card.url, "link"))
+        parts.append(link(card.url, "link"))
     return f'<li data-ref="{card.citation}">{" — ".join(parts)}</li>'
 
 
@@ -268,6 +375,29 @@ def _with_markers(text: str, cards: Mapping[int, PostCard], nonce: str) -> str:
         return f"rdsmark{nonce}x{number_}x" if number_ in cards else found[0]
 
     return _MARKER.sub(placeholder, text)
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+_NO_MARKERS = ("a", "code", "pre")  # a card inside these would break them
+
+
+def _place_markers(body: str, cards: Mapping[int, PostCard], nonce: str) -> str:
+    """Placeholders in text nodes become markers; elsewhere (a URL, an attribute, a link's
+    label, code) they turn back into the literal ``[N]`` they stood for."""
+    placeholder = re.compile(rf"rdsmark{nonce}x(\d+)x")
+    inside = dict.fromkeys(_NO_MARKERS, 0)
+    pieces = []
+    for piece in _TAG.split(body):
+        if piece.startswith("<"):
+            name = re.match(r"</?([a-zA-Z0-9]+)", piece)
+            if name and name[1].lower() in inside:
+                inside[name[1].lower()] += -1 if piece.startswith("</") else 1
+            pieces.append(placeholder.sub(lambda found: f"[{found[1]}]", piece))
+        elif any(inside.values()):
+            pieces.append(placeholder.sub(lambda found: f"[{found[1]}]", piece))
+        else:
+            pieces.append(placeholder.sub(lambda found: _marker_html(cards[int(found[1])]), piece))
+    return "".join(pieces)
 
 
 def message_html(
@@ -288,9 +418,9 @@ def message_html(
         >>> 'class="rds-marker" data-ref="1"' in html, html.count('class="rds-card"')
         (True, 1)
     """
+    text = clean(text)  # no control characters, no lone surrogates (valid UTF-8)
     nonce = hashlib.sha256(text.encode()).hexdigest()[:8]  # not a word the text contains
-    body = markdown_html(_with_markers(text, cards, nonce))
-    body = re.sub(rf"rdsmark{nonce}x(\d+)x", lambda found: _marker_html(cards[int(found[1])]), body)
+    body = _blocks(_place_markers(markdown_html(_with_markers(text, cards, nonce)), cards, nonce))
     parts = [
         '<div class="rds-answer">',
         f"<style>{ANSWER_CSS}</style>",
@@ -317,15 +447,21 @@ def message_html(
 
 
 def _footnotes(cards: Mapping[int, PostCard], *, markdown: bool) -> list[str]:
+    """One footnote per post; every service string is one line (and escaped for markdown)."""
+    show = md_text if markdown else one_line
     lines = []
     for card in sorted(cards.values(), key=lambda card: card.citation):
-        lines.append(f"[{card.citation}] {card.head}")
+        lines.append(f"[{card.citation}] {show(card.head)}")
         if card.title or card.excerpt:
-            lines.append(f"    “{_excerpt(card.title or card.excerpt)}”")
+            lines.append(f"    “{show(_excerpt(card.title or card.excerpt))}”")
         if card.stats:
             lines.append(f"    {card.stats}")
         if card.url:
-            lines.append(f"    <{card.url}>" if markdown else f"    {card.url}")
+            url = safe_url(card.url)
+            if url is None:  # not a link target: shown as inert text
+                lines.append(f"    {show(card.url)}")
+            else:
+                lines.append(f"    <{url}>" if markdown else f"    {url}")
     return lines
 
 
@@ -346,14 +482,17 @@ def message_plain(
         References
         [1] reddit
     """
-    lines = [text.rstrip()]
+    lines = [clean(text).rstrip()]
     if cards:
         lines += ["", "References", *_footnotes(cards, markdown=False)]
     entities = [ref for ref in references or [] if isinstance(ref, EntityReference)]
     if entities:
-        lines += ["", "About: " + ", ".join(f"{ref.type} {ref.id}" for ref in entities)]
+        lines += [
+            "",
+            "About: " + ", ".join(f"{one_line(ref.type)} {one_line(ref.id)}" for ref in entities),
+        ]
     if note:
-        lines += ["", f"({note})"]
+        lines += ["", f"({one_line(note)})"]
     return "\n".join(lines)
 
 
@@ -371,7 +510,7 @@ def message_markdown(
     """
     wire = [ref.to_wire() for ref in references or [] if isinstance(ref, PostReference)]
     urls = {(card.source, card.id): card.url for card in cards.values() if card.url}
-    linked = link_markers(text, wire, urls).rstrip()
+    linked = link_markers(safe_markdown(text), wire, urls).rstrip()
     if not cards:
         return linked
     notes = [

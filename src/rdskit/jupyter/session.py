@@ -22,7 +22,7 @@ from rdskit.client import Client
 from rdskit.errors import ConfigurationError
 from rdskit.jupyter.discovery import GatewayKey
 
-__all__ = ["SANDBOX_ORIGIN", "Session", "origin_of"]
+__all__ = ["SANDBOX_ORIGIN", "Session", "origin_of", "service_client"]
 
 SANDBOX_ORIGIN = "the embedded sandbox (offline, no key; its data lasts until the kernel stops)"
 
@@ -78,25 +78,35 @@ class Session:
         The key comes from ``RDSKIT_API_KEY`` or a hidden prompt; it is kept in the
         client only (never echoed, stored in the notebook or in the history).
         """
-        if base_url is None and not os.environ.get(ENV_BASE_URL, "").strip():
-            try:  # the gateway, when this kernel belongs to a server that has one
-                self.connect(Client())
-                return
-            except ConfigurationError:
-                raise ConfigurationError(
-                    f"nothing to connect to: pass --base-url URL, set {ENV_BASE_URL}, or use "
-                    "--sandbox for the offline sandbox"
-                ) from None
-        key = os.environ.get(ENV_API_KEY, "").strip() or None
-        if key is None:
-            key = _prompt_key(base_url or os.environ[ENV_BASE_URL])
-        self.connect(Client(key, base_url=base_url))
+        self.connect(service_client(base_url))
 
     def close(self) -> None:
         """Close the client's connections (the embedded sandbox keeps running)."""
         if self.client is not None:
             self.client.close()
             self.client = None
+
+
+def service_client(base_url: str | None) -> Client:
+    """A client of the service at ``base_url`` (or the configured one, or the server's
+    gateway), asking for a missing key; no session changes (``%rds connect`` checks the
+    client before it replaces the session's).
+
+    Raises:
+        ConfigurationError: nothing to connect to, or no key.
+    """
+    if base_url is None and not os.environ.get(ENV_BASE_URL, "").strip():
+        try:  # the gateway, when this kernel belongs to a server that has one
+            return Client()
+        except ConfigurationError:
+            raise ConfigurationError(
+                f"nothing to connect to: pass --base-url URL, set {ENV_BASE_URL}, or use "
+                "--sandbox for the offline sandbox"
+            ) from None
+    key = os.environ.get(ENV_API_KEY, "").strip() or None
+    if key is None:
+        key = _prompt_key(base_url or os.environ[ENV_BASE_URL])
+    return Client(key, base_url=base_url)
 
 
 def _prompt_key(url: str) -> str:

@@ -9,6 +9,7 @@ Example:
     {'id': 'ds_1', 'name': 'oat', 'created_at': '1970-01-01T00:00:00Z'}
 """
 
+from rdskit.models import vocab
 from rdskit.models._base import (
     CreditString,
     IsoDatetime,
@@ -87,6 +88,7 @@ from rdskit.models.datasets import (
     DateRange,
     PromptSearchQuery,
     SearchQuery,
+    UnknownSearchQuery,
     UrlSearchQuery,
 )
 from rdskit.models.errors import (
@@ -303,6 +305,7 @@ __all__ = [
     "TrackingRun",
     "UnixDatetime",
     "UnknownFilter",
+    "UnknownSearchQuery",
     "UrlPreviewRequest",
     "UrlSearchQuery",
     "Usage",
@@ -313,4 +316,5 @@ __all__ = [
     "ValidationIssue",
     "Waitable",
     "normalize_filters",
+    "vocab",
 ]

@@ -24,8 +24,12 @@ from pydantic import (
     model_validator,
 )
 
+from rdskit import _hooks
+from rdskit.models.vocab import CREDIT_PLACES
+
 __all__ = [
     "CREDIT_PLACES",
+    "DEFAULT_WAIT_TIMEOUT",
     "OTHER_TAG",
     "CreditString",
     "IsoDatetime",
@@ -39,9 +43,8 @@ __all__ = [
     "parse_datetime",
     "to_iso",
     "to_unix",
+    "unknown_fields",
 ]
-
-CREDIT_PLACES = Decimal("0.000001")
 
 
 def parse_datetime(value: Any) -> Any:
@@ -193,10 +196,14 @@ class RdsModel(BaseModel):
         return self
 
     def _repr_html_(self) -> str | None:
-        """Rich HTML in notebooks (``rdskit.jupyter.reprs``); None for plain models."""
-        from rdskit.jupyter.reprs import html_of
+        """Rich HTML in notebooks: the ``jupyter.html`` hook, which the Jupyter layer
+        implements (loaded on the first display); None for plain models."""
+        render = _hooks.resolve("jupyter.html")
+        return None if render is None else render(self)
 
-        return html_of(self)
+
+DEFAULT_WAIT_TIMEOUT = 3600.0
+"""Seconds ``wait()`` gives a run by default before :class:`~rdskit.errors.WaitTimeout`."""
 
 
 class Waitable(RdsModel):
@@ -213,13 +220,14 @@ class Waitable(RdsModel):
 
     def wait(
         self,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_WAIT_TIMEOUT,
         on_update: Callable[[Any], None] | None = None,
         **kwargs: Any,
     ) -> Any:
         """Poll until the run reaches a terminal state; returns the final object.
 
-        With an async client this returns an awaitable.
+        ``timeout`` defaults to an hour (None: no limit). With an async client this returns
+        an awaitable.
         """
         if self._client is None:
             raise RuntimeError(
@@ -227,6 +235,37 @@ class Waitable(RdsModel):
                 "wait on the object a client method returned, or call client.wait(obj)"
             )
         return self._client.wait(self, timeout=timeout, on_update=on_update, **kwargs)
+
+
+def unknown_fields(value: Any, where: str = "") -> list[str]:
+    """Where ``value`` (a model, or lists and dicts of them) holds what its models do not
+    declare: unknown fields (kept in ``model_extra``) and unknown union variants.
+
+    The client's models stay lenient to the service (unknown fields and variants are
+    kept); the sandbox's tests are strict with this: its responses must be exactly the
+    models, so a misspelled field cannot pass unnoticed.
+
+    Example:
+        >>> from rdskit.models import Dataset
+        >>> unknown_fields(Dataset.model_validate({"id": "ds_1", "name": "oat",
+        ...     "created_at": 0, "mention_count": 3}))
+        ['mention_count']
+    """
+    found: list[str] = []
+    if isinstance(value, RdsModel):
+        if type(value).__name__.startswith("Unknown"):  # a union's fallback member
+            found.append(f"{where or '.'} ({type(value).__name__})")
+        prefix = f"{where}." if where else ""
+        found += [prefix + name for name in (value.model_extra or {})]
+        for name in type(value).model_fields:
+            found += unknown_fields(getattr(value, name), prefix + name)
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found += unknown_fields(item, f"{where}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found += unknown_fields(item, f"{where}[{key!r}]")
+    return found
 
 
 OTHER_TAG = "__other__"

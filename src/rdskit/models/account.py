@@ -6,7 +6,15 @@ price is ``None`` (unknown), never zero.
 
 from __future__ import annotations
 
+from rdskit.errors import InvalidParameter
 from rdskit.models._base import CreditString, RdsModel, UnixDatetime, UsdNumber, UsdString
+from rdskit.models.vocab import (
+    BILLING_UNITS,
+    PLAN_FEATURES,
+    PLAN_TYPES,
+    PRICE_CATEGORIES,
+    USAGE_CATEGORIES,
+)
 
 __all__ = [
     "BILLING_UNITS",
@@ -25,25 +33,6 @@ __all__ = [
     "UsageRow",
 ]
 
-PRICE_CATEGORIES = ("audience_profile", "mention", "post_processing", "preview_generation")
-"""The categories of ``GET /v1/prices``."""
-
-USAGE_CATEGORIES = (
-    "mention",
-    "audience_profile",
-    "post_processing",
-    "preview_generation",
-    "ai_assistant",
-    "report",
-    "audience_research",
-    "tracking",
-    "research_mention",
-    "tracking_mention",
-)
-"""Usage history categories seen; other strings are kept."""
-
-PLAN_TYPES = ("subscription", "one_time", "one_time_renewable")
-BILLING_UNITS = ("credits", "usd")
 
 
 class Member(RdsModel):
@@ -89,7 +78,10 @@ class PlanLimits(RdsModel):
 
 
 class PlanFeatures(RdsModel):
-    """Plan feature flags seen; read them, never infer access from the plan name."""
+    """Plan feature flags seen; read them, never infer access from the plan name.
+
+    The fields are :data:`rdskit.models.vocab.PLAN_FEATURES` (a test keeps them equal).
+    """
 
     api_access: bool | None = None
     audience_research: bool | None = None
@@ -103,12 +95,40 @@ class PlanFeatures(RdsModel):
 
 
 class Plan(RdsModel):
-    """The account's plan: ``type`` is the billing kind, not an access level."""
+    """The account's plan: ``type`` is the billing kind, not an access level.
+
+    Example:
+        >>> trial = Plan.model_validate({"name": "Trial", "features": {"api_access": True},
+        ...     "limits": {"tracking_agents": 0}})
+        >>> trial.has_feature("custom_date_filter"), trial.allows_tracking_agents
+        (False, False)
+    """
 
     name: str | None = None
     type: str | None = None
     features: PlanFeatures | None = None
     limits: PlanLimits | None = None
+
+    def has_feature(self, feature: str) -> bool:
+        """Whether the plan's flag ``feature`` is on (False when the plan does not show it).
+
+        ``feature`` is one of :data:`~rdskit.models.vocab.PLAN_FEATURES` (or a flag the
+        service sent that rdskit does not know yet); another name raises
+        :class:`~rdskit.errors.InvalidParameter`, so a typo is not read as "missing".
+        """
+        flags = self.features.model_dump() if self.features is not None else {}
+        if feature not in PLAN_FEATURES and feature not in flags:
+            raise InvalidParameter(
+                "feature", f"unknown plan feature {feature!r}; one of {', '.join(PLAN_FEATURES)}"
+            )
+        return flags.get(feature) is True
+
+    @property
+    def allows_tracking_agents(self) -> bool:
+        """False when the plan's ``limits.tracking_agents`` is 0 (no agent may be created);
+        True otherwise (a limit not shown, or -1, is left to the service)."""
+        limit = self.limits.tracking_agents if self.limits is not None else None
+        return limit != 0
 
 
 class Usage(RdsModel):
@@ -143,6 +163,16 @@ class Account(RdsModel):
     teams: list[Team] | None = None
     plan: Plan | None = None
     usage: Usage | None = None
+
+    def has_feature(self, feature: str) -> bool:
+        """Whether the account's plan has ``feature`` (see :meth:`Plan.has_feature`).
+
+        Example:
+            >>> Account.model_validate({"id": "u1", "plan": {"features":
+            ...     {"custom_date_filter": True}}}).has_feature("custom_date_filter")
+            True
+        """
+        return (self.plan or Plan()).has_feature(feature)
 
 
 class UsageRow(RdsModel):

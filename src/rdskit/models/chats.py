@@ -102,6 +102,7 @@ class ChatMessage(RdsModel):
     context: MessageContext | None = None
     references: list[Reference] | None = None
     stop_reason: str | None = None
+    chat_id: str | None = None  # the chat it belongs to (sent on rows; not in the spec)
 
 
 class AskContext(RdsModel):

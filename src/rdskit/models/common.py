@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Generic, Literal, TypeVar
 
 from rdskit.models._base import RdsModel, parse_datetime
+from rdskit.models.vocab import SOURCES
 
 __all__ = [
     "SOURCES",
@@ -19,8 +20,6 @@ __all__ = [
     "RunStep",
 ]
 
-SOURCES = ("reddit", "tiktok", "youtube", "instagram", "linkedin")
-"""The five source names the service collects from."""
 
 Order = Literal["asc", "desc"]
 """Sort direction of list endpoints and queries."""

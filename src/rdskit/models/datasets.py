@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal, Self
 
-from pydantic import Discriminator, Field, model_validator
+from pydantic import Discriminator, Field, Tag, model_validator
 
-from rdskit.models._base import IsoDatetime, RdsModel, Waitable
+from rdskit.models._base import OTHER_TAG, IsoDatetime, RdsModel, Waitable, by_tag
 from rdskit.models.common import RunStatus
+from rdskit.models.vocab import CONTENT_ANALYSIS_ACTIONS, SEARCH_QUERY_TYPES
 
 __all__ = [
     "CONTENT_ANALYSIS_ACTIONS",
@@ -21,11 +22,10 @@ __all__ = [
     "DateRange",
     "PromptSearchQuery",
     "SearchQuery",
+    "UnknownSearchQuery",
     "UrlSearchQuery",
 ]
 
-CONTENT_ANALYSIS_ACTIONS = ("sentiment", "hook", "cta")
-"""Content analysis actions seen; other strings are passed through."""
 
 
 class Dataset(RdsModel):
@@ -78,8 +78,31 @@ class UrlSearchQuery(RdsModel):
     source_urls: list[str] = Field(min_length=1)
 
 
+class UnknownSearchQuery(RdsModel):
+    """A run's ``search_query`` of a ``type`` this client does not know yet, kept as sent
+    (every field is kept; read them with ``model_extra``).
+
+    Example:
+        >>> params = DatasetRunParams.model_validate(
+        ...     {"search_query": {"type": "hashtag", "hashtag": "oatmilk"}})
+        >>> type(params.search_query).__name__, params.search_query.to_wire()
+        ('UnknownSearchQuery', {'type': 'hashtag', 'hashtag': 'oatmilk'})
+    """
+
+    type: str | None = None
+
+
 SearchQuery = Annotated[PromptSearchQuery | UrlSearchQuery, Discriminator("type")]
-"""A run's ``search_query``: tagged union on ``type`` (``prompt`` or ``url``)."""
+"""A run request's ``search_query``: tagged union on ``type`` (``prompt`` or ``url``)."""
+
+AnySearchQuery = Annotated[
+    Annotated[PromptSearchQuery, Tag("prompt")]
+    | Annotated[UrlSearchQuery, Tag("url")]
+    | Annotated[UnknownSearchQuery, Tag(OTHER_TAG)],
+    Discriminator(by_tag("type", SEARCH_QUERY_TYPES)),
+]
+"""A ``search_query`` the service sends back: a type the spec does not show yet is kept as
+an :class:`UnknownSearchQuery` instead of failing the whole response."""
 
 
 class DateRange(RdsModel):
@@ -116,7 +139,7 @@ class _RunOptions(RdsModel):
 class DatasetRunParams(_RunOptions):
     """The echo of a run's request (``DatasetRun.params``); unsent keys may come back null."""
 
-    search_query: SearchQuery | None = None
+    search_query: AnySearchQuery | None = None
 
 
 class DatasetRunCreate(_RunOptions):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BeforeValidator,
@@ -24,6 +24,8 @@ from pydantic import (
 )
 
 from rdskit.models._base import OTHER_TAG, RdsModel, by_tag
+from rdskit.models.vocab import EMOTIONS
+from rdskit.models.vocab import SENTIMENTS as SENTIMENTS
 
 __all__ = [
     "DOMINANT_EMOTIONS",
@@ -56,13 +58,14 @@ __all__ = [
 MAX_FILTERS = 10
 """At most this many filters per query, across all groups."""
 
-SENTIMENTS = ("positive", "negative", "neutral")
-DOMINANT_EMOTIONS = ("joy", "sadness", "anger", "fear", "surprise", "disgust", "neutral")
+DOMINANT_EMOTIONS = EMOTIONS
 METRIC_CHANGE_METRICS = ("likes", "views", "comments", "engagement_rate")
 METRIC_CHANGE_OPERATORS = ("greater_than", "less_than", "in_range", "changed_by")
 
-Sentiment = Literal["positive", "negative", "neutral"]
-Emotion = Literal["joy", "sadness", "anger", "fear", "surprise", "disgust", "neutral"]
+# Static spellings of the vocabulary for type checkers (tests/unit/test_vocab.py keeps them
+# equal to rdskit.models.vocab).
+Sentiment = Literal["negative", "neutral", "positive"]
+Emotion = Literal["neutral", "joy", "sadness", "anger", "surprise", "fear", "disgust"]
 Number = int | float
 
 _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
@@ -71,7 +74,7 @@ _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 class _TypedFilter(RdsModel):
     """A filter: its ``type`` tag is always written, even when left at its default."""
 
-    wire_defaults = ("type",)
+    wire_defaults: ClassVar[tuple[str, ...]] = ("type",)
 
 
 class KeywordFilter(_TypedFilter):

@@ -215,6 +215,7 @@ class Mention(RdsModel):
     text: str | None = None
     url: str | None = None
     language: str | None = None
+    country_code: str | None = None
     summary: str | None = None
     category: str | None = None
     content_intention: str | None = None

@@ -76,6 +76,13 @@ class Pattern(RdsModel):
     id: str | None = None
     summary: str | None = None
     items: list[PatternItem] = Field(default_factory=list)
+    # Beyond the spec's list ("not shown"), the detection it came from, as sent:
+    run_id: str | None = None
+    collection_id: str | None = None
+    name: str | None = None
+    research_question: str | None = None
+    post_count: int | None = None
+    created_at: UnixDatetime | None = None
 
 
 class PatternItemDetail(PatternItem):

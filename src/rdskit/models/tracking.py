@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Self
 
 from pydantic import Field, field_validator, model_validator
@@ -10,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from rdskit.models._base import RdsModel, UnixDatetime, Waitable
 from rdskit.models.common import RunStatus
 from rdskit.models.references import Reference
+from rdskit.models.vocab import FREQUENCIES, SCHEDULE_TIME, WEEKDAYS
 
 __all__ = [
     "FREQUENCIES",
@@ -22,13 +22,6 @@ __all__ = [
     "TrackingRun",
 ]
 
-FREQUENCIES = ("daily", "weekly")
-"""Schedule frequencies seen; other strings are passed through."""
-
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-"""Values of ``Schedule.day`` (lowercase weekday names)."""
-
-_HH_MM = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
 
 
 class Schedule(RdsModel):
@@ -46,7 +39,7 @@ class Schedule(RdsModel):
     @field_validator("time")
     @classmethod
     def _hh_mm(cls, value: str) -> str:
-        if not _HH_MM.fullmatch(value):
+        if not SCHEDULE_TIME.fullmatch(value):
             raise ValueError(f"schedule.time must be HH:MM (00:00..23:59), got {value!r}")
         return value
 
@@ -163,3 +156,4 @@ class TrackingMessage(RdsModel):
     created_at: UnixDatetime | None = None
     text: str | None = None
     references: list[Reference] | None = None
+    chat_id: str | None = None  # the chat the alert was posted to (beyond the spec)

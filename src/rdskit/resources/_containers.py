@@ -1,18 +1,30 @@
 """CRUD of the spec's name-only containers: datasets and audience datasets.
 
 Both have the same five calls (create by name, paginated list, get, rename, soft delete)
-on ``/v1/<plural>``; only the path, the models and the names in messages differ, so the
-requests are built once here and each resource class keeps its own public signatures.
+on ``/v1/<plural>``, and ``get_or_create`` built on them; only the path, the models and the
+names in messages differ, so the requests are built once here and each resource class
+keeps its own public signatures.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from rdskit._base_client import APIRequest, path
 from rdskit.models import Order, RdsModel
 from rdskit.pagination import SyncPage
-from rdskit.resources._resource import Resource, check_limit, discard, given, validated
+from rdskit.resources._resource import (
+    MAX_LIMIT,
+    Resource,
+    check_limit,
+    discard,
+    given,
+    validated,
+)
+from rdskit.resources._reuse import every_item, named_create, oldest_named
+
+if TYPE_CHECKING:
+    from rdskit._base_client import Flow
 
 __all__ = ["NamedContainers"]
 
@@ -20,7 +32,7 @@ M = TypeVar("M", bound=RdsModel)
 
 
 class NamedContainers(Resource, Generic[M]):
-    """``_create/_list/_get/_update/_delete`` of a name-only container resource.
+    """``_create/_get_or_create/_list/_get/_update/_delete`` of a name-only container.
 
     Subclasses expose them as public methods with their own parameter names and examples,
     and set ``collection`` (the path segment, also the client attribute), ``model``,
@@ -33,19 +45,30 @@ class NamedContainers(Resource, Generic[M]):
     update_model: ClassVar[type[RdsModel]]
     not_found: ClassVar[str]
 
+    def _validated(self, data: Any) -> M:
+        return cast(M, self.model.model_validate(data))  # ``model`` is M's class
+
     def _create(self, name: str) -> M:
+        return self._client._request(self._create_request(name))
+
+    def _create_request(self, name: str) -> APIRequest[M]:
         body = validated(self.create_model, given(name=name))
-        return self._client._request(
-            APIRequest(
-                "POST",
-                f"/v1/{self.collection}",
-                kind="write",
-                json=body.to_wire(),
-                cast=self.model.model_validate,
-                check_hint=f"look for {name!r} in client.{self.collection}.list() before creating "
-                "it again",
-            )
+        return named_create(self.collection, self._validated, body, name)
+
+    def _get_or_create(self, name: str) -> M:
+        create = self._create_request(name)  # checks the name before anything is read
+        return self._client._run(self._find_or_create(name, create))
+
+    def _find_or_create(self, name: str, create: APIRequest[M]) -> Flow[M]:
+        core = self._client._core
+        listing = APIRequest(
+            "GET", f"/v1/{self.collection}", params={"limit": MAX_LIMIT}, cast=self._validated
         )
+        where = f"client.{self.collection}"
+        found = oldest_named((yield from every_item(core, listing)), name, where)
+        if found is not None:
+            return found
+        return (yield from core.call(create))
 
     def _list(
         self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
@@ -56,7 +79,7 @@ class NamedContainers(Resource, Generic[M]):
                 "GET",
                 f"/v1/{self.collection}",
                 params=given(limit=limit, cursor=cursor, order=order),
-                cast=self.model.model_validate,
+                cast=self._validated,
             )
         )
 
@@ -65,7 +88,7 @@ class NamedContainers(Resource, Generic[M]):
             APIRequest(
                 "GET",
                 path(f"/v1/{self.collection}/{{}}", container_id),
-                cast=self.model.model_validate,
+                cast=self._validated,
             )
         )
 
@@ -77,7 +100,7 @@ class NamedContainers(Resource, Generic[M]):
                 path(f"/v1/{self.collection}/{{}}", container_id),
                 kind="write",
                 json=body.to_wire(),
-                cast=self.model.model_validate,
+                cast=self._validated,
                 check_hint=f"read it back with client.{self.collection}.get({container_id!r})",
             )
         )

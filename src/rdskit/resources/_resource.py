@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pydantic
 
+from rdskit._base_client import discard
 from rdskit.errors import InvalidParameter
 from rdskit.models import RdsModel
 
 if TYPE_CHECKING:
     from rdskit._base_client import APIRequest, Flow, HTTPCore
+    from rdskit.pagination import SyncPage
 
 __all__ = [
     "MAX_LIMIT",
@@ -46,15 +48,20 @@ MAX_LIMIT = 100
 
 
 class APIClient(Protocol):
-    """What resources use of a client (both :class:`~rdskit.Client` and the async one)."""
+    """What resources use of a client, typed as :class:`~rdskit.Client` runs it.
+
+    :class:`~rdskit.AsyncClient` runs the same methods and returns awaitables (and
+    ``AsyncPager`` for lists); its static types are generated from these
+    (``rdskit/_async.pyi``, see :mod:`rdskit._stubgen`), so each endpoint is written once.
+    """
 
     _core: HTTPCore
 
-    def _run(self, flow: Flow[T]) -> Any: ...
+    def _run(self, flow: Flow[T]) -> T: ...
 
-    def _request(self, request: APIRequest[T]) -> Any: ...
+    def _request(self, request: APIRequest[T]) -> T: ...
 
-    def _paginate(self, request: APIRequest[T]) -> Any: ...
+    def _paginate(self, request: APIRequest[T]) -> SyncPage[T]: ...
 
     def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]: ...
 
@@ -146,5 +153,3 @@ def check_limit(limit: int | None) -> None:
         raise InvalidParameter("limit", f"must be between 1 and {MAX_LIMIT}, got {limit!r}")
 
 
-def discard(_: Any) -> None:
-    """``cast`` of calls whose response body is not shown by the spec (deletes, actions)."""

@@ -10,9 +10,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
+from rdskit import _hooks
 from rdskit._base_client import APIRequest
 from rdskit.models import Account, Prices, UsageRow
 from rdskit.pagination import SyncPage
@@ -21,17 +21,25 @@ from rdskit.resources._resource import check_limit, given, sync_only
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PRICES", "AccountMixin"]
+__all__ = ["ME", "PRICES", "AccountMixin"]
+
+T = TypeVar("T")
 
 PRICES: APIRequest[Prices] = APIRequest("GET", "/v1/prices", cast=Prices.model_validate)
 """``GET /v1/prices`` (also read by estimates)."""
+
+ME: APIRequest[Account] = APIRequest("GET", "/v1/me", cast=Account.model_validate)
+"""``GET /v1/me``."""
 
 
 class AccountMixin:
     """Top-level account calls, shared by both clients."""
 
-    _request: Callable[[APIRequest[Any]], Any]
-    _paginate: Callable[[APIRequest[Any]], Any]
+    if TYPE_CHECKING:  # provided by the client (typed as rdskit.Client runs them)
+
+        def _request(self, request: APIRequest[T]) -> T: ...
+
+        def _paginate(self, request: APIRequest[T]) -> SyncPage[T]: ...
 
     def me(self) -> Account:
         """The account behind the key: identity, members, plan (features, limits), usage.
@@ -40,7 +48,26 @@ class AccountMixin:
             >>> client.me().usage.credits_used  # doctest: +SKIP
             Decimal('1250.000000')
         """
-        return self._request(APIRequest("GET", "/v1/me", cast=Account.model_validate))
+        return self._request(ME)
+
+    def has_feature(self, feature: str) -> bool:
+        """Whether the account's plan has ``feature`` (one free ``GET /v1/me``), e.g.
+        ``custom_date_filter`` (date ranges on runs); see
+        :meth:`rdskit.models.Plan.has_feature`. ``client.me().plan.allows_tracking_agents``
+        says whether agents may be created.
+
+        Example:
+            >>> window = {"from": "2026-01-01", "to": "2026-03-31"}
+            >>> options = {"date_range": window} if client.has_feature(
+            ...     "custom_date_filter") else {}  # doctest: +SKIP
+        """
+        return self._request(
+            APIRequest(
+                ME.method,
+                ME.path,
+                cast=lambda data: Account.model_validate(data).has_feature(feature),
+            )
+        )
 
     def usage_history(
         self, *, limit: int | None = None, cursor: str | None = None
@@ -77,6 +104,4 @@ class AccountMixin:
         Example:
             >>> client.usage_history_frame().groupby("kind")["credits"].sum()  # doctest: +SKIP
         """
-        from rdskit.frames.fetch import usage_history_to_frame
-
-        return usage_history_to_frame(sync_only(self, "usage_history_frame"))
+        return _hooks.call("frames.usage_history_to_frame", sync_only(self, "usage_history_frame"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rdskit import _hooks
 from rdskit._base_client import APIRequest, path
 from rdskit.models import (
     AudienceDataset,
@@ -28,12 +29,14 @@ from rdskit.models import (
 from rdskit.pagination import SyncPage
 from rdskit.resources._containers import NamedContainers
 from rdskit.resources._resource import (
+    MAX_LIMIT,
     APIClient,
     Resource,
     check_limit,
     given,
     validated,
 )
+from rdskit.resources._reuse import reuse_or_start
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +47,7 @@ __all__ = [
     "AudienceProfiles",
     "AudienceRuns",
     "get_audience_run",
+    "list_audience_runs",
 ]
 
 DEFAULT_PROFILE_COUNT: int = AudienceRunCreate.model_fields["total_profile_count"].default
@@ -55,6 +59,23 @@ def get_audience_run(audience_dataset_id: str, run_id: str) -> APIRequest[Audien
     return APIRequest(
         "GET",
         path("/v1/audience_datasets/{}/runs/{}", audience_dataset_id, run_id),
+        cast=AudienceRun.model_validate,
+    )
+
+
+def list_audience_runs(
+    audience_dataset_id: str,
+    *,
+    limit: int | None = None,
+    cursor: str | None = None,
+    order: Order | None = None,
+) -> APIRequest[AudienceRun]:
+    """``GET /v1/audience_datasets/{id}/runs`` (also read by ``runs.create(reuse=True)``)."""
+    check_limit(limit)
+    return APIRequest(
+        "GET",
+        path("/v1/audience_datasets/{}/runs", audience_dataset_id),
+        params=given(limit=limit, cursor=cursor, order=order),
         cast=AudienceRun.model_validate,
     )
 
@@ -80,6 +101,18 @@ class AudienceDatasets(NamedContainers[AudienceDataset]):
             'ad_41c…'
         """
         return self._create(name)
+
+    def get_or_create(self, name: str) -> AudienceDataset:
+        """The audience dataset named exactly ``name``, created only if there is none.
+
+        Same rule as :meth:`rdskit.resources.datasets.Datasets.get_or_create`: the oldest
+        of several, with a :class:`~rdskit.errors.DuplicateNameWarning`.
+
+        Example:
+            >>> client.audience_datasets.get_or_create("Oat milk fans").id  # doctest: +SKIP
+            'ad_41c…'
+        """
+        return self._get_or_create(name)
 
     def list(
         self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
@@ -128,11 +161,15 @@ class AudienceRuns(Resource):
         source_dataset_id: str,
         *,
         total_profile_count: int = DEFAULT_PROFILE_COUNT,
+        reuse: bool = False,
     ) -> AudienceRun:
         """Profile the authors and commenters of a dataset (1..2000 profiles, default 300).
 
         Only one run per audience dataset may be in flight
-        (:class:`~rdskit.errors.AudienceDatasetRunAlreadyInFlight`).
+        (:class:`~rdskit.errors.AudienceDatasetRunAlreadyInFlight`). ``reuse=True``
+        returns a run of this audience dataset over the same source dataset with the same
+        ``total_profile_count`` that did not fail, instead of paying again (one free read
+        first; see :meth:`rdskit.resources.datasets.DatasetRuns.create`).
 
         Example:
             >>> client.audience_datasets.runs.create("ad_1", source_dataset_id="ds_1",
@@ -152,11 +189,20 @@ class AudienceRuns(Resource):
             check_hint="list the audience dataset's runs with "
             f"client.audience_datasets.runs.list({audience_dataset_id!r}) before retrying",
         )
-        return self._client._run(
-            self._client._guarded(
-                "audience_run", request, {"total_profile_count": body.total_profile_count}
-            )
+        start = self._client._guarded(
+            "audience_run", request, {"total_profile_count": body.total_profile_count}
         )
+        if not reuse:
+            return self._client._run(start)
+
+        def same(run: AudienceRun) -> bool:
+            return (run.source_dataset_id, run.target_profile_count) == (
+                body.source_dataset_id,
+                body.total_profile_count,
+            )
+
+        runs = list_audience_runs(audience_dataset_id, limit=MAX_LIMIT)
+        return self._client._run(reuse_or_start(self._client._core, runs, same, start))
 
     def list(
         self,
@@ -173,14 +219,8 @@ class AudienceRuns(Resource):
             >>> [run.status.type for run in runs]  # doctest: +SKIP
             ['completed']
         """
-        check_limit(limit)
         return self._client._paginate(
-            APIRequest(
-                "GET",
-                path("/v1/audience_datasets/{}/runs", audience_dataset_id),
-                params=given(limit=limit, cursor=cursor, order=order),
-                cast=AudienceRun.model_validate,
-            )
+            list_audience_runs(audience_dataset_id, limit=limit, cursor=cursor, order=order)
         )
 
     def get(self, audience_dataset_id: str, run_id: str) -> AudienceRun:
@@ -250,6 +290,6 @@ class AudienceProfiles(Resource):
             ...     audience_dataset_ids=["ad_1"])  # doctest: +SKIP
             >>> df.rds.creator_tiers()  # doctest: +SKIP
         """
-        from rdskit.frames.fetch import profiles_to_frame
-
-        return profiles_to_frame(self._frames_client("audience_profiles.to_frame"), **query)
+        return _hooks.call(
+            "frames.profiles_to_frame", self._frames_client("audience_profiles.to_frame"), **query
+        )

@@ -9,8 +9,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rdskit._base_client import APIRequest, path
 from rdskit.answers import chat_message
@@ -20,6 +20,8 @@ from rdskit.pagination import SyncPage
 from rdskit.resources._resource import Resource, check_limit, given, validated
 
 __all__ = ["AskMixin", "Chats", "get_chat_message"]
+
+T = TypeVar("T")
 
 
 def get_chat_message(chat_id: str, message_id: str) -> APIRequest[ChatMessage]:
@@ -38,7 +40,11 @@ def get_chat_message(chat_id: str, message_id: str) -> APIRequest[ChatMessage]:
 class AskMixin:
     """``client.ask(...)``, shared by both clients."""
 
-    _request: Callable[[APIRequest[Any]], Any]
+    if TYPE_CHECKING:  # provided by the client (typed as rdskit.Client runs them)
+
+        def _request(self, request: APIRequest[T]) -> T: ...
+
+        def _asked(self, request: APIRequest[T]) -> T: ...  # Ask's budget guard (billing)
 
     def ask(
         self,
@@ -71,7 +77,7 @@ class AskMixin:
             hint = f"list the chat's messages with client.chats.messages({chat_id!r}, order='desc')"
         else:
             hint = "the turn may have opened a new chat; asking again starts another charged turn"
-        return self._request(
+        return self._asked(
             APIRequest(
                 "POST",
                 "/v1/ask",

@@ -32,6 +32,13 @@ from rdskit.models import (
 )
 from rdskit.pagination import SyncPage
 from rdskit.resources._resource import APIClient, Resource, discard, given, validated
+from rdskit.resources._reuse import (
+    comparable,
+    differences,
+    named_create,
+    reuse_or_start,
+    unpaged,
+)
 
 __all__ = ["CustomParameterRuns", "CustomParameters", "get_custom_parameter_run"]
 
@@ -41,6 +48,21 @@ def get_custom_parameter_run(parameter_id: str, run_id: str) -> APIRequest[Custo
     return APIRequest(
         "GET",
         path("/v1/custom_parameters/{}/runs/{}", parameter_id, run_id),
+        cast=CustomParameterRun.model_validate,
+    )
+
+
+_LIST = unpaged("/v1/custom_parameters", CustomParameter)
+
+
+def _create(body: CustomParameterCreate) -> APIRequest[CustomParameter]:
+    return named_create("custom_parameters", CustomParameter.model_validate, body, body.name)
+
+
+def _list_runs(parameter_id: str) -> APIRequest[CustomParameterRun]:
+    return APIRequest(
+        "GET",
+        path("/v1/custom_parameters/{}/runs", parameter_id),
         cast=CustomParameterRun.model_validate,
     )
 
@@ -65,18 +87,48 @@ class CustomParameters(Resource):
             CustomParameterCreate,
             given(name=name, instructions=instructions, value_type=value_type),
         )
-        return self._client._request(
-            APIRequest(
-                "POST",
-                "/v1/custom_parameters",
-                kind="write",
-                json=body.to_wire(),
-                cast=CustomParameter.model_validate,
-                check_hint=(
-                    f"look for {name!r} in client.custom_parameters.list() before creating it again"
-                ),
-            )
+        return self._client._request(_create(body))
+
+    def get_or_create(
+        self, name: str, instructions: str, *, value_type: str | None = None
+    ) -> CustomParameter:
+        """The rule named ``name``, created only if there is none (safe to re-run).
+
+        Names are unique in the account. When the existing rule's definition differs
+        (other instructions or value type) nothing is changed and
+        :class:`~rdskit.errors.InvalidParameter` says how (instead of the service's 409 on
+        a second create): update it with :meth:`update`, or choose another name.
+
+        Example:
+            >>> rule = client.custom_parameters.get_or_create("price",
+            ...     "The price quoted")  # doctest: +SKIP
+            >>> rule.id  # doctest: +SKIP
+            'cp_7d1…'
+        """
+        body = validated(
+            CustomParameterCreate,
+            given(name=name, instructions=instructions, value_type=value_type),
         )
+        return self._client._run(self._find_or_create(body))
+
+    def _find_or_create(self, body: CustomParameterCreate) -> Flow[CustomParameter]:
+        existing = yield from self._client._core.call(_LIST)
+        found = next((p for p in existing if p.name == body.name), None)
+        if found is None:
+            return (yield from self._client._core.call(_create(body)))
+        wanted = {"instructions": body.instructions}
+        if found.value_type is not None:  # a rule shown without its type is not compared on it
+            wanted["value_type"] = body.value_type
+        changed = differences(found.to_wire(), wanted)
+        if changed:
+            raise InvalidParameter(
+                changed[0].split(":", 1)[0],
+                f"custom parameter {body.name!r} ({found.id}) already exists with another "
+                f"definition ({'; '.join(changed)}). Change it with "
+                f"client.custom_parameters.update({found.id!r}, ...) (values already extracted "
+                "keep the old definition until a new run), or choose another name",
+            )
+        return found
 
     def list(self) -> list[CustomParameter]:
         """Every custom parameter of the account (a plain list: this endpoint has no pages).
@@ -85,13 +137,7 @@ class CustomParameters(Resource):
             >>> [p.name for p in client.custom_parameters.list()]  # doctest: +SKIP
             ['price']
         """
-        return self._client._request(
-            APIRequest(
-                "GET",
-                "/v1/custom_parameters",
-                cast=lambda items: [CustomParameter.model_validate(item) for item in items],
-            )
-        )
+        return self._client._request(_LIST)
 
     def get(self, parameter_id: str) -> CustomParameter:
         """One custom parameter.
@@ -193,11 +239,15 @@ class CustomParameterRuns(Resource):
         scope: RunScope | Mapping[str, Any] | None = None,
         *,
         dataset_id: str | None = None,
+        reuse: bool = False,
     ) -> CustomParameterRun:
         """Extract the parameter over a dataset; returns the run (``.wait()`` polls it).
 
         Give ``scope={"kind": "dataset", "id": ...}`` or just ``dataset_id=``. The service
         answers ``{run_id}``; the run is then read back so it can be waited on.
+        ``reuse=True`` returns a run of this parameter over the same scope that did not
+        fail instead of paying again (one free read first); after collecting more into the
+        dataset, or changing the instructions, run it again without ``reuse``.
 
         Example:
             >>> runs = client.custom_parameters.runs  # doctest: +SKIP
@@ -210,7 +260,16 @@ class CustomParameterRuns(Resource):
             CustomParameterRunCreate,
             {"scope": {"kind": "dataset", "id": dataset_id} if scope is None else scope},
         )
-        return self._client._run(self._start(parameter_id, body))
+        start = self._start(parameter_id, body)
+        if not reuse:
+            return self._client._run(start)
+        scope = comparable(body.scope.to_wire())
+
+        def same(run: CustomParameterRun) -> bool:
+            return run.scope is not None and comparable(run.scope.to_wire()) == scope
+
+        runs = _list_runs(parameter_id)
+        return self._client._run(reuse_or_start(self._client._core, runs, same, start))
 
     def _start(self, parameter_id: str, body: CustomParameterRunCreate) -> Flow[CustomParameterRun]:
         request = APIRequest(
@@ -244,13 +303,7 @@ class CustomParameterRuns(Resource):
             >>> [run.is_complete for run in runs]  # doctest: +SKIP
             [True]
         """
-        return self._client._paginate(
-            APIRequest(
-                "GET",
-                path("/v1/custom_parameters/{}/runs", parameter_id),
-                cast=CustomParameterRun.model_validate,
-            )
-        )
+        return self._client._paginate(_list_runs(parameter_id))
 
     def get(self, parameter_id: str, run_id: str) -> CustomParameterRun:
         """One run with its counters (complete when done + error == total).

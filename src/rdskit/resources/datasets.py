@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rdskit import _hooks
 from rdskit._base_client import APIRequest, path
 from rdskit.models import (
     Dataset,
@@ -28,12 +29,14 @@ from rdskit.models import (
 from rdskit.pagination import SyncPage
 from rdskit.resources._containers import NamedContainers
 from rdskit.resources._resource import (
+    MAX_LIMIT,
     APIClient,
     Resource,
     check_limit,
     given,
     validated,
 )
+from rdskit.resources._reuse import comparable, reuse_or_start
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,6 +95,20 @@ class Datasets(NamedContainers[Dataset]):
         """
         return self._create(name)
 
+    def get_or_create(self, name: str) -> Dataset:
+        """The dataset named exactly ``name``, created only if there is none (safe to re-run).
+
+        Several with that name (made before this helper, or by another key of the
+        account): the oldest is returned, every time, with a
+        :class:`~rdskit.errors.DuplicateNameWarning` naming the others. The oldest is the
+        stable choice: a later duplicate never changes which dataset a notebook reads.
+
+        Example:
+            >>> client.datasets.get_or_create("Oat milk").id  # doctest: +SKIP
+            'ds_8f2c…'
+        """
+        return self._get_or_create(name)
+
     def list(
         self, *, limit: int | None = None, cursor: str | None = None, order: Order | None = None
     ) -> SyncPage[Dataset]:
@@ -135,9 +152,7 @@ class Datasets(NamedContainers[Dataset]):
         Example:
             >>> client.datasets.to_frame()[["id", "name"]]  # doctest: +SKIP
         """
-        from rdskit.frames.fetch import datasets_to_frame
-
-        return datasets_to_frame(self._frames_client("datasets.to_frame"))
+        return _hooks.call("frames.datasets_to_frame", self._frames_client("datasets.to_frame"))
 
 
 class DatasetRuns(Resource):
@@ -156,12 +171,21 @@ class DatasetRuns(Resource):
         enable_visual_recognition: bool | None = None,
         enable_transcribing: bool | None = None,
         content_analysis_actions: Sequence[str] | None = None,
+        reuse: bool = False,
     ) -> DatasetRun:
         """Start a collection run; returns the pending run (``.wait()`` polls it).
 
         ``search_query`` is ``{"type": "prompt", "sources": [...], "search_query": "..."}``
         or ``{"type": "url", "source_urls": [...]}`` (or the model). Under a client budget
         the run is refused unless ``count`` mentions fit in it.
+
+        ``reuse=True`` makes a re-run free: the dataset's runs are read first (free) and a
+        run with the same parameters that did not fail is returned instead of paying again
+        (completed: its mentions are in the dataset; pending or working: wait on it).
+        Parameters compare as the run echoes them: lists as sets (source order does not
+        matter), null, false and empty alike; a ``count`` you leave out matches any count
+        (the service fills its default). Without ``reuse`` every call collects again
+        (mentions accumulate in the dataset: that is how to pick up newer posts).
 
         Example:
             >>> query = {"type": "prompt", "sources": ["reddit", "tiktok"],
@@ -186,18 +210,28 @@ class DatasetRuns(Resource):
                 content_analysis_actions=content_analysis_actions,
             ),
         )
+        wanted = body.to_wire()
         request = APIRequest(
             "POST",
             path("/v1/datasets/{}/runs", dataset_id),
             kind="paid",
-            json=body.to_wire(),
+            json=wanted,
             cast=DatasetRun.model_validate,
             check_hint=f"list the dataset's runs with client.datasets.runs.list({dataset_id!r}) "
             "before retrying",
         )
-        return self._client._run(
-            self._client._guarded("dataset_run", request, {"count": body.count})
-        )
+        start = self._client._guarded("dataset_run", request, {"count": body.count})
+        if not reuse:
+            return self._client._run(start)
+
+        def same(run: DatasetRun) -> bool:
+            echo = run.params.to_wire() if run.params is not None else {}
+            if "count" not in wanted:
+                echo.pop("count", None)
+            return bool(comparable(echo) == comparable(wanted))
+
+        runs = list_dataset_runs(dataset_id, limit=MAX_LIMIT)
+        return self._client._run(reuse_or_start(self._client._core, runs, same, start))
 
     def list(
         self,

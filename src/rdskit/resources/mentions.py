@@ -9,18 +9,62 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from rdskit._base_client import APIRequest
+from rdskit import _hooks
+from rdskit._base_client import APIRequest, AsyncAPIClient, Flow, HTTPCore
+from rdskit.errors import PartialDataWarning, RdsError, warn
 from rdskit.models import Mention, MentionsQuery, Order, PostRef
-from rdskit.pagination import SyncPage
+from rdskit.pagination import AsyncPage, AsyncPager, SyncPage
 from rdskit.resources._resource import Resource, check_limit, given, validated
+from rdskit.resources.datasets import list_dataset_runs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Mentions"]
+__all__ = ["Mentions", "partial_check"]
+
+T = TypeVar("T")
+
+
+def partial_check(core: HTTPCore, dataset_ids: Sequence[str]) -> Flow[None]:
+    """Flow: warn (:class:`~rdskit.errors.PartialDataWarning`) for each dataset whose newest
+    run is not over yet, so its mentions are still arriving; one read per dataset. A dataset
+    whose runs cannot be read is skipped: the mentions call itself answers for it."""
+    for dataset_id in dict.fromkeys(dataset_ids):
+        try:
+            page = yield from core.call_page(list_dataset_runs(dataset_id, limit=1, order="desc"))
+        except RdsError:
+            continue
+        latest = page.data[0] if page.data else None
+        status = latest.status.type if latest is not None else None
+        if latest is None or status in ("completed", "failed"):
+            continue
+        so_far = "" if latest.mentions_count is None else f" ({latest.mentions_count} so far)"
+        warn(
+            f"dataset {dataset_id}: its latest run {latest.id} is {status}, so the mentions "
+            f"read now are partial{so_far}. Wait for it first: "
+            f"client.datasets.runs.get({dataset_id!r}, {latest.id!r}).wait()",
+            PartialDataWarning,
+        )
+
+
+class _CheckedPager(AsyncPager[T]):
+    """An async list call that runs ``check`` before its first page (once)."""
+
+    def __init__(self, client: AsyncAPIClient, request: APIRequest[T], check: Flow[None]) -> None:
+        super().__init__(client, request)
+        self._check: Flow[None] | None = check
+
+    def __await__(self) -> Generator[Any, None, AsyncPage[T]]:
+        return self._first().__await__()
+
+    async def _first(self) -> AsyncPage[T]:
+        if self._check is not None:
+            check, self._check = self._check, None
+            await self._client._run(check)
+        return await AsyncPager(self._client, self._request)
 
 
 class Mentions(Resource):
@@ -49,6 +93,10 @@ class Mentions(Resource):
         dataset_run_at; ``parameter_ids`` adds custom parameter values; ``post_refs``
         looks posts up by ``{source, id}``. Omit ``dataset_ids`` to span every dataset.
 
+        A first page read from ``dataset_ids`` while a dataset's latest run is still
+        pending or working emits a :class:`~rdskit.errors.PartialDataWarning` (one free
+        read of each dataset's newest run; nothing more when they are over).
+
         Example:
             >>> page = client.mentions.list(dataset_ids=["ds_1"], q="foam", sort="views",
             ...     order="desc", limit=50)  # doctest: +SKIP
@@ -73,16 +121,21 @@ class Mentions(Resource):
                 post_refs=post_refs,
             ),
         )
-        return self._client._paginate(
-            APIRequest(
-                "POST",
-                "/v1/mentions",
-                kind="free_post",
-                json=body.to_wire(),
-                cast=Mention.model_validate,
-                cursor_in="json",
-            )
+        request = APIRequest(
+            "POST",
+            "/v1/mentions",
+            kind="free_post",
+            json=body.to_wire(),
+            cast=Mention.model_validate,
+            cursor_in="json",
         )
+        if not body.dataset_ids or cursor is not None:  # a next page was checked on the first
+            return self._client._paginate(request)
+        check = partial_check(self._client._core, body.dataset_ids)
+        if isinstance(self._client, AsyncAPIClient):
+            return _CheckedPager(self._client, request, check)
+        self._client._run(check)
+        return self._client._paginate(request)
 
     def to_frame(self, *, cache: bool = False, **query: Any) -> pd.DataFrame:
         """Every mention matching ``query`` (the arguments of :meth:`list`) as a frame.
@@ -95,9 +148,12 @@ class Mentions(Resource):
             >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
             >>> df.rds.sentiment_over_time("W")  # doctest: +SKIP
         """
-        from rdskit.frames.fetch import mentions_to_frame
-
-        return mentions_to_frame(self._frames_client("mentions.to_frame"), cache=cache, **query)
+        return _hooks.call(
+            "frames.mentions_to_frame",
+            self._frames_client("mentions.to_frame"),
+            cache=cache,
+            **query,
+        )
 
     def to_parquet(self, path: str | os.PathLike[str], **options: Any) -> int:
         """Stream every matching mention to partitioned parquet; returns how many.
@@ -109,6 +165,10 @@ class Mentions(Resource):
             >>> client.mentions.to_parquet("oat/", dataset_ids=["ds_1"])  # doctest: +SKIP
             48210
         """
-        from rdskit.frames.parquet import mentions_to_parquet
-
-        return mentions_to_parquet(self._frames_client("mentions.to_parquet"), path, **options)
+        count: int = _hooks.call(
+            "frames.mentions_to_parquet",
+            self._frames_client("mentions.to_parquet"),
+            path,
+            **options,
+        )
+        return count

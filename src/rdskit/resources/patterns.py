@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rdskit import _hooks
 from rdskit._base_client import APIRequest, path
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.resources._resource import Resource, given, validated
@@ -102,8 +103,9 @@ class Patterns(Resource):
         Example:
             >>> client.patterns.items_frame("pat_1", posts=True)  # doctest: +SKIP
         """
-        from rdskit.frames.fetch import pattern_items_to_frame
-
-        return pattern_items_to_frame(
-            self._frames_client("patterns.items_frame"), pattern_id, posts=posts
+        return _hooks.call(
+            "frames.pattern_items_to_frame",
+            self._frames_client("patterns.items_frame"),
+            pattern_id,
+            posts=posts,
         )

@@ -1,0 +1,364 @@
+"""One budget for the whole process: the paid calls of every rdskit client count against it.
+
+:func:`set_budget` caps every :class:`~rdskit.Client` and :class:`~rdskit.AsyncClient` of
+this process (a notebook's kernel), made before or after it, ``Client.sandbox()`` included,
+on top of any client's own ``budget_credits``. In a notebook ``%rds budget N`` sets it and
+``%rds status`` shows it.
+
+- A paid call (dataset, audience and custom parameter runs, pattern detections, research
+  previews, tracking triggers) is estimated and refused before it is sent when the estimate
+  does not fit what remains; an accepted call commits its estimate (the upper bound the
+  service reserves; a refund of the unused part does not give it back).
+- Ask has no estimate (the service charges inference after the reply): it is refused once
+  nothing remains, and each reply's ``ai_assistant`` usage rows are committed when the
+  reply is seen complete (``client.wait``, ``%%ask``), or at the latest before the next
+  paid call. Asks of several clients of one account running at the same time may have
+  their rows counted against the first client's own budget (never fewer credits overall).
+- Setting it again never forgets silently: the same cap keeps what was committed (re-running
+  a notebook cell is harmless), another cap keeps it too, ``reset=True`` starts from zero,
+  ``set_budget(None)`` lifts the cap and forgets the commitments.
+
+Example:
+    >>> import rdskit
+    >>> rdskit.set_budget(100)
+    Budget(total=Decimal('100'), spent=Decimal('0'), scope='process-wide')
+    >>> print(rdskit.get_budget())
+    100 of 100 credits left (0 committed)
+    >>> rdskit.set_budget(None)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any, Final
+
+from rdskit._base_client import Amount
+from rdskit._format import credits_text
+from rdskit.errors import BudgetExceeded, InvalidParameter
+from rdskit.models import ChatMessage, UsageRow
+from rdskit.resources.chats import get_chat_message
+
+if TYPE_CHECKING:
+    from rdskit._base_client import APIRequest, Flow, HTTPCore
+    from rdskit.billing import Estimate
+
+__all__ = [
+    "PROCESS_SCOPE",
+    "Budget",
+    "active_budgets",
+    "change_note",
+    "counted_reply",
+    "get_budget",
+    "guarded_ask",
+    "set_budget",
+    "settle_asks",
+]
+
+log = logging.getLogger("rdskit")
+
+PROCESS_SCOPE: Final = "process-wide"
+"""The ``scope`` of the budget :func:`set_budget` makes (named in its refusals)."""
+
+ASK_CATEGORY: Final = "ai_assistant"
+"""The usage category Ask's inference is charged in."""
+
+ROW_GRACE = 120.0
+"""Seconds a finished reply waits for its usage row before it is no longer looked for
+(a failed reply is not charged; the service may book a charge a little after the reply)."""
+
+_USAGE_ROWS = 100  # the newest usage rows read to find a reply's charge (one page)
+
+_lock = threading.Lock()
+_process: Budget | None = None
+
+
+@dataclass
+class _PendingAsk:
+    """An Ask sent under a budget whose charge is not counted yet."""
+
+    account: tuple[str, str]  # (base URL, key digest): whose usage history shows it
+    chat_id: str
+    message_id: str
+    after_row: int  # the newest usage row id before it was sent (-1: none)
+    budgets: tuple[Budget, ...]
+    finished_at: float | None = None
+
+
+_pending: list[_PendingAsk] = []
+_counted: set[tuple[tuple[str, str], int]] = set()  # usage rows already committed
+
+
+class Budget:
+    """Credits paid calls may still commit (thread-safe): a client's own
+    (``budget_credits=``) or the process-wide one (:func:`set_budget`).
+
+    Example:
+        >>> from rdskit.billing import Estimate
+        >>> budget = Budget(100)
+        >>> budget.reserve(Estimate("dataset_run", "mention", 60, None, Decimal(60)))
+        >>> budget.remaining
+        Decimal('40')
+        >>> print(budget)
+        40 of 100 credits left (60 committed)
+    """
+
+    def __init__(
+        self, credits: Amount, *, scope: str = "client", field: str = "budget_credits"
+    ) -> None:
+        self.total = _credits(credits, field)
+        self.scope = scope  # named in refusals: "client" or "process-wide"
+        self.spent = Decimal(0)
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> Decimal:
+        """Credits not yet committed."""
+        return self.total - self.spent
+
+    def reserve(self, estimate: Estimate) -> None:
+        """Count ``estimate`` as spent, or raise :class:`BudgetExceeded` without counting."""
+        with self._lock:
+            if estimate.credits is None:
+                raise BudgetExceeded(
+                    estimate.kind,
+                    None,
+                    self.remaining,
+                    f"a budget needs a known estimate: {estimate.reason or 'no price'}",
+                    scope=self.scope,
+                )
+            if estimate.credits > self.remaining:
+                raise BudgetExceeded(
+                    estimate.kind,
+                    estimate.credits,
+                    self.remaining,
+                    "the estimate is more than what remains",
+                    scope=self.scope,
+                )
+            self.spent += estimate.credits
+
+    def release(self, estimate: Estimate) -> None:
+        """Give back a reservation whose call was refused (nothing started)."""
+        with self._lock:
+            self.spent -= estimate.credits or 0
+
+    def charge(self, credits: Decimal) -> None:
+        """Commit a charge known only after the fact (an Ask's inference)."""
+        with self._lock:
+            self.spent += credits
+
+    def check_open(self, kind: str) -> None:
+        """Raise :class:`BudgetExceeded` when nothing remains (a call with no estimate)."""
+        with self._lock:
+            if self.remaining <= 0:
+                raise BudgetExceeded(
+                    kind, None, self.remaining, "nothing remains of it", scope=self.scope
+                )
+
+    def resize(self, credits: Amount, field: str = "credits") -> None:
+        """Change the cap, keeping what was committed."""
+        total = _credits(credits, field)
+        with self._lock:
+            self.total = total
+
+    def __str__(self) -> str:
+        return (
+            f"{credits_text(self.remaining)} of {credits_text(self.total)} credits left "
+            f"({credits_text(self.spent)} committed)"
+        )
+
+    def __repr__(self) -> str:
+        return f"Budget(total={self.total!r}, spent={self.spent!r}, scope={self.scope!r})"
+
+
+def set_budget(credits: Amount | None, *, reset: bool = False) -> Budget | None:
+    """Cap the paid calls of every rdskit client in this process at ``credits``.
+
+    ``None`` lifts the cap. Setting the same cap again keeps what was committed (so a
+    re-run notebook cell does not forget spending); a new cap keeps it too; ``reset=True``
+    starts from zero. Returns the budget (None when lifted).
+
+    Example:
+        >>> rdskit.set_budget(500)  # doctest: +SKIP
+        >>> client = rdskit.Client.sandbox()  # made after: capped too  # doctest: +SKIP
+        >>> client.datasets.runs.create(ds_id, search_query=query, count=800)  # doctest: +SKIP
+        Traceback (most recent call last):
+        rdskit.errors.BudgetExceeded: dataset_run refused by the process-wide budget: ...
+    """
+    global _process
+    fresh = None if credits is None else Budget(credits, scope=PROCESS_SCOPE, field="credits")
+    with _lock:
+        if fresh is not None and _process is not None and not reset:
+            # The same object keeps counting: Asks sent before still commit to it.
+            _process.resize(fresh.total)
+            return _process
+        _process = fresh
+    return fresh
+
+
+def get_budget() -> Budget | None:
+    """The process-wide budget, or None when there is none.
+
+    Example:
+        >>> budget = rdskit.get_budget()  # doctest: +SKIP
+        >>> budget.total, budget.spent, budget.remaining  # doctest: +SKIP
+        (Decimal('500'), Decimal('120.000000'), Decimal('380.000000'))
+    """
+    return _process
+
+
+def change_note(
+    before: tuple[Decimal, Decimal] | None, after: Budget | None, *, reset: bool = False
+) -> str:
+    """One line saying what :func:`set_budget` did; ``before`` is the (total, committed)
+    of the budget it replaced. ``%rds budget`` prints it.
+
+    Example:
+        >>> change_note((Decimal(100), Decimal(40)), None)
+        'Budget lifted: paid calls are no longer capped (40 credits were committed under it).'
+    """
+    if after is None:
+        if before is None:
+            return "No budget: paid calls are not capped."
+        return (
+            "Budget lifted: paid calls are no longer capped "
+            f"({credits_text(before[1])} credits were committed under it)."
+        )
+    if before is None or reset:
+        return (
+            f"Budget: {credits_text(after.total)} credits for the paid calls of every rdskit "
+            "client in this kernel, starting from zero."
+        )
+    if before[0] == after.total:
+        return (
+            f"Budget unchanged: {after}. Re-running keeps what was committed "
+            "(%rds budget N --reset starts again from zero)."
+        )
+    return f"Budget changed to {credits_text(after.total)} credits: {after}."
+
+
+def active_budgets(own: Budget | None) -> list[Budget]:
+    """The budgets a client's paid call must fit: its own and the process-wide one."""
+    process = _process
+    return [budget for budget in (own, process) if budget is not None]
+
+
+def guarded_ask(core: HTTPCore, own: Budget | None, request: APIRequest[Any]) -> Flow[Any]:
+    """Flow of ``POST /v1/ask`` under the budgets: refused once one of them is spent, and
+    remembered so the reply's charge is committed when it is seen."""
+    budgets = active_budgets(own)
+    if not budgets:
+        return (yield from core.call(request))
+    yield from settle_asks(core)
+    for budget in budgets:
+        budget.check_open("ask")
+    newest = yield from core.call_page(_usage_rows(1))
+    after_row = newest.data[0].id if newest.data else -1
+    accepted = yield from core.call(request)
+    with _lock:
+        _pending.append(
+            _PendingAsk(
+                _account(core), accepted.chat_id, accepted.message_id, after_row, tuple(budgets)
+            )
+        )
+    return accepted
+
+
+def counted_reply(core: HTTPCore, chat_id: str, message_id: str) -> Flow[ChatMessage]:
+    """Flow: read a reply (``client.wait`` polls with it) and, once it is over, commit the
+    charges of the finished Asks of its account."""
+    message = yield from core.call(get_chat_message(chat_id, message_id))
+    if message.status in ("completed", "failed") and _pending:
+        yield from settle_asks(core, {(chat_id, message_id): message.status})
+    return message
+
+
+def settle_asks(core: HTTPCore, known: Mapping[tuple[str, str], str] | None = None) -> Flow[None]:
+    """Flow: commit the ``ai_assistant`` charges of the finished Asks of ``core``'s account
+    (read from its usage history). ``known`` holds reply statuses already read."""
+    account = _account(core)
+    with _lock:
+        mine = [ask for ask in _pending if ask.account == account]
+    if not mine:
+        return
+    now = time.monotonic()
+    for ask in mine:
+        if ask.finished_at is not None:
+            continue
+        status = (known or {}).get((ask.chat_id, ask.message_id))
+        if status is None:
+            status = (yield from core.call(get_chat_message(ask.chat_id, ask.message_id))).status
+        if status in ("completed", "failed"):
+            ask.finished_at = now
+    finished = sorted((ask for ask in mine if ask.finished_at is not None), key=_sent_order)
+    if not finished:
+        return
+    page = yield from core.call_page(_usage_rows(_USAGE_ROWS))
+    floor = min(ask.after_row for ask in finished)
+    with _lock:
+        rows = [
+            row
+            for row in page.data
+            if row.category == ASK_CATEGORY and row.id > floor and (account, row.id) not in _counted
+        ]
+        _counted.update((account, row.id) for row in rows)
+        charge = sum((_row_credits(row) for row in rows), Decimal(0))
+        charged: set[int] = set()
+        for ask in finished:
+            for budget in ask.budgets:
+                if id(budget) not in charged:  # each budget once, even for several asks
+                    charged.add(id(budget))
+                    budget.charge(charge)
+        # One row per reply: the oldest finished asks are settled by the rows found; the
+        # rest wait for theirs until ROW_GRACE has passed.
+        settled = finished[: len(rows)]
+        settled += [ask for ask in finished if now - (ask.finished_at or now) > ROW_GRACE]
+        _pending[:] = [ask for ask in _pending if all(ask is not s for s in settled)]
+    if rows:
+        log.info("committed %s credits of %d ai_assistant usage row(s)", charge, len(rows))
+
+
+def _credits(value: Amount, field: str) -> Decimal:
+    """``value`` as credits, or InvalidParameter naming ``field``."""
+    try:
+        credits = Decimal(repr(value) if isinstance(value, float) else value)
+    except (InvalidOperation, TypeError, ValueError):
+        credits = Decimal("NaN")
+    if isinstance(value, bool):  # True is an int to Python, not a number of credits
+        credits = Decimal("NaN")
+    if not credits.is_finite() or credits < 0:
+        raise InvalidParameter(
+            field, f"must be a finite number of credits, 0 or more; got {value!r}"
+        )
+    return credits
+
+
+def _sent_order(ask: _PendingAsk) -> int:
+    return next((i for i, pending in enumerate(_pending) if pending is ask), len(_pending))
+
+
+def _account(core: HTTPCore) -> tuple[str, str]:
+    return core.base_url, core.api_key.digest
+
+
+def _usage_rows(limit: int) -> APIRequest[UsageRow]:
+    from rdskit._base_client import APIRequest
+
+    return APIRequest(
+        "GET", "/v1/me/usage_history", params={"limit": limit}, cast=UsageRow.model_validate
+    )
+
+
+def _row_credits(row: UsageRow) -> Decimal:
+    """A row's charge in credits: ``quantity_credits``, else USD at the row's rate."""
+    if row.quantity_credits is not None:
+        return row.quantity_credits
+    if row.credit_rate_usd:
+        return row.quantity / row.credit_rate_usd
+    # No credit figure at all: count nothing rather than guess, and say so in the log.
+    log.warning("usage row %s has no credit amount; not counted against the budget", row.id)
+    return Decimal(0)

@@ -1,0 +1,150 @@
+"""Progress that moves: the bar follows step weights and counters, a time-left estimate
+appears once it can be known, Ask stages are words, and amounts read for people."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from jupyter_support import QUERY
+
+import rdskit
+from rdskit.jupyter import progress as p
+from rdskit.models import AskAccepted, ChatMessage, DatasetRun
+from rdskit.progress import Snapshot, time_left
+from rdskit.runs import describe
+from rdskit.sandbox import start
+
+
+class Recorder:
+    """A view keeping every snapshot it was shown."""
+
+    def __init__(self) -> None:
+        self.snaps: list[Snapshot] = []
+
+    def open(self, snap: Snapshot) -> None:
+        self.snaps.append(snap)
+
+    show = close = open
+
+
+def run_with(steps: list[str], mentions: int | None = 0, status: str = "working") -> DatasetRun:
+    names = ("scraping", "enrichment", "analysis")
+    return DatasetRun.model_validate(
+        {
+            "id": "dsr_9",
+            "dataset_id": "ds_9",
+            "created_at": 0,
+            "count": 50,
+            "mentions_count": mentions,
+            "status": {
+                "type": status,
+                "steps": [{"name": n, "status": s} for n, s in zip(names, steps, strict=True)],
+            },
+        }
+    )
+
+
+def test_the_bar_moves_with_steps_when_the_count_stays_zero() -> None:
+    shares = [
+        describe(run_with(steps)).fraction
+        for steps in (
+            ["pending", "pending", "pending"],
+            ["working", "pending", "pending"],
+            ["completed", "working", "pending"],
+            ["completed", "completed", "working"],
+        )
+    ]
+    assert shares == sorted(shares) and len(set(shares)) == 4
+    assert shares[0] == 0.0 and 0 < shares[1] < shares[3] < 1
+    assert describe(run_with(["completed"] * 3, 50, "completed")).fraction == 1.0
+    # a counter the service reports moves the working step; "0 of 50" never shows
+    half = describe(run_with(["completed", "working", "pending"], 10)).fraction
+    assert half == pytest.approx((1 + 10 / 50) / 3)
+    assert describe(run_with(["working", "pending", "pending"])).counters[0] == (
+        "mentions",
+        "50 requested",
+    )
+
+
+def test_time_left_appears_once_the_pace_is_known() -> None:
+    assert time_left(0.5, 0.5) is None  # too early to tell
+    assert time_left(10.0, 0.0) is None and time_left(10.0, 1.0) is None
+    assert time_left(8.0, 0.8) == pytest.approx(2.0)
+    now = [0.0]
+    view = Recorder()
+    rep = p.Reporter(run_with(["pending"] * 3), view, clock=lambda: now[0], tick=3600)
+    rep.open()
+    for second, steps in enumerate(
+        (["working", "pending", "pending"], ["completed", "working", "pending"]), start=1
+    ):
+        now[0] = 3.0 * second
+        rep.update(run_with(steps))
+    rep.finish("completed")
+    live = [snap for snap in view.snaps if snap.state == "running"]
+    assert live[0].left is None and live[-1].left is not None and live[-1].left > 0
+    assert "left" in p.timing(live[-1]) and "elapsed" in p.timing(live[-1])
+    assert view.snaps[-1].left is None and p.timing(view.snaps[-1]).startswith("working in ")
+
+
+def test_live_and_final_share_one_layout() -> None:
+    live = p.progress_html(
+        Snapshot(describe(run_with(["completed", "working", "pending"])), "running", 2.0)
+    )
+    final = p.progress_html(
+        Snapshot(describe(run_with(["completed"] * 3, 50, "completed")), "completed", 4.8)
+    )
+    for html in (live, final):
+        assert "<table" not in html  # JupyterLab stripes and right-aligns tables
+        assert html.count('class="rds-progress-bar"') == 1
+    blocks = [re.findall(r'class="(rds-progress[\w-]*)', html)[:4] for html in (live, final)]
+    assert blocks[0] == blocks[1]
+    assert "completed in 4.8s" in final and "completed · completed" not in final
+
+
+def test_ask_stages_are_words() -> None:
+    turn = AskAccepted.model_validate({"chat_id": "ch_1", "message_id": "m_1", "status": "working"})
+    working = ChatMessage.model_validate(
+        {"id": "m_1", "chat_id": "ch_1", "role": "assistant", "status": "working", "content": ""}
+    )
+    answered = ChatMessage.model_validate(
+        {
+            "id": "m_1",
+            "chat_id": "ch_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": "x",
+            "references": [],
+        }
+    )
+    sent, busy, done = (describe(obj) for obj in (turn, working, answered))
+    assert sent.status == "question sent" and busy.status == "the assistant is working"
+    assert [step.name for step in sent.steps] == [
+        "question sent",
+        "assistant working",
+        "references resolved",
+    ]
+    assert done.status == "answered" and "references resolved (0 references)" in [
+        step.name for step in done.steps
+    ]
+    assert sent.fraction is not None and busy.fraction is not None
+    assert 0 < sent.fraction < busy.fraction < done.fraction == 1.0
+
+
+def test_a_real_run_moves_the_bar_and_bills_for_people(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = Recorder()
+    monkeypatch.setattr(
+        "rdskit.waiting._reporter", lambda obj, progress: p.Reporter(obj, view, tick=0.2)
+    )
+    # a sandbox at a speed where a run takes seconds, as a person sees it
+    with start(speed=3) as sandbox, rdskit.Client(sandbox.api_key, base_url=sandbox.url) as client:
+        dataset = client.datasets.create("progress that moves")
+        run = client.datasets.runs.create(dataset.id, search_query=QUERY, count=20)
+        fetched = run.wait(poll_interval=0.2, progress=True)
+    assert fetched.status.type == "completed"
+    shares = [snap.view.fraction or 0.0 for snap in view.snaps]
+    assert shares == sorted(shares), shares  # never goes back
+    assert any(0 < share < 1 for share in shares), shares  # moved before the end
+    final = p.progress_html(view.snaps[-1])
+    assert re.search(r"\d+\.\d{3,}", final.split("<style>")[0] + final.split("</style>")[1]) is None
+    assert "for this run" in final and "usage row" not in final

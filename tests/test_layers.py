@@ -1,0 +1,220 @@
+"""The layers of rdskit, enforced: core -> frames -> jupyter; the sandbox apart.
+
+An AST scan of every module under ``src/rdskit``: each ``import`` / ``from ... import``
+(top level or inside a function: a lazy import is still a dependency; ``if TYPE_CHECKING:``
+blocks excepted, they never run) is resolved to the rdskit module it names. The rules:
+
+- the core (configuration, HTTP, models, errors, resources, billing, waiting, run kinds,
+  progress domain...) imports nothing from ``rdskit.frames``, ``rdskit.jupyter`` or
+  ``rdskit.sandbox``; it reaches them only through named hooks (``rdskit._hooks``) that the
+  package root wires;
+- ``rdskit.frames`` imports neither ``rdskit.jupyter`` nor ``rdskit.sandbox``;
+- ``rdskit.sandbox`` imports neither ``rdskit.frames`` nor ``rdskit.jupyter``;
+- the core has no import cycle (a module that needs another lazily "to avoid a cycle" is
+  a cycle all the same).
+
+The package root (``rdskit/__init__.py``) and the applications (``cli.py``, ``demo.py``)
+compose the layers and may name any of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "rdskit"
+LAYERS = ("rdskit.frames", "rdskit.jupyter", "rdskit.sandbox")
+COMPOSERS = {"rdskit", "rdskit.cli", "rdskit.demo", "rdskit.__main__"}
+FORBIDDEN = {
+    "core": LAYERS,
+    "rdskit.frames": ("rdskit.jupyter", "rdskit.sandbox"),
+    "rdskit.sandbox": ("rdskit.frames", "rdskit.jupyter"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(module: str) -> str:
+    for layer in LAYERS:
+        if module == layer or module.startswith(layer + "."):
+            return layer
+    return "composer" if module in COMPOSERS else "core"
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node``, skipping ``if TYPE_CHECKING:`` bodies."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _is_type_checking(child):
+            yield from (n for part in child.orelse for n in [part, *_walk(part)])
+            continue
+        yield child
+        yield from _walk(child)
+
+
+def _resolve(name: str) -> str | None:
+    """The rdskit module ``name`` refers to (an imported attribute resolves to its module)."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def imports_of(module: str) -> set[tuple[str, int]]:
+    """The rdskit modules ``module`` imports, with the line of each import."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[tuple[str, int]] = set()
+    for node in _walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            # ``from pkg import sub`` depends on the submodule; ``from mod import name``
+            # on the module.
+            names = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                for alias in node.names
+            ]
+        for name in names:
+            target = _resolve(name)
+            if target is not None and target != module:
+                found.add((target, node.lineno))
+    return found
+
+
+GRAPH = {module: imports_of(module) for module in MODULES}
+
+
+def violations(layer: str) -> list[str]:
+    banned = FORBIDDEN[layer]
+    return [
+        f"{module}:{line} imports {target}"
+        for module in MODULES
+        if layer_of(module) == layer
+        for target, line in sorted(GRAPH[module])
+        if target.startswith(banned) and layer_of(target) != layer
+    ]
+
+
+@pytest.mark.parametrize("layer", FORBIDDEN)
+def test_layer_imports_nothing_above_it(layer: str) -> None:
+    assert violations(layer) == []
+
+
+def test_the_scan_sees_lazy_imports() -> None:
+    # The rule must be able to fail: the package root imports the Jupyter layer lazily
+    # (load_ipython_extension), and the scan has to see that import.
+    assert any(target.startswith("rdskit.jupyter") for target, _ in GRAPH["rdskit"])
+    assert layer_of("rdskit.models.mentions") == "core"
+    assert layer_of("rdskit.jupyter.progress") == "rdskit.jupyter"
+
+
+def cycles(modules: set[str]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    edges = {m: {t for t, _ in GRAPH[m] if t in modules} for m in modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(modules):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_the_core_has_no_import_cycle() -> None:
+    core = {m for m in MODULES if layer_of(m) == "core"}
+    assert cycles(core) == []
+
+
+# -- the layers at run time ---------------------------------------------------------------
+def _modules_after(code: str) -> set[str]:
+    script = (
+        f"{code}\nimport sys\nprint(' '.join(m for m in sys.modules if m.startswith('rdskit')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(done.stdout.split())
+
+
+def test_import_rdskit_loads_no_layer_and_no_client() -> None:
+    loaded = _modules_after("import rdskit")
+    assert not {m for m in loaded if m.startswith(LAYERS)}
+    assert "rdskit.client" not in loaded and "rdskit.models" not in loaded
+    assert "rdskit.client" in _modules_after("import rdskit; rdskit.Client")
+
+
+def test_a_scripts_wait_loads_no_display_layer() -> None:
+    code = """
+import httpx, rdskit
+run = {"id": "dsr_1", "dataset_id": "ds_1", "created_at": 0, "status": {"type": "working"}}
+done = {**run, "status": {"type": "completed"}}
+reply = httpx.Response(200, json={"status": "success", "data": done})
+client = rdskit.Client("bz_test_" + "0" * 32, base_url="http://rds.test", rate_limit=None,
+                       transport=httpx.MockTransport(lambda request: reply))
+client._sleep = lambda seconds: None
+assert client.wait(rdskit.models.DatasetRun.model_validate(run)).status.type == "completed"
+"""
+    loaded = _modules_after(code)
+    assert "rdskit.waiting" in loaded
+    assert not {m for m in loaded if m.startswith(LAYERS)}
+
+
+def test_every_layer_hook_names_a_callable() -> None:
+    import rdskit
+    from rdskit import _hooks
+
+    for name in rdskit._LAYER_HOOKS:
+        assert callable(_hooks.resolve(name)), name
