@@ -184,3 +184,36 @@ def test_a_run_over_its_cpu_budget_fails_refunded() -> None:
             assert Decimal(wallet["held_usd"]) == 0 and Decimal(wallet["used_usd"]) == 0
             small = _start_run(http, 5)  # the worker is not blocked: the next run completes
             _finish(http, *small)
+
+
+def test_a_job_outliving_stop_ends_quietly_when_the_store_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # stop() waits a bounded time; the sandbox then closes its store under a job still running.
+    crashes: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", crashes.append)
+    store = Store(tmp_path / "closing.db")
+    worker = Worker(store, threads=1)
+    worker.start()
+    key = _flood(store, 1, 0.4, account="slow")[0]
+    deadline = time.monotonic() + 10
+    while not worker._threads[0].is_alive() or _running(store) == 0:
+        assert time.monotonic() < deadline, "the job never started"
+        time.sleep(0.01)
+    worker.stop(timeout=0.05)
+    store.close()
+    worker._threads[0].join(10)
+    assert not worker._threads[0].is_alive()
+    assert crashes == [], [c.exc_value for c in crashes]
+    reopened = Store(tmp_path / "closing.db")  # its end was not recorded: re-queued on start
+    try:
+        with reopened.read() as conn:
+            state = conn.execute("SELECT state FROM jobs WHERE ref_id = ?", (key,)).fetchone()
+        assert state[0] == "running"
+    finally:
+        reopened.close()
+
+
+def _running(store: Store) -> int:
+    with store.read() as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM jobs WHERE state = 'running'").fetchone()[0])

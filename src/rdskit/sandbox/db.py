@@ -40,6 +40,7 @@ __all__ = [
     "Clock",
     "Connection",
     "Store",
+    "StoreClosed",
     "dumps",
     "keys_table",
     "loads",
@@ -302,6 +303,11 @@ class Connection(sqlite3.Connection):
         self._after_commit.append(callback)
 
 
+class StoreClosed(RuntimeError):
+    """The store was closed (the sandbox is stopping): a worker thread still finishing a
+    job meets it and ends quietly; the job stays ``running`` and is re-queued on restart."""
+
+
 class Store:
     """Thread-safe access to the sandbox database.
 
@@ -360,7 +366,7 @@ class Store:
     # -- connections -------------------------------------------------------------
     def _connection(self) -> Connection:
         if self._closed:
-            raise RuntimeError("the sandbox store is closed")
+            raise StoreClosed("the sandbox store is closed")
         if self.path == ":memory:":
             # One shared connection: a second ":memory:" connection would be another database.
             if self._memory is None:

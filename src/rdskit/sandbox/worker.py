@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rdskit.sandbox import budget
-from rdskit.sandbox.db import Connection, Store, dumps, loads
+from rdskit.sandbox.db import Connection, Store, StoreClosed, dumps, loads
 
 __all__ = ["Job", "JobKind", "Worker", "register", "schedule"]
 
@@ -195,6 +195,9 @@ class Worker:
                     self.store.jobs_changed.clear()
                     continue
                 self._run(job)
+            except StoreClosed:
+                # stop() waits a bounded time; a job that outlived it finds the store closed.
+                return
             except sqlite3.OperationalError as exc:
                 if not _busy(exc):
                     raise
