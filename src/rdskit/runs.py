@@ -287,11 +287,16 @@ class DatasetRunKind(RunKind[DatasetRun]):
     def follower(self, obj: DatasetRun) -> Callable[[HTTPCore], Flow[DatasetRun]]:
         return lambda core: core.call(get_dataset_run(obj.dataset_id, obj.id))
 
+    @staticmethod
+    def _wanted(obj: DatasetRun) -> int | None:
+        """How many mentions the run asked for (``count``, else the echoed request)."""
+        return obj.count or obj.requested_count
+
     def done_of(self, obj: DatasetRun) -> tuple[str, int | None, int | None]:
-        return "mentions", obj.mentions_count, obj.count or obj.requested_count
+        return "mentions", obj.mentions_count, self._wanted(obj)
 
     def counters(self, obj: DatasetRun) -> tuple[tuple[str, str], ...]:
-        wanted = obj.count or obj.requested_count
+        wanted = self._wanted(obj)
         if not obj.mentions_count and wanted and self.state(obj) == "running":
             # The service may count mentions only at the end: "0 of 40" would read as stuck.
             return (("mentions", f"{number(wanted)} requested"),)
@@ -304,7 +309,7 @@ class DatasetRunKind(RunKind[DatasetRun]):
         return super().counters(obj) + more
 
     def charge(self, obj: DatasetRun) -> ChargeTerms:
-        count = obj.count or obj.requested_count
+        count = self._wanted(obj)
         return self._terms(count, None if count else "the run does not show its count")
 
 
