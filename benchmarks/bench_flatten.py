@@ -47,7 +47,7 @@ import pandas as pd
 import pyarrow as pa
 
 from rdskit.frames import mentions_frame
-from rdskit.sandbox import corpus, enrichment
+from rdskit.sandbox.text import corpus, enrichment
 
 
 def make_rows(count: int) -> list[dict[str, Any]]:

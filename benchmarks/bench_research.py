@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from rdskit.frames import mentions_frame
-from rdskit.sandbox import corpus
+from rdskit.sandbox.text import corpus
 
 KEY = "benchmark key, 32 characters long"
 

@@ -11,8 +11,8 @@ import pytest
 
 from rdskit.sandbox import SandboxHandle, start, wallet
 from rdskit.sandbox.accounts import bootstrap, create_account, set_plan
+from rdskit.sandbox.api._common import ApiError
 from rdskit.sandbox.db import Store
-from rdskit.sandbox.routes._common import ApiError
 
 if TYPE_CHECKING:
     from conftest import Account, Api

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.routes.custom_parameters import FLAKY_TOKEN, QUOTA, model_gives_up
-from rdskit.sandbox.rules import UnprocessablePost, compile_rule, extract
+from rdskit.sandbox.api.custom_parameters import FLAKY_TOKEN, QUOTA, model_gives_up
+from rdskit.sandbox.text.extractor import UnprocessablePost, compile_rule, extract
 
 if TYPE_CHECKING:
     from conftest import Account, Api

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle
+from rdskit.sandbox.api.datasets import seed_mentions
+from rdskit.sandbox.backend.mention_query import SORTS, MentionQuery, hydrate, search
 from rdskit.sandbox.cursors import Page
-from rdskit.sandbox.enrichment import dominant
-from rdskit.sandbox.routes.datasets import seed_mentions
-from rdskit.sandbox.search import SORTS, MentionQuery, hydrate, search
+from rdskit.sandbox.text.enrichment import dominant
 
 Mention = dict[str, Any]
 ACTIONS = ["sentiment", "hook", "cta"]

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 SANDBOX = Path(__file__).resolve().parents[2] / "src" / "rdskit" / "sandbox"
-ROUTES = SANDBOX / "routes"
+ROUTES = SANDBOX / "api"
 API = (
-    "rdskit.sandbox.routes",
+    "rdskit.sandbox.api",
     "rdskit.sandbox.app",
     "rdskit.sandbox.registry",
     "rdskit.sandbox.mcp_server",
@@ -101,7 +101,11 @@ def test_nothing_below_the_api_imports_an_http_framework(module: str) -> None:
 def test_the_backend_package_is_below_the_api() -> None:
     backend = [name for name in BELOW_API if name.startswith("rdskit.sandbox.backend")]
     assert {"rdskit.sandbox.backend.tables", "rdskit.sandbox.backend.patterns"} <= set(backend)
-    for name in ("rdskit.sandbox.errors", "rdskit.sandbox.db", "rdskit.sandbox.search"):
+    for name in (
+        "rdskit.sandbox.errors",
+        "rdskit.sandbox.db",
+        "rdskit.sandbox.backend.mention_query",
+    ):
         assert name in BELOW_API
 
 
@@ -109,7 +113,7 @@ def test_the_scan_sees_what_it_must() -> None:
     # The rules must be able to fail: route modules import FastAPI and the backend, the
     # package root imports the app lazily (inside a function), and the store reads the
     # table list lazily too.
-    assert "fastapi" in imported_names(MODULES["rdskit.sandbox.routes.datasets"])
+    assert "fastapi" in imported_names(MODULES["rdskit.sandbox.api.datasets"])
     assert "rdskit.sandbox.app" in imported_names(MODULES[COMPOSER])
     assert "rdskit.sandbox.backend.tables" in imported_names(MODULES["rdskit.sandbox.db"])
 
@@ -124,6 +128,30 @@ def test_the_list_of_parts_not_split_is_honest() -> None:
 
 def test_the_mcp_server_calls_only_the_listed_route_modules() -> None:
     names = imported_names(MODULES["rdskit.sandbox.mcp_server"])
-    routes = {name for name in names & MODULES.keys() if name.startswith("rdskit.sandbox.routes.")}
+    routes = {name for name in names & MODULES.keys() if name.startswith("rdskit.sandbox.api.")}
     called = {name.rpartition(".")[2] for name in routes}
     assert {part for part in called if part in SPLIT | NOT_SPLIT} == MCP_STILL_CALLS
+
+
+TEXT_TOOLS = sorted(name for name in MODULES if name.startswith("rdskit.sandbox.text"))
+TEXT_MAY_USE = ("rdskit.models", "rdskit.sandbox.text", "rdskit.sandbox.budget")
+
+
+@pytest.mark.parametrize("module", TEXT_TOOLS)
+def test_the_text_tools_know_no_store_and_no_http(module: str) -> None:
+    # Corpus, enrichment, extractor and clustering work on plain values: the backend hands
+    # them text and stores what they return, so they can be tested and benchmarked alone.
+    names = imported_names(MODULES[module])
+    # ``from rdskit.sandbox import budget`` also names the package itself: let that pass.
+    parents = {prefix.rpartition(".")[0] for prefix in TEXT_MAY_USE}
+    ours = sorted(
+        name
+        for name in names
+        if name.startswith("rdskit.") and not _within(name, TEXT_MAY_USE) and name not in parents
+    )
+    assert ours == []
+    assert not {"sqlite3", *HTTP_FRAMEWORKS} & names
+
+
+def test_the_text_tools_are_scanned() -> None:
+    assert {"rdskit.sandbox.text.corpus", "rdskit.sandbox.text.extractor"} <= set(TEXT_TOOLS)

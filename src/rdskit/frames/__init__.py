@@ -32,8 +32,8 @@ from rdskit.frames.fetch import (
     profiles_to_frame,
     usage_history_to_frame,
 )
+from rdskit.frames.loaders import datasets_frame, messages_frame, pattern_items_frame, usage_frame
 from rdskit.frames.mentions import mentions_frame, mentions_table
-from rdskit.frames.other import datasets_frame, messages_frame, pattern_items_frame, usage_frame
 from rdskit.frames.parquet import mentions_to_parquet, read_parquet
 from rdskit.frames.profiles import profiles_frame, profiles_table
 

@@ -20,13 +20,13 @@ import pyarrow.compute as pc
 
 from rdskit.frames import _arrow
 from rdskit.frames.accessor import attach_client
-from rdskit.frames.mentions import mentions_table
-from rdskit.frames.other import (
+from rdskit.frames.loaders import (
     datasets_frame,
     messages_frame,
     pattern_items_frame,
     usage_frame,
 )
+from rdskit.frames.mentions import mentions_table
 from rdskit.frames.profiles import profiles_frame
 from rdskit.frames.provenance import from_schema, record_fetch, restore
 

@@ -306,10 +306,7 @@ def connect_failure(url: str, exc: BaseException, session: Session) -> str:
         else "no session yet"
     )
     shown = urlsplit(url)._replace(netloc=urlsplit(url).netloc.rpartition("@")[2]).geturl()
-    return (
-        f"Could not connect to {shown}: {what}.\n"
-        f"Nothing changed ({kept}). Try: {hint}."
-    )
+    return f"Could not connect to {shown}: {what}.\nNothing changed ({kept}). Try: {hint}."
 
 
 def _check_transport(url: str, allowed: bool) -> None:

@@ -34,7 +34,6 @@ __all__ = [
 ]
 
 
-
 class Member(RdsModel):
     """A seat (``type: member``) or a pending ``invitation`` (email only)."""
 

@@ -27,7 +27,6 @@ __all__ = [
 ]
 
 
-
 class Dataset(RdsModel):
     """A named pool of mentions. Counts, ``updated_at`` and ``url`` are absent on create.
 

@@ -23,7 +23,6 @@ __all__ = [
 ]
 
 
-
 class Schedule(RdsModel):
     """When an agent runs: ``{frequency, time: "HH:MM"}`` plus ``day`` for weekly.
 

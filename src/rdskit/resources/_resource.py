@@ -151,5 +151,3 @@ def check_limit(limit: int | None) -> None:
         return
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidParameter("limit", f"must be between 1 and {MAX_LIMIT}, got {limit!r}")
-
-

@@ -31,10 +31,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rdskit.sandbox import accounts, chaos, guard, openapi, registry
 from rdskit.sandbox.accounts import key_digest
+from rdskit.sandbox.api._common import error_response, install_error_handlers
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.ratelimit import RateLimiter
-from rdskit.sandbox.routes._common import error_response, install_error_handlers
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Worker
 

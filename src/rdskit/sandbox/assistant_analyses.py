@@ -25,7 +25,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rdskit.sandbox import enrichment
 from rdskit.sandbox.assistant_posts import (
     SENTIMENTS,
     Mention,
@@ -52,6 +51,7 @@ from rdskit.sandbox.assistant_sections import (
     _unit,
     posts_phrase,
 )
+from rdskit.sandbox.text import enrichment
 
 __all__ = ["WRITERS", "is_ad", "spikes"]
 

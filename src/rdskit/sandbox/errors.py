@@ -4,7 +4,7 @@
 :class:`FieldError` (made by :func:`invalid`) is a body field the request model accepts but
 the service does not, answered as the spec's 422. Both are plain exceptions: backend modules
 raise them without importing FastAPI, and the API layer
-(:func:`rdskit.sandbox.routes._common.install_error_handlers`) renders them; the MCP server
+(:func:`rdskit.sandbox.api._common.install_error_handlers`) renders them; the MCP server
 maps them to tool errors.
 
 Example:

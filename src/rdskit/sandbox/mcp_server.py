@@ -60,11 +60,11 @@ from rdskit.models import MentionsQuery
 from rdskit.models.chats import AskRequest
 from rdskit.models.common import SOURCES
 from rdskit.sandbox.accounts import key_digest, plan_of
+from rdskit.sandbox.api import chats
+from rdskit.sandbox.api._common import Principal
 from rdskit.sandbox.backend import mentions, previews
 from rdskit.sandbox.db import Store, loads
 from rdskit.sandbox.errors import ApiError, FieldError
-from rdskit.sandbox.routes import chats
-from rdskit.sandbox.routes._common import Principal
 from rdskit.sandbox.settings import Settings
 
 __all__ = ["TOOL_PREFIX", "McpGate", "build_server", "mcp_app"]

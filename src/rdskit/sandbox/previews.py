@@ -1,6 +1,6 @@
 """Research preview generation: what a quick look at a search or at profiles would find.
 
-Pure functions over the synthetic corpus (:mod:`rdskit.sandbox.corpus`); the route
+Pure functions over the synthetic corpus (:mod:`rdskit.sandbox.text.corpus`); the route
 (``routes/previews.py``) handles billing and storage.
 
 URL previews resolve each ``source_urls`` entry deterministically from the URL itself, so
@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from rdskit.models._base import parse_datetime
-from rdskit.sandbox import corpus
+from rdskit.sandbox.text import corpus
 
 __all__ = [
     "FAIL_TOKEN",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from rdskit.sandbox.routes import (
+from rdskit.sandbox.api import (
     account,
     admin,
     audiences,

@@ -36,7 +36,7 @@ from eval_support import collect, plan_case, rate, read_all
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, assistant
 from rdskit.sandbox.assistant_planner import INTENTS, Intent, Vocabulary
-from rdskit.sandbox.rules import stem
+from rdskit.sandbox.text.extractor import stem
 
 NAME = "oat milk"
 TARGET = 0.95

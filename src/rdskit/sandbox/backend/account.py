@@ -5,7 +5,7 @@ numbers; credits (six-decimal strings) are derived at the plan's ``credit_rate_u
 are null when the plan bills in USD. ``balance_used`` includes outstanding reservations, so
 ``balance_total - balance_used`` is exactly what new work can reserve.
 
-Called by :mod:`rdskit.sandbox.routes.account`; no HTTP here.
+Called by :mod:`rdskit.sandbox.api.account`; no HTTP here.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Audiences backend: the part's tables (listed in :mod:`rdskit.sandbox.backend.tables`).
 
 Its state, SQL and rules still live in
-:mod:`rdskit.sandbox.routes.audiences` (not split yet).
+:mod:`rdskit.sandbox.api.audiences` (not split yet).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Chats backend: the part's tables (listed in :mod:`rdskit.sandbox.backend.tables`).
 
 Its state, SQL and rules still live in
-:mod:`rdskit.sandbox.routes.chats` (not split yet).
+:mod:`rdskit.sandbox.api.chats` (not split yet).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Custom parameters backend: the part's tables (listed in :mod:`rdskit.sandbox.backend.tables`).
 
 Its state, SQL and rules still live in
-:mod:`rdskit.sandbox.routes.custom_parameters` (not split yet).
+:mod:`rdskit.sandbox.api.custom_parameters` (not split yet).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Mentions backend: query the account's collected posts (free).
 
-The query engine is :mod:`rdskit.sandbox.search`; this module resolves the dataset scope,
-runs the query and renders Mention wire objects. Called by the REST route
-(:mod:`rdskit.sandbox.routes.mentions`) and the MCP tools.
+The query engine is :mod:`rdskit.sandbox.backend.mention_query`; this module resolves the
+dataset scope, runs the query and renders Mention wire objects. Called by the REST route
+(:mod:`rdskit.sandbox.api.mentions`) and the MCP tools.
 
 - ``dataset_ids`` omitted (or empty): every live dataset of the account; an absent,
   deleted or foreign id is 404 ``dataset_not_found``.
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from rdskit.models.mentions import Mention, MentionsQuery
-from rdskit.sandbox import search
+from rdskit.sandbox.backend import mention_query
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError, invalid
 
@@ -61,29 +61,29 @@ def live_datasets(
 def query_mentions(store: Store, account_id: str, body: MentionsQuery) -> MentionsPage:
     """One page of the account's mentions matching ``body``, newest first by default."""
     sort = body.sort or "date"
-    if sort not in search.SORTS:
-        raise invalid(("sort",), f"sort must be one of {', '.join(search.SORTS)}")
+    if sort not in mention_query.SORTS:
+        raise invalid(("sort",), f"sort must be one of {', '.join(mention_query.SORTS)}")
     parameter_ids = list(body.parameter_ids or [])
     with store.read() as conn:
         dataset_ids = live_datasets(conn, account_id, body.dataset_ids)
         if body.post_refs:
             refs = [{"source": ref.source, "id": ref.id} for ref in body.post_refs]
-            rows = search.lookup(conn, account_id, refs, dataset_ids)
+            rows = mention_query.lookup(conn, account_id, refs, dataset_ids)
             has_next, cursor = False, None
         else:
-            query = search.MentionQuery(
+            query = mention_query.MentionQuery(
                 dataset_ids=dataset_ids,
                 sources=list(body.sources or []),
                 groups=body.filters or [],
                 q=body.q,
                 sort=sort,
                 order=body.order or "desc",
-                limit=search.page_limit(body.limit),
+                limit=mention_query.page_limit(body.limit),
                 cursor=body.cursor,
             )
-            got = search.search(conn, account_id, query)
+            got = mention_query.search(conn, account_id, query)
             rows, has_next, cursor = got.rows, got.has_next, got.cursor
-        items = search.hydrate(conn, account_id, rows, parameter_ids, dataset_ids)
+        items = mention_query.hydrate(conn, account_id, rows, parameter_ids, dataset_ids)
     return MentionsPage(
         [Mention.model_validate(item).to_wire() for item in items], has_next, cursor
     )

@@ -1,7 +1,7 @@
 """Patterns backend: reads of pattern items that other parts share.
 
-The mentions query engine (:mod:`rdskit.sandbox.search`) reads item membership through
-:func:`pattern_assignments`; the tables are :data:`SCHEMA`.
+The mentions query engine (:mod:`rdskit.sandbox.backend.mention_query`) reads item
+membership through :func:`pattern_assignments`; the tables are :data:`SCHEMA`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Research previews backend: validation, billing, generation and storage of previews.
 
-Called by the REST routes (:mod:`rdskit.sandbox.routes.previews`) and the MCP tools; no
+Called by the REST routes (:mod:`rdskit.sandbox.api.previews`) and the MCP tools; no
 HTTP here. Billing (category ``preview_generation``): ``prompt`` reserves and charges one
 unit per source; ``url`` reserves one unit per source URL, then refunds every URL that is
 private, non-existing or failed; a failed scrape refunds everything. The table is

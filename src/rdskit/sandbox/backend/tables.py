@@ -13,11 +13,11 @@ Example:
 
 from __future__ import annotations
 
-from rdskit.sandbox import search
 from rdskit.sandbox.backend import (
     audiences,
     chats,
     custom_parameters,
+    mention_query,
     patterns,
     previews,
     tracking,
@@ -29,7 +29,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("audiences", audiences.SCHEMA),
     ("chats", chats.SCHEMA),
     ("custom_parameters", custom_parameters.SCHEMA),
-    ("mentions", search.SCHEMA),  # sort indexes and extracted parameter values
+    ("mentions", mention_query.SCHEMA),  # sort indexes and extracted parameter values
     ("patterns", patterns.SCHEMA),
     ("previews", previews.SCHEMA),
     ("tracking", tracking.SCHEMA),

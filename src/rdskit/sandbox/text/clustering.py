@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rdskit.sandbox.rules import STOPWORDS, stem
+from rdskit.sandbox.text.extractor import STOPWORDS, stem
 
 __all__ = [
     "MAX_PATTERNS",

@@ -29,12 +29,8 @@ from rdskit.models.audiences import (
     AudienceRunCreate,
 )
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
-from rdskit.sandbox import chaos, corpus, wallet
-from rdskit.sandbox.backend.runs import RunTable
-from rdskit.sandbox.cursors import Sort
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.profiles import Hints, synthesize
-from rdskit.sandbox.routes._common import (
+from rdskit.sandbox import chaos, wallet
+from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
     SettingsDep,
@@ -44,11 +40,16 @@ from rdskit.sandbox.routes._common import (
     page,
     row_or_404,
 )
-from rdskit.sandbox.routes._containers import add_container_routes
-from rdskit.sandbox.routes._runs import add_run_reads
-from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
-from rdskit.sandbox.search import fingerprint, keyset_page, page_limit
+from rdskit.sandbox.api._containers import add_container_routes
+from rdskit.sandbox.api._runs import add_run_reads
+from rdskit.sandbox.api.datasets import FAIL_TOKEN, dataset_or_404
+from rdskit.sandbox.backend.mention_query import fingerprint, keyset_page, page_limit
+from rdskit.sandbox.backend.runs import RunTable
+from rdskit.sandbox.cursors import Sort
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.profiles import Hints, synthesize
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.text import corpus
 from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = ["JOBS", "audience_dataset_or_404", "router"]

@@ -50,7 +50,7 @@ from typing import Any
 
 from rdskit.models import vocab
 from rdskit.models.vocab import CONTENT_ANALYSIS_ACTIONS
-from rdskit.sandbox.corpus import BRANDS, CATEGORIES, GENERIC, Gazetteer, Tokens, category_of
+from rdskit.sandbox.text.corpus import BRANDS, CATEGORIES, GENERIC, Gazetteer, Tokens, category_of
 
 __all__ = [
     "ACTIONS",

@@ -4,7 +4,7 @@ A detection reserves ``post_processing`` for the posts of the dataset's latest c
 run (402 ``insufficient_credits_pattern_detection`` starts nothing) and starts ``pending``
 with no steps. The worker then walks it through the steps ``sampling`` -> ``clustering``
 -> ``summarizing`` (status ``working``) to ``completed`` with a ``pattern_id``:
-:mod:`rdskit.sandbox.clustering` groups the dataset's newest posts (as many as that run
+:mod:`rdskit.sandbox.text.clustering` groups the dataset's newest posts (as many as that run
 collected) into items. The processed posts are charged; a failure (dataset deleted, or a
 name or question containing ``__fail__``) refunds the whole reservation.
 
@@ -29,12 +29,12 @@ from fastapi import APIRouter
 
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.sandbox import chaos, wallet
+from rdskit.sandbox.api._common import Auth, SettingsDep, StoreDep, ok, row_or_404
+from rdskit.sandbox.api.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.backend.patterns import pattern_assignments
 from rdskit.sandbox.backend.runs import RunTable
-from rdskit.sandbox.clustering import Doc, detect_patterns, summarize
 from rdskit.sandbox.db import Store, dumps, loads, new_id
-from rdskit.sandbox.routes._common import Auth, SettingsDep, StoreDep, ok, row_or_404
-from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
+from rdskit.sandbox.text.clustering import Doc, detect_patterns, summarize
 from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = ["JOBS", "pattern_assignments", "router"]

@@ -3,7 +3,7 @@
 An agent re-scrapes its datasets on a schedule (UTC): ``daily`` at ``time``, or ``weekly``
 on ``day`` at ``time``. A cycle (scheduled, or out of schedule through ``trigger``) starts
 one dataset run per dataset with that dataset's last search query, through the same code
-as ``POST /v1/datasets/{id}/runs`` (:func:`rdskit.sandbox.routes.datasets.start_run`), so
+as ``POST /v1/datasets/{id}/runs`` (:func:`rdskit.sandbox.api.datasets.start_run`), so
 it is reserved and charged as a normal dataset run. The cycle's tracking run goes
 ``pending`` -> ``working`` -> ``completed`` (or ``failed`` if every dataset run failed);
 on completion the agent posts an alert message about the posts the cycle added, in
@@ -44,10 +44,8 @@ from rdskit.models import (
 from rdskit.models.vocab import FREQUENCIES, SCHEDULE_TIME, WEEKDAYS
 from rdskit.references import rewrite_post_links
 from rdskit.sandbox.accounts import plan_of
-from rdskit.sandbox.cursors import BY_CREATED, fetch_page
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.routes import chats
-from rdskit.sandbox.routes._common import (
+from rdskit.sandbox.api import chats
+from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
     SettingsDep,
@@ -56,9 +54,11 @@ from rdskit.sandbox.routes._common import (
     page,
     row_or_404,
 )
-from rdskit.sandbox.routes.datasets import DEFAULT_COUNT, start_run
-from rdskit.sandbox.rules import UnprocessablePost, compile_rule
+from rdskit.sandbox.api.datasets import DEFAULT_COUNT, start_run
+from rdskit.sandbox.cursors import BY_CREATED, fetch_page
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.text.extractor import UnprocessablePost, compile_rule
 from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = ["JOBS", "WEEKDAYS", "compose_alert", "next_run_at", "router", "validate_schedule"]

@@ -14,8 +14,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from rdskit.sandbox.api._common import Auth, List10, StoreDep, ok, row_or_404
 from rdskit.sandbox.cursors import child_page
-from rdskit.sandbox.routes._common import Auth, List10, StoreDep, ok, row_or_404
 
 __all__ = ["add_run_reads"]
 

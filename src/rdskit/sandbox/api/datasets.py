@@ -20,12 +20,9 @@ from fastapi import APIRouter
 
 from rdskit.models import Dataset, DatasetCreate, DatasetRun, DatasetRunCreate, DatasetUpdate
 from rdskit.models._base import parse_datetime, to_iso
-from rdskit.sandbox import budget, chaos, corpus, guard, wallet
+from rdskit.sandbox import budget, chaos, guard, wallet
 from rdskit.sandbox.accounts import plan_of
-from rdskit.sandbox.backend.runs import RunTable
-from rdskit.sandbox.corpus import SOURCES
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.routes._common import (
+from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
     SettingsDep,
@@ -34,9 +31,13 @@ from rdskit.sandbox.routes._common import (
     ok,
     row_or_404,
 )
-from rdskit.sandbox.routes._containers import add_container_routes
-from rdskit.sandbox.routes._runs import add_run_reads
+from rdskit.sandbox.api._containers import add_container_routes
+from rdskit.sandbox.api._runs import add_run_reads
+from rdskit.sandbox.backend.runs import RunTable
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.text import corpus
+from rdskit.sandbox.text.corpus import SOURCES
 from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = [
@@ -319,7 +320,7 @@ def collect_mentions(
     window: tuple[datetime | None, datetime | None],
 ) -> list[dict[str, Any]]:
     """The run's mentions: synthetic corpus posts, enriched with the requested analyses."""
-    from rdskit.sandbox import enrichment
+    from rdskit.sandbox.text import enrichment
 
     posts = corpus.collect(
         seed,

@@ -10,8 +10,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 
-from rdskit.sandbox.backend import account as backend
-from rdskit.sandbox.routes._common import (
+from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
     ListParams,
@@ -20,6 +19,7 @@ from rdskit.sandbox.routes._common import (
     ok,
     page,
 )
+from rdskit.sandbox.backend import account as backend
 
 __all__ = ["router"]
 

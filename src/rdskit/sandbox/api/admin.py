@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from rdskit.sandbox import accounts, wallet
-from rdskit.sandbox.routes._common import Admin, ApiError, StoreDep, ok
+from rdskit.sandbox.api._common import Admin, ApiError, StoreDep, ok
 
 __all__ = ["router"]
 

@@ -11,8 +11,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from rdskit.models.mentions import MentionsQuery
+from rdskit.sandbox.api._common import Auth, StoreDep, page
 from rdskit.sandbox.backend import mentions as backend
-from rdskit.sandbox.routes._common import Auth, StoreDep, page
 
 __all__ = ["router"]
 

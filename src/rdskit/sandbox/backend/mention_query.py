@@ -20,7 +20,7 @@ Derived values:
   of the run that first collected it, ``mentions.first_seen_at``);
 - ``datasets`` lists every live dataset holding the post;
 - the dominant sentiment/emotion is the largest share, ties to neutral
-  (:func:`rdskit.sandbox.enrichment.dominant`);
+  (:func:`rdskit.sandbox.text.enrichment.dominant`);
 - ``metric_change`` ``changed_by`` compares a metric with its value when the post was
   first collected (kept by a trigger, see ``SCHEMA``).
 
@@ -46,8 +46,8 @@ from rdskit.models.mentions import Mention
 from rdskit.sandbox.backend.patterns import pattern_assignments
 from rdskit.sandbox.cursors import Page, Sort, decode_cursor, page_of
 from rdskit.sandbox.db import Connection, dumps, keys_table, loads
-from rdskit.sandbox.enrichment import dominant
 from rdskit.sandbox.errors import invalid
+from rdskit.sandbox.text.enrichment import dominant
 
 EMPTY_WHEN_NONE = {
     "media": list,

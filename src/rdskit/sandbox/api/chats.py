@@ -43,9 +43,7 @@ from fastapi.responses import JSONResponse
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
 from rdskit.sandbox import assistant, assistant_posts, chaos, wallet
-from rdskit.sandbox.cursors import Sort, child_page
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.routes._common import (
+from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
     List25,
@@ -55,6 +53,8 @@ from rdskit.sandbox.routes._common import (
     ok,
     row_or_404,
 )
+from rdskit.sandbox.cursors import Sort, child_page
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.worker import Job, JobKind, schedule
 

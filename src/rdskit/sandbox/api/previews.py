@@ -23,8 +23,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
 
+from rdskit.sandbox.api._common import Auth, SettingsDep, StoreDep, ok
 from rdskit.sandbox.backend import previews as backend
-from rdskit.sandbox.routes._common import Auth, SettingsDep, StoreDep, ok
 
 __all__ = ["router"]
 

@@ -1,6 +1,6 @@
 """Custom parameters: ``/v1/custom_parameters...`` (CRUD, free preview, runs).
 
-A parameter is a named extraction instruction; :mod:`rdskit.sandbox.rules` carries it out,
+A parameter is a named extraction instruction; :mod:`rdskit.sandbox.text.extractor` carries it out,
 the same way for the free preview and for runs. A run over a dataset:
 
 - is accepted with ``mentions_total`` = the dataset's mentions, reserving that many
@@ -20,8 +20,8 @@ five (:func:`model_gives_up`), so the ``mentions_error`` path can be exercised o
 collected posts, which always have text.
 
 Extracted values live in ``mention_parameters`` (defined with the mentions query in
-:mod:`rdskit.sandbox.search`, which reads it): one row per (post, parameter) with the value
-as JSON, ``status`` ``pending`` until the run reaches the post, then ``completed`` or
+:mod:`rdskit.sandbox.backend.mention_query`, which reads it): one row per (post, parameter)
+with the value as JSON, ``status`` ``pending`` until the run reaches the post, then ``completed`` or
 ``failed``. A run's own bookkeeping (which posts, with the rule's explanation) is in
 ``custom_parameter_run_posts``.
 
@@ -55,9 +55,7 @@ from rdskit.models import (
     CustomParameterUpdate,
 )
 from rdskit.sandbox import chaos, wallet
-from rdskit.sandbox.backend.runs import RunTable
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.routes._common import (
+from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
     SettingsDep,
@@ -67,9 +65,17 @@ from rdskit.sandbox.routes._common import (
     parse_body,
     row_or_404,
 )
-from rdskit.sandbox.routes._runs import add_run_reads
-from rdskit.sandbox.routes.datasets import FAIL_TOKEN, dataset_or_404
-from rdskit.sandbox.rules import VALUE_TYPES, Extraction, Rule, UnprocessablePost, compile_rule
+from rdskit.sandbox.api._runs import add_run_reads
+from rdskit.sandbox.api.datasets import FAIL_TOKEN, dataset_or_404
+from rdskit.sandbox.backend.runs import RunTable
+from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.text.extractor import (
+    VALUE_TYPES,
+    Extraction,
+    Rule,
+    UnprocessablePost,
+    compile_rule,
+)
 from rdskit.sandbox.worker import Job, JobKind, schedule
 
 __all__ = ["FLAKY_TOKEN", "JOBS", "QUOTA", "model_gives_up", "router"]

@@ -17,9 +17,9 @@ from typing import Any
 from fastapi import APIRouter
 
 from rdskit.models._base import RdsModel
+from rdskit.sandbox.api._common import Auth, List10, SettingsDep, StoreDep, ok, page
 from rdskit.sandbox.cursors import BY_CREATED, fetch_page
 from rdskit.sandbox.db import new_id
-from rdskit.sandbox.routes._common import Auth, List10, SettingsDep, StoreDep, ok, page
 from rdskit.sandbox.settings import Settings
 
 __all__ = ["add_container_routes"]

@@ -23,7 +23,7 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel
 
 from rdskit.sandbox import chaos
-from rdskit.sandbox.routes._common import Admin, ApiError, StoreDep, ok, parse_body
+from rdskit.sandbox.api._common import Admin, ApiError, StoreDep, ok, parse_body
 
 __all__ = ["router"]
 
