@@ -298,6 +298,7 @@ _embedded_lock = threading.Lock()
 ENV_SPEED = "RDSKIT_SANDBOX_SPEED"
 ENV_SEED = "RDSKIT_SANDBOX_SEED"
 ENV_DB = "RDSKIT_SANDBOX_DB"
+ENV_PLAN = "RDSKIT_SANDBOX_PLAN"
 
 
 def embedded() -> SandboxHandle:
@@ -305,8 +306,10 @@ def embedded() -> SandboxHandle:
 
     Its options come from the environment, so a classroom or a CI job can tune every
     notebook at once: ``RDSKIT_SANDBOX_SPEED`` (simulated-time speed-up, default 1),
-    ``RDSKIT_SANDBOX_SEED`` (corpus and id seed, default 0) and ``RDSKIT_SANDBOX_DB``
-    (a SQLite file that keeps the state across restarts; default a temporary one).
+    ``RDSKIT_SANDBOX_SEED`` (corpus and id seed, default 0), ``RDSKIT_SANDBOX_DB``
+    (a SQLite file that keeps the state across restarts; default a temporary one) and
+    ``RDSKIT_SANDBOX_PLAN`` (the ready account's plan: Trial, Starter, Pro, Business or
+    Legacy; default Pro), so a lesson can be tried under each plan a class may hold.
 
     Example:
         >>> embedded() is embedded()
@@ -315,10 +318,29 @@ def embedded() -> SandboxHandle:
     global _embedded
     with _embedded_lock:
         if _embedded is None:
+            plan = _plan_from_env()
             _embedded = start(
                 speed=float(os.environ.get(ENV_SPEED) or 1.0),
                 seed=int(os.environ.get(ENV_SEED) or 0),
                 db=os.environ.get(ENV_DB) or None,
             )
             atexit.register(_embedded.stop)
+            if plan:
+                _embedded.admin.set_plan(_embedded.account_id, plan)
         return _embedded
+
+
+def _plan_from_env() -> str | None:
+    """``RDSKIT_SANDBOX_PLAN`` as a plan name (any case), checked before anything starts."""
+    from rdskit.errors import ConfigurationError
+    from rdskit.sandbox.accounts import PLANS
+
+    wanted = (os.environ.get(ENV_PLAN) or "").strip()
+    if not wanted:
+        return None
+    names = {name.lower(): name for name in PLANS}
+    if wanted.lower() not in names:
+        raise ConfigurationError(
+            f"{ENV_PLAN}={wanted!r} is not a sandbox plan; use one of {', '.join(PLANS)}"
+        )
+    return names[wanted.lower()]

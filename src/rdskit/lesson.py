@@ -1,0 +1,42 @@
+"""Small helpers for teaching notebooks: one-line checkpoints a student can trust.
+
+A checkpoint cell tells a learner, in one line, whether the result they just produced is on
+track, and if not, what to look at. It prints (never raises), so a class does not meet a
+traceback for a result that is merely off, and a notebook test still notices the change:
+the printed line differs from the committed one.
+
+Example:
+    >>> from rdskit.lesson import checkpoint
+    >>> checkpoint(200 > 0, "the dataset holds posts")
+    ✓ On track: the dataset holds posts.
+    >>> checkpoint(0 > 0, "the dataset holds posts", hint="did the run complete? run.wait()")
+    ✗ Not yet: the dataset holds posts. Hint: did the run complete? run.wait()
+"""
+
+from __future__ import annotations
+
+from rdskit._safe import one_line
+
+__all__ = ["checkpoint"]
+
+
+def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
+    """Print one line saying whether ``expected`` holds (``ok`` truthy).
+
+    ``expected`` states the result in words ("every source has posts"); ``hint`` is what to
+    check when it does not hold. Both are printed on one line (newlines and control
+    characters are flattened), so a checkpoint never floods a cell. Nothing is returned, so
+    a checkpoint as a cell's last line shows its sentence and no ``Out[]``.
+
+    Example:
+        >>> from rdskit.lesson import checkpoint
+        >>> shares = {"reddit": 0.4, "tiktok": 0.6}
+        >>> checkpoint(abs(sum(shares.values()) - 1) < 1e-9, "the shares add up to 100 %")
+        ✓ On track: the shares add up to 100 %.
+    """
+    said = one_line(expected).rstrip(". ")
+    if ok:
+        print(f"✓ On track: {said}.")
+    else:
+        advice = f" Hint: {one_line(hint)}" if hint else ""
+        print(f"✗ Not yet: {said}.{advice}")
