@@ -1,6 +1,6 @@
 """Benchmark: listing mentions of a 100k-mention dataset from the sandbox, page 1 to page 900.
 
-The dataset is built in-process with ``rdskit.sandbox.api.datasets.seed_mentions`` (real
+The dataset is built in-process with ``rdskit.sandbox.backend.datasets.seed_mentions`` (real
 corpus posts copied with their own ids, dates and metrics, written by the same code as a
 dataset run), then served by ``rdskit sandbox`` in a child process, as the service would be
 remote: in-process the server would compete with this client for the GIL. The rate limit
@@ -40,7 +40,7 @@ from typing import Any
 import httpx
 
 from rdskit.sandbox import start
-from rdskit.sandbox.api.datasets import seed_mentions
+from rdskit.sandbox.backend.datasets import seed_mentions
 from rdskit.sandbox.backend.mention_query import MentionQuery, search
 from rdskit.sandbox.db import Store
 

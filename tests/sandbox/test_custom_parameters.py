@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.api.custom_parameters import FLAKY_TOKEN, QUOTA, model_gives_up
+from rdskit.sandbox.backend.custom_parameters import FLAKY_TOKEN, QUOTA, model_gives_up
 from rdskit.sandbox.text.extractor import UnprocessablePost, compile_rule, extract
 
 if TYPE_CHECKING:

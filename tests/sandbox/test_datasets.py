@@ -15,7 +15,7 @@ import pytest
 from rdskit import Client
 from rdskit.errors import DatasetNotFound, InsufficientCreditsDatasetRun
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.api.datasets import STEPS
+from rdskit.sandbox.backend.datasets import STEPS
 from rdskit.sandbox.worker import schedule
 
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from rdskit.sandbox import SandboxHandle, guard, start
-from rdskit.sandbox.api.datasets import collect_mentions
 from rdskit.sandbox.app import create_app
+from rdskit.sandbox.backend.datasets import collect_mentions
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.ratelimit import RateLimiter
 from rdskit.sandbox.settings import Settings

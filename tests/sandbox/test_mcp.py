@@ -14,10 +14,14 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult
 
 from rdskit.mcp import McpSession, McpToolError
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.db import Store
+from rdskit.sandbox.mcp_server import build_server
+from rdskit.sandbox.settings import Settings
 
 T = TypeVar("T")
 TOOLS = {
@@ -299,3 +303,120 @@ def test_mcp_shares_the_rest_rate_limit() -> None:
                 "/mcp/", json={}, headers={"accept": "application/json, text/event-stream"}
             )
         assert mcp.status_code == 429 and "Retry-After" in mcp.headers
+
+
+def test_arguments_past_the_rest_bounds_are_tool_errors(setup: Setup) -> None:
+    # The same bounds as REST bodies (sandbox/guard.py), by argument name, before any work.
+    async def work(client: Client) -> list[Any]:
+        calls = [
+            ("service__ask", {"message": "x" * 50_000}),
+            ("service__query", {"question": "y" * 50_000}),
+            ("service__ask", {"message": "hi", "dataset_ids": ["ds_x"] * 5_000}),
+            ("service__list_mentions", {"q": "oat " * 1_000}),
+            ("service__get_message", {"chat_id": "c" * 20_000, "message_id": "m"}),
+        ]
+        return [await client.call_tool(tool, arguments) for tool, arguments in calls]
+
+    before = setup.http.get("/v1/me/usage_history").json()["data"]
+    results = run(setup, work)
+    named = ["message", "question", "dataset_ids", "q", "chat_id"]
+    for result, name in zip(results, named, strict=True):
+        error = result.structured_content["error"]
+        assert result.is_error and (error["code"], error["status"]) == ("validation_error", 422)
+        assert error["message"].startswith(f"{name}: {name} must"), error
+        assert len(error["message"]) < 200  # the value is not echoed back
+    assert setup.http.get("/v1/me/usage_history").json()["data"] == before  # nothing charged
+
+
+def test_a_blank_question_names_the_question(setup: Setup) -> None:
+    async def work(client: Client) -> Any:
+        return await client.call_tool("service__query", {"question": "   "})
+
+    error = run(setup, work).structured_content["error"]
+    assert (error["code"], error["status"]) == ("validation_error", 422)
+    assert error["message"] == "question: Value error, message must not be blank"
+
+
+def test_a_lone_surrogate_is_a_tool_error_naming_the_argument(setup: Setup) -> None:
+    # No client library sends one (they cannot encode it), so the JSON-RPC goes raw. The
+    # SDK's own parser would answer a bare parse error; the gate names the argument.
+    headers = {
+        "x-api-key": setup.api_key,
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    before = setup.http.get("/v1/me/usage_history").json()["data"]
+    for tool, arguments in (
+        ("service__ask", '{"message": "hi \\ud800 there"}'),
+        ("service__query", '{"question": "\\udfff"}'),
+        ("service__render", '{"message_id": "msg_\\udc00", "block_id": "b1"}'),
+        ("service__ask", '{"message": "hi", "post_refs": [{"source": "reddit", "id": "\\ud83d"}]}'),
+    ):
+        body = (
+            '{"jsonrpc": "2.0", "id": 7, "method": "tools/call",'
+            f' "params": {{"name": "{tool}", "arguments": {arguments}}}}}'
+        )
+        response = httpx.post(f"{setup.url}/mcp/", content=body.encode(), headers=headers)
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        assert answer["id"] == 7 and answer["result"]["isError"] is True
+        error = answer["result"]["structuredContent"]["error"]
+        assert (error["code"], error["status"]) == ("validation_error", 422)
+        assert "lone surrogate" in error["message"] and "\\u" not in error["message"]
+    assert setup.http.get("/v1/me/usage_history").json()["data"] == before  # nothing charged
+    # Reached by any other path (an in-process call), the tool refuses it the same way.
+    store = Store()
+    try:
+        server = build_server(store, Settings())
+        result = asyncio.run(server.call_tool("service__ask", {"message": "hi \ud800"}))
+        assert isinstance(result, CallToolResult) and result.is_error
+        assert (result.structured_content or {})["error"]["message"] == (
+            "message: message holds a lone surrogate (not UTF-8)"
+        )
+    finally:
+        store.close()
+    # And the server still answers.
+    started = run(setup, lambda client: call(client, "service__ask", message="hi again"))
+    assert started["status"] == "working"
+
+
+def test_a_body_past_the_rest_size_bound_is_a_413(setup: Setup) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "service__ask", "arguments": {"message": "x" * 1_100_000}},
+    }
+    headers = {"x-api-key": setup.api_key, "accept": "application/json, text/event-stream"}
+    response = httpx.post(f"{setup.url}/mcp/", json=body, headers=headers)
+    assert response.status_code == 413
+
+
+def test_another_accounts_chat_is_not_found(sandbox: SandboxHandle, setup: Setup) -> None:
+    turn = setup.http.post("/v1/ask", json={"message": "How does sentiment split?"})
+    ids = turn.json()["data"]
+    reply = f"/v1/chats/{ids['chat_id']}/messages/{ids['message_id']}"
+    for _ in range(1500):  # answered (and charged) before anything else reads the account
+        if setup.http.get(reply).json()["data"]["status"] != "working":
+            break
+        asyncio.run(asyncio.sleep(0.02))
+    stranger = sandbox.admin.create_account(plan="Pro")
+
+    async def work(client: Client) -> list[Any]:
+        return [
+            await client.call_tool(
+                "service__get_message",
+                {"chat_id": ids["chat_id"], "message_id": ids["message_id"]},
+            ),
+            await client.call_tool(
+                "service__render", {"message_id": ids["message_id"], "block_id": "b2"}
+            ),
+            await client.call_tool("service__ask", {"message": "hi", "chat_id": ids["chat_id"]}),
+        ]
+
+    results = run(Setup(setup.url, stranger.api_key, "", [], setup.http), work)
+    codes = [result.structured_content["error"]["code"] for result in results]
+    assert codes == ["chat_not_found", "message_not_found", "chat_not_found"]
+    # The owner's chat is untouched: still one question and its reply.
+    rows = setup.http.get(f"/v1/chats/{ids['chat_id']}/messages").json()["data"]
+    assert [row["role"] for row in rows] == ["assistant", "user"]

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle
-from rdskit.sandbox.api.datasets import seed_mentions
+from rdskit.sandbox.backend.datasets import seed_mentions
 from rdskit.sandbox.backend.mention_query import SORTS, MentionQuery, hydrate, search
 from rdskit.sandbox.cursors import Page
 from rdskit.sandbox.text.enrichment import dominant

@@ -1,17 +1,18 @@
 """The sandbox's layers, enforced: the backend below, a thin API on top.
 
 An AST scan of every module under ``src/rdskit/sandbox`` (imports inside functions count;
-``if TYPE_CHECKING:`` blocks do not, they never run). The API is ``routes/*``, ``app.py``,
+``if TYPE_CHECKING:`` blocks do not, they never run). The API is ``api/*``, ``app.py``,
 ``registry.py`` and ``mcp_server.py``; the package root composes (it starts the server).
-Everything else is below the API (``backend/*``, ``errors.py``, ``db.py``, ``wallet.py``,
-``accounts.py``, ``cursors.py``, ``search.py``, ``chaos.py``, ``worker.py``...) and:
+Everything else is below the API (``backend/*``, ``text/*``, ``errors.py``, ``db.py``,
+``wallet.py``, ``accounts.py``, ``cursors.py``, ``chaos.py``, ``worker.py``...) and:
 
-- imports no API module (no ``routes``, ``app``, ``registry`` or ``mcp_server``);
+- imports no API module (no ``api``, ``app``, ``registry`` or ``mcp_server``);
 - imports no HTTP framework (``fastapi``, ``starlette``).
 
-The split is done part by part: :data:`NOT_SPLIT` names the parts whose route module still
-holds its SQL, and a test keeps that list honest both ways (a split part's route module has
-no SQL; a listed part's has some), so the list can only shrink.
+The text tools (``text/*``) sit lower still: no store, no HTTP. The split was done part by
+part: :data:`NOT_SPLIT` named the parts whose api module still held SQL, and a test keeps
+it honest both ways (a split part's api module has no SQL; a listed part's has some); it is
+empty now, so an api module that grows SQL again fails.
 """
 
 from __future__ import annotations
@@ -32,22 +33,26 @@ API = (
 COMPOSER = "rdskit.sandbox"
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
-SPLIT = {"account", "chaos", "mentions", "previews"}
-"""Parts whose route module only parses, calls the backend and wraps the envelope."""
-
-NOT_SPLIT = {
+SPLIT = {
+    "account",
     "admin",
     "audiences",
+    "chaos",
     "chats",
     "custom_parameters",
     "datasets",
+    "mentions",
     "patterns",
+    "previews",
     "tracking",
 }
+"""Parts whose route module only parses, calls the backend and wraps the envelope."""
+
+NOT_SPLIT: set[str] = set()
 """Parts whose route module still holds SQL, state and rules (14.1 not done for them)."""
 
-MCP_STILL_CALLS = {"chats"}
-"""Route modules the MCP server still calls (it should call their backends)."""
+MCP_STILL_CALLS: set[str] = set()
+"""Route modules the MCP server still calls (none: it calls the backends)."""
 
 
 def module_name(path: Path) -> str:
@@ -131,6 +136,15 @@ def test_the_mcp_server_calls_only_the_listed_route_modules() -> None:
     routes = {name for name in names & MODULES.keys() if name.startswith("rdskit.sandbox.api.")}
     called = {name.rpartition(".")[2] for name in routes}
     assert {part for part in called if part in SPLIT | NOT_SPLIT} == MCP_STILL_CALLS
+
+
+def test_the_mcp_server_holds_no_sql() -> None:
+    # Its tools parse arguments and call the backend (chats, mentions, previews,
+    # accounts); a query written in the server would be a second copy of a rule.
+    source = MODULES["rdskit.sandbox.mcp_server"].read_text(encoding="utf-8")
+    assert ".execute(" not in source and "SELECT " not in source
+    names = imported_names(MODULES["rdskit.sandbox.mcp_server"])
+    assert "rdskit.sandbox.backend.chats" in names and "sqlite3" not in names
 
 
 TEXT_TOOLS = sorted(name for name in MODULES if name.startswith("rdskit.sandbox.text"))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rdskit.references import check_references, rewrite_post_links
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.api.tracking import compose_alert, next_run_at
+from rdskit.sandbox.backend.tracking import compose_alert, next_run_at
 
 if TYPE_CHECKING:
     from conftest import Account, Api

@@ -43,6 +43,7 @@ __all__ = [
     "default_api_key",
     "delete_seat",
     "key_digest",
+    "key_owner",
     "mint_key",
     "plan_of",
     "revoke_key",
@@ -71,6 +72,25 @@ def key_digest(api_key: str) -> str:
         64
     """
     return hashlib.sha256(api_key.encode()).hexdigest()
+
+
+def key_owner(conn: sqlite3.Connection, digest: str) -> sqlite3.Row | None:
+    """The ``account_id`` and ``seat_id`` of the active key whose digest is ``digest``
+    (``None`` for an unknown or revoked key).
+
+    Example:
+        >>> from rdskit.sandbox.db import Store
+        >>> with Store(":memory:") as store, store.transaction() as conn:
+        ...     account_id = bootstrap(conn)
+        ...     owner = key_owner(conn, key_digest(default_api_key(conn.store.seed)))
+        ...     owner["account_id"] == account_id, key_owner(conn, key_digest("bz_nope"))
+        (True, None)
+    """
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT account_id, seat_id FROM api_keys WHERE digest = ? AND revoked_at IS NULL",
+        (digest,),
+    ).fetchone()
+    return row
 
 
 def _features(*enabled: str) -> dict[str, bool]:

@@ -8,7 +8,7 @@ writes one markdown section per intent (:mod:`~rdskit.sandbox.assistant_sections
 links, rewritten once over the whole reply to ``[N]`` markers by the spec's rule
 (:func:`rdskit.references.rewrite_post_links`), so a multi-part reply numbers its
 citations across all sections. Everything here is a pure function of its inputs; the
-database adapter is ``compose_reply`` in ``routes/chats.py``, which REST Ask, ``%%ask``
+database adapter is ``compose_reply`` in ``backend/chats.py``, which REST Ask, ``%%ask``
 and the MCP tools ``service__ask`` / ``service__query`` all go through.
 
 Intents: overview, sentiment (split, by source, over time), complaints, praise, topics,

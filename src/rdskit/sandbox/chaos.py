@@ -1,7 +1,7 @@
 """Chaos controls: make the sandbox fail on demand, the way the service can fail.
 
 In the style of LocalStack's chaos API: a per-sandbox :class:`Chaos` state that the admin
-endpoints (``/sandbox/chaos/...``, ``routes/chaos.py``) and ``rdskit sandbox --chaos-*``
+endpoints (``/sandbox/chaos/...``, ``api/chaos.py``) and ``rdskit sandbox --chaos-*``
 options set, and that the request middleware, the routes and the worker consult. Every
 control is a pydantic model (one definition for the HTTP body, the CLI option and
 :meth:`Chaos.apply`). No FastAPI import: this is backend state.

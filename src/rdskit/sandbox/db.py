@@ -145,7 +145,7 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_due ON jobs(state, run_at);
 CREATE INDEX IF NOT EXISTS jobs_fair ON jobs(state, account_id, run_at);
 
--- ===== core: datasets, runs, mentions (routes/datasets.py) ==========================
+-- ===== core: datasets, runs, mentions (backend/datasets.py) ==========================
 CREATE TABLE IF NOT EXISTS datasets (
     id           TEXT PRIMARY KEY,             -- ds_
     account_id   TEXT NOT NULL REFERENCES accounts(id),

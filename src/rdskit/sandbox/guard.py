@@ -42,6 +42,7 @@ __all__ = [
     "Bound",
     "Rejection",
     "check_body",
+    "check_value",
     "declare_bounds",
     "surrogate_free",
     "too_large",
@@ -81,6 +82,9 @@ class Bound:
     item: Bound | None = None
 
 
+_MESSAGE = Bound(max_length=8_000)
+"""An Ask message: a long question with pasted context."""
+
 FIELD_BOUNDS: dict[str, Bound] = {
     # Names are labels shown in lists: 200 characters is a long sentence.
     "name": Bound(max_length=200),
@@ -92,7 +96,8 @@ FIELD_BOUNDS: dict[str, Bound] = {
     "search_query": Bound(max_length=1_000),
     "research_question": Bound(max_length=2_000),
     "instructions": Bound(max_length=5_000),
-    "message": Bound(max_length=8_000),
+    "message": _MESSAGE,
+    "question": _MESSAGE,  # the MCP query tool's question is an Ask message by another name
     "fragments": Bound(max_items=20, item=Bound(max_length=200)),
     # URLs: 2,048 characters is the common browser limit; 100 URLs per run or preview.
     "source_urls": Bound(max_items=100, item=Bound(max_length=2_048)),
@@ -188,6 +193,23 @@ def check_body(raw: bytes) -> Rejection | None:
         return _reject([], f"the body nests deeper than {MAX_DEPTH} levels", "json_too_deep")
     except ValueError as exc:
         return _reject([], f"the body is not valid JSON: {exc}", "json_invalid")
+    return check_value(value)
+
+
+def check_value(value: Any) -> Rejection | None:
+    """The reason to refuse an already parsed body (the MCP tools' arguments), or ``None``.
+
+    The same value bounds as :func:`check_body` (size and encoding aside: the parser has
+    dealt with them), reported at the value's path under ``body``.
+
+    Example:
+        >>> check_value({"message": "x" * 50_000}).items[0]["msg"]
+        'message must be at most 8000 characters'
+        >>> check_value({"chat_id": "ch_\\udc00"}).items[0]["loc"]
+        ['body', 'chat_id']
+        >>> check_value({"message": "How does sentiment split?"}) is None
+        True
+    """
     return _check_value(value)
 
 

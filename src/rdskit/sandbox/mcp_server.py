@@ -20,7 +20,11 @@ have the ``mcp`` feature. A missing or revoked key is an HTTP 401 and a plan wit
 HTTP 403 (JSON-RPC error bodies); 429 comes from the app's shared rate limiter (the REST
 bucket, keyed by the key digest). Every other failure is a tool error: the tool result
 holds ``{error: {code, message, status}}`` with the REST code and HTTP status, and
-``isError`` is true.
+``isError`` is true. Tool arguments are held to the REST bounds by name
+(:mod:`rdskit.sandbox.guard`: a 50,000-character ``message``, a lone surrogate, 5,000
+``dataset_ids``) and refused as a ``validation_error`` (422) naming the argument, before any
+work or charge; a body past ``guard.MAX_BODY_BYTES`` is an HTTP 413. Every tool calls the
+backend (``backend.chats``, ``backend.mentions``, ``backend.previews``); no SQL here.
 
 The server runs stateless (every POST stands alone) with JSON responses. ``/mcp`` without
 the slash answers 307 to ``/mcp/`` (the app's slash redirect).
@@ -43,7 +47,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
 from functools import partial
 from typing import Any
@@ -51,23 +55,23 @@ from typing import Any
 import anyio
 from fastapi.exceptions import RequestValidationError
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rdskit.models import MentionsQuery
 from rdskit.models.chats import AskRequest
 from rdskit.models.common import SOURCES
-from rdskit.sandbox.accounts import key_digest, plan_of
-from rdskit.sandbox.api import chats
+from rdskit.sandbox import guard
+from rdskit.sandbox.accounts import key_digest, key_owner, plan_of
 from rdskit.sandbox.api._common import Principal
-from rdskit.sandbox.backend import mentions, previews
-from rdskit.sandbox.db import Store, loads
+from rdskit.sandbox.backend import chats, mentions, previews
+from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError, FieldError
 from rdskit.sandbox.settings import Settings
 
-__all__ = ["TOOL_PREFIX", "McpGate", "build_server", "mcp_app"]
+__all__ = ["TOOL_PREFIX", "ArgumentGuard", "McpGate", "build_server", "mcp_app"]
 
 TOOL_PREFIX = "service__"
 LONG_POLL_SECONDS = 120.0
@@ -80,13 +84,15 @@ _CHARGED = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_wo
 
 # -- transport: auth gate and mounting -------------------------------------------------
 class McpGate:
-    """ASGI gate in front of the MCP app: ``x-api-key`` auth and the plan's ``mcp`` feature.
+    """ASGI gate in front of the MCP app: ``x-api-key`` auth, the plan's ``mcp`` feature,
+    then the REST bounds on the body (:class:`ArgumentGuard`).
 
     The caller's :class:`Principal` goes into the request state, where tools read it.
     """
 
     def __init__(self, app: ASGIApp, store: Store) -> None:
-        self.app = app
+        # The SDK's limiter buffers the body (413 past REST's bound) for the guard to read.
+        self.app = RequestBodyLimitMiddleware(ArgumentGuard(app), guard.MAX_BODY_BYTES)
         self.store = store
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -108,19 +114,70 @@ class McpGate:
             return None, False
         digest = key_digest(api_key)
         with self.store.read() as conn:
-            row = conn.execute(
-                "SELECT account_id, seat_id FROM api_keys WHERE digest = ? AND revoked_at IS NULL",
-                (digest,),
-            ).fetchone()
+            row = key_owner(conn, digest)
             if row is None:
                 return None, False
             features = plan_of(conn, row["account_id"])["features"]
         return Principal(row["account_id"], row["seat_id"], digest), bool(features.get("mcp"))
 
 
-async def _http_error(send: Send, status: int, message: str) -> None:
-    """A transport-level error: HTTP ``status`` with a JSON-RPC error body (no request id)."""
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}
+class ArgumentGuard:
+    """Answer a ``tools/call`` whose arguments break the REST bounds with a tool error.
+
+    The SDK's JSON parser refuses a lone surrogate (``\\ud800``) with a bare parse error
+    that names no argument; Python's parser reads it, so here it becomes the same
+    ``validation_error`` (422) tool result as a 50,000-character message: the argument
+    named, the value not echoed, nothing done or charged. Anything else goes on unchanged
+    (the SDK answers malformed JSON-RPC itself). Expects the whole body in one message, as
+    the SDK's body limiter in front of it replays it.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        first = await receive()
+        refusal = None
+        if first["type"] == "http.request" and not first.get("more_body", False):
+            refusal = _refusal(first.get("body", b""))
+        if refusal is not None:
+            await _send_json(send, 200, refusal)
+            return
+        pending = [first]  # handed back to the transport, then the rest as it comes
+
+        async def replay() -> Message:
+            return pending.pop() if pending else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _refusal(body: bytes) -> dict[str, Any] | None:
+    """The JSON-RPC answer refusing a ``tools/call`` body by its arguments, or ``None``."""
+    try:
+        request = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(request, dict) or request.get("method") != "tools/call":
+        return None
+    params = request.get("params")
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    if not isinstance(arguments, dict):
+        return None
+    rejection = guard.check_value(arguments)
+    if rejection is None:
+        return None
+    result = _error("validation_error", _problems(rejection.items), 422)
+    return {
+        "jsonrpc": "2.0",
+        "id": request.get("id"),
+        "result": result.model_dump(by_alias=True, exclude_none=True, mode="json"),
+    }
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -129,6 +186,12 @@ async def _http_error(send: Send, status: int, message: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+
+
+async def _http_error(send: Send, status: int, message: str) -> None:
+    """A transport-level error: HTTP ``status`` with a JSON-RPC error body (no request id)."""
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}
+    await _send_json(send, status, body)
 
 
 def mcp_app(
@@ -166,16 +229,34 @@ def _from_api_error(exc: ApiError) -> CallToolResult:
     return _error(exc.error_code, str(detail), exc.http_status)
 
 
-async def _run(ctx: Context, work: Callable[[Principal], dict[str, Any]]) -> CallToolResult:
-    """Run blocking ``work(principal)`` on a thread; map service errors to tool errors."""
-    who: Principal = ctx.request_context.request.state.principal
+async def _run(
+    ctx: Context, work: Callable[[Principal], dict[str, Any]], arguments: dict[str, Any]
+) -> CallToolResult:
+    """Run blocking ``work(principal)`` on a thread; map service errors to tool errors.
+
+    ``arguments`` (the tool's own) first pass the REST bounds of :mod:`rdskit.sandbox.guard`
+    by field name (a 50,000-character message, a lone surrogate, 5,000 dataset ids): a
+    ``validation_error`` (422) naming the argument, before any work or charge.
+    """
+    rejection = guard.check_value(arguments)
+    if rejection is not None:
+        return _error("validation_error", _problems(rejection.items), 422)
+    request = ctx.request_context.request
+    assert request is not None, "tools are called over HTTP, through McpGate"
+    who: Principal = request.state.principal
     try:
         return _result(await anyio.to_thread.run_sync(work, who))
     except ApiError as exc:
         return _from_api_error(exc)
     except (ValidationError, RequestValidationError, FieldError) as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        return _error("validation_error", problems, 422)
+        return _error("validation_error", _problems(exc.errors()), 422)
+
+
+def _problems(errors: Sequence[Mapping[str, Any]]) -> str:
+    """``loc: msg; ...`` of validation error items, the argument named without ``body``."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in e['loc'] if part != 'body')}: {e['msg']}" for e in errors
+    )
 
 
 @contextmanager
@@ -224,7 +305,8 @@ def build_server(store: Store, settings: Settings) -> MCPServer:
 
 
 class _Tools:
-    """The tool functions; their signatures are the tools' input schemas."""
+    """The tool functions; their signatures are the tools' input schemas. Each hands its
+    arguments to :func:`_run` (bounds, then the backend on a thread, errors as tool errors)."""
 
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
@@ -249,11 +331,12 @@ class _Tools:
             if value is not None
         }
         body = {"message": message, "chat_id": chat_id, "context": context or None}
-        return await _run(ctx, partial(self._ask, body))
+        arguments = {"message": message, "chat_id": chat_id, **context}
+        return await _run(ctx, partial(self._ask, body), arguments)
 
     def _ask(self, body: dict[str, Any], who: Principal) -> dict[str, Any]:
         request = AskRequest.model_validate(body)  # 422s become tool errors in _run
-        return chats.submit_ask(self.store, self.settings, who, request)
+        return chats.submit_ask(self.store, self.settings, who.account_id, who.seat_id, request)
 
     async def get_message(
         self,
@@ -267,80 +350,38 @@ class _Tools:
         references), render=true blocks are shown with service__render. stop_reason stays
         null while the assistant is still working."""
         deadline = time.monotonic() + min(max(timeout_seconds, 0.0), LONG_POLL_SECONDS)
+        arguments = {"chat_id": chat_id, "message_id": message_id}
         while True:
-            result = await _run(ctx, partial(self._reply, chat_id, message_id))
+            result = await _run(ctx, partial(self._reply, chat_id, message_id), arguments)
             data = result.structured_content or {}
             if result.is_error or data.get("stop_reason") or time.monotonic() >= deadline:
                 return result
             await anyio.sleep(_POLL_INTERVAL)
 
     def _reply(self, chat_id: str, message_id: str, who: Principal) -> dict[str, Any]:
-        with self.store.read() as conn:
-            row = chats.message_row(conn, who, chat_id, message_id)
-        wire = chats.message_wire(row)
-        blocks = []
-        for block in loads(row["blocks"]) or []:
-            if block["render"]:
-                blocks.append({key: block[key] for key in ("block_id", "type", "render", "title")})
-            else:
-                blocks.append({**block, "text": wire["text"], "references": wire["references"]})
-        return {
-            "chat_id": chat_id,
-            "message_id": message_id,
-            "status": wire["status"],
-            "stop_reason": row["stop_reason"],
-            "blocks": blocks,
-        }
+        return chats.reply_blocks(self.store, who.account_id, who.seat_id, chat_id, message_id)
 
     async def render(self, message_id: str, block_id: str, ctx: Context) -> CallToolResult:
         """Render a render=true block of an assistant reply (a table of the figures the reply
         quotes) as a widget: title, columns, rows and a markdown rendering."""
-        return await _run(ctx, partial(self._render, message_id, block_id))
+        arguments = {"message_id": message_id, "block_id": block_id}
+        return await _run(ctx, partial(self._render, message_id, block_id), arguments)
 
     def _render(self, message_id: str, block_id: str, who: Principal) -> dict[str, Any]:
-        with self.store.read() as conn:
-            row = chats.own_message(conn, who, message_id)
-        block = next(
-            (b for b in loads(row["blocks"]) or [] if b["block_id"] == block_id and b["render"]),
-            None,
-        )
-        if block is None:
-            raise ApiError(404, "block_not_found", f"No render block {block_id} in {message_id}")
-        header = "| " + " | ".join(block["columns"]) + " |"
-        lines = [header, "|" + "---|" * len(block["columns"])]
-        lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in block["rows"]]
-        return {**block, "markdown": f"**{block['title']}**\n\n" + "\n".join(lines) + "\n"}
+        return chats.render_block(self.store, who.account_id, who.seat_id, message_id, block_id)
 
     async def list_collections(
         self, ctx: Context, kind: str = "mentions", limit: int = 25
     ) -> CallToolResult:
         """List the account's collections. kind "mentions" lists datasets with their mention
-        counts, newest first."""
-        return await _run(ctx, partial(self._collections, kind, limit))
+        counts, newest first; limit 1..100."""
+        arguments = {"kind": kind, "limit": limit}
+        return await _run(ctx, partial(self._collections, kind, limit), arguments)
 
     def _collections(self, kind: str, limit: int, who: Principal) -> dict[str, Any]:
         if kind != "mentions":
             raise ApiError(422, "invalid_kind", f"Unknown collection kind {kind!r}; use 'mentions'")
-        with self.store.read() as conn:
-            rows = conn.execute(
-                "SELECT d.id, d.name, d.created_at, COUNT(dm.id) AS mentions_count"
-                " FROM datasets d LEFT JOIN dataset_mentions dm ON dm.dataset_id = d.id"
-                " WHERE d.account_id = ? AND d.deleted_at IS NULL GROUP BY d.id"
-                " ORDER BY d.created_at DESC, d.id DESC LIMIT ?",
-                (who.account_id, max(1, min(limit, 100))),
-            ).fetchall()
-        return {
-            "collections": [
-                {
-                    "kind": "mentions",
-                    "id": row["id"],
-                    "name": row["name"],
-                    "mentions_count": row["mentions_count"],
-                    "created_at": int(row["created_at"]),
-                }
-                for row in rows
-            ]
-        }
+        return {"collections": mentions.collections(self.store, who.account_id, limit)}
 
     async def list_mentions(
         self,
@@ -368,7 +409,7 @@ class _Tools:
             "limit": limit,
             "cursor": cursor,
         }
-        return await _run(ctx, partial(self._mentions, query))
+        return await _run(ctx, partial(self._mentions, query), query)
 
     def _mentions(self, query: dict[str, Any], who: Principal) -> dict[str, Any]:
         body = MentionsQuery.model_validate({k: v for k, v in query.items() if v is not None})
@@ -379,7 +420,8 @@ class _Tools:
         self, source: str, id: str, ctx: Context, dataset_ids: list[str] | None = None
     ) -> CallToolResult:
         """One collected post by its source and id."""
-        return await _run(ctx, partial(self._mention, source, id, dataset_ids))
+        arguments = {"source": source, "id": id, "dataset_ids": dataset_ids}
+        return await _run(ctx, partial(self._mention, source, id, dataset_ids), arguments)
 
     def _mention(
         self, source: str, post_id: str, dataset_ids: list[str] | None, who: Principal
@@ -400,7 +442,7 @@ class _Tools:
     ) -> CallToolResult:
         """How many collected posts match dataset_ids, sources, q and filters."""
         query = {"dataset_ids": dataset_ids, "sources": sources, "q": q, "filters": filters}
-        return await _run(ctx, partial(self._count, query))
+        return await _run(ctx, partial(self._count, query), query)
 
     def _count(self, query: dict[str, Any], who: Principal) -> dict[str, Any]:
         count, cursor = 0, None
@@ -416,8 +458,13 @@ class _Tools:
     ) -> CallToolResult:
         """Answer a natural-language question over the collected data right away (no chat):
         markdown with [N] citation markers plus references. Charged for inference."""
-        work = partial(chats.answer_now, self.store, self.settings, question, dataset_ids)
-        return await _run(ctx, work)
+        arguments = {"question": question, "dataset_ids": dataset_ids}
+        return await _run(ctx, partial(self._answer, question, dataset_ids), arguments)
+
+    def _answer(
+        self, question: str, dataset_ids: list[str] | None, who: Principal
+    ) -> dict[str, Any]:
+        return chats.answer_now(self.store, self.settings, who.account_id, question, dataset_ids)
 
     async def collect_mentions(
         self,
@@ -441,8 +488,7 @@ class _Tools:
             "country_code": country_code,
         }
         raw = {key: value for key, value in request.items() if value is not None}
-        work = partial(self._preview, raw)
-        return await _run(ctx, work)
+        return await _run(ctx, partial(self._preview, raw), raw)
 
     def _preview(self, raw: dict[str, Any], who: Principal) -> dict[str, Any]:
         with self.store.transaction() as conn:

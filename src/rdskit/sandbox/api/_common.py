@@ -28,7 +28,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rdskit.sandbox.accounts import key_digest
+from rdskit.sandbox.accounts import key_digest, key_owner
 from rdskit.sandbox.cursors import ListParams, page
 from rdskit.sandbox.db import Clock, Store, row_or_404
 from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
@@ -178,10 +178,7 @@ def authenticate(store: StoreDep, x_api_key: Annotated[str | None, Header()] = N
     if x_api_key:
         digest = key_digest(x_api_key)
         with store.read() as conn:
-            row = conn.execute(
-                "SELECT account_id, seat_id FROM api_keys WHERE digest = ? AND revoked_at IS NULL",
-                (digest,),
-            ).fetchone()
+            row = key_owner(conn, digest)
         if row is not None:
             return Principal(row["account_id"], row["seat_id"], digest)
     raise ApiError(401, "unauthorized", "Missing or revoked API key (x-api-key header).")

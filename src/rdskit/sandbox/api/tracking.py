@@ -1,17 +1,9 @@
 """Tracking agents: ``/v1/tracking_agents...`` (CRUD, pause/resume, trigger, alert messages).
 
-An agent re-scrapes its datasets on a schedule (UTC): ``daily`` at ``time``, or ``weekly``
-on ``day`` at ``time``. A cycle (scheduled, or out of schedule through ``trigger``) starts
-one dataset run per dataset with that dataset's last search query, through the same code
-as ``POST /v1/datasets/{id}/runs`` (:func:`rdskit.sandbox.api.datasets.start_run`), so
-it is reserved and charged as a normal dataset run. The cycle's tracking run goes
-``pending`` -> ``working`` -> ``completed`` (or ``failed`` if every dataset run failed);
-on completion the agent posts an alert message about the posts the cycle added, in
-markdown whose post links are rewritten to ``[N]`` markers with ``references[]``
-(:func:`rdskit.references.rewrite_post_links`).
-
-Scheduled cycles are worker jobs due at ``next_run_at``; a job whose due time no longer
-matches the agent (paused, rescheduled, deleted) does nothing.
+Thin: the state, SQL and rules (schedules, cycles, alerts) live in
+:mod:`rdskit.sandbox.backend.tracking`. An agent re-scrapes its datasets on a schedule
+(UTC); a cycle (scheduled, or out of schedule through ``trigger``) starts one dataset run
+per dataset, charged as a normal dataset run, and posts an alert message when it completes.
 
 Example (HTTP)::
 
@@ -25,322 +17,38 @@ Example (HTTP)::
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.exceptions import RequestValidationError
 
-from rdskit.models import (
-    DatasetRunCreate,
-    TrackingAgent,
-    TrackingAgentCreate,
-    TrackingAgentUpdate,
-    TrackingMessage,
-    TrackingRun,
-)
-from rdskit.models.vocab import FREQUENCIES, SCHEDULE_TIME, WEEKDAYS
-from rdskit.references import rewrite_post_links
-from rdskit.sandbox.accounts import plan_of
-from rdskit.sandbox.api import chats
-from rdskit.sandbox.api._common import (
-    ApiError,
-    Auth,
-    SettingsDep,
-    StoreDep,
-    ok,
-    page,
-    row_or_404,
-)
-from rdskit.sandbox.api.datasets import DEFAULT_COUNT, start_run
-from rdskit.sandbox.cursors import BY_CREATED, fetch_page
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
-from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.text.extractor import UnprocessablePost, compile_rule
-from rdskit.sandbox.worker import Job, JobKind, schedule
+from rdskit.models import TrackingAgentCreate, TrackingAgentUpdate
+from rdskit.sandbox.api._common import Auth, SettingsDep, StoreDep, ok, page
+from rdskit.sandbox.backend import tracking as backend
 
-__all__ = ["JOBS", "WEEKDAYS", "compose_alert", "next_run_at", "router", "validate_schedule"]
+__all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["tracking agents"])
 
 
-"""Weekly schedule days, lowercase, Monday first (``datetime.weekday()`` order)."""
-
-_CYCLE = "tracking_agent.cycle"
-_WATCH = "tracking_agent.watch"
-_WATCH_SECONDS = 2.0  # simulated seconds between looks at a cycle's dataset runs
-_ACTIVE = ("pending", "working")
-_HIGHLIGHTS = 5  # posts quoted in an alert
-_UPDATABLE = ("name", "instructions", "dataset_ids", "integration_ids", "count",
-              "num_comments_per_post")  # fmt: skip
-_JSON_FIELDS = ("dataset_ids", "integration_ids")
-
-
-# -- schedules (pure) -------------------------------------------------------------------
-def validate_schedule(schedule: Mapping[str, Any]) -> dict[str, str]:
-    """The schedule in canonical form, or a 422 naming the bad field.
-
-    Example:
-        >>> validate_schedule({"frequency": "weekly", "time": "09:30", "day": "Monday"})
-        {'frequency': 'weekly', 'time': '09:30', 'day': 'monday'}
-    """
-    problems = []
-    frequency = schedule.get("frequency")
-    if frequency not in FREQUENCIES:
-        problems.append(("frequency", "frequency must be daily or weekly"))
-    time = schedule.get("time")
-    if not isinstance(time, str) or not SCHEDULE_TIME.fullmatch(time):
-        problems.append(("time", "time must be HH:MM (24-hour, UTC)"))
-    day = schedule.get("day")
-    day = day.lower() if isinstance(day, str) else day
-    if frequency == "weekly" and day not in WEEKDAYS:
-        problems.append(("day", f"a weekly schedule needs day, one of {', '.join(WEEKDAYS)}"))
-    if frequency == "daily" and day is not None:
-        problems.append(("day", "a daily schedule takes no day"))
-    if problems:
-        raise RequestValidationError(
-            [
-                {"loc": ("body", "schedule", field), "msg": msg, "type": "value_error"}
-                for field, msg in problems
-            ]
-        )
-    canonical = {"frequency": str(frequency), "time": str(time)}
-    if frequency == "weekly":
-        canonical["day"] = str(day)
-    return canonical
-
-
-def next_run_at(schedule: Mapping[str, str], after: datetime) -> datetime:
-    """The first scheduled moment strictly after ``after`` (UTC).
-
-    Example:
-        >>> now = datetime(2026, 1, 7, 10, 0, tzinfo=UTC)  # a Wednesday
-        >>> next_run_at({"frequency": "daily", "time": "09:00"}, now).isoformat()
-        '2026-01-08T09:00:00+00:00'
-        >>> next_run_at({"frequency": "weekly", "time": "09:00", "day": "monday"}, now).isoformat()
-        '2026-01-12T09:00:00+00:00'
-    """
-    after = after.astimezone(UTC)
-    hour, minute = (int(part) for part in schedule["time"].split(":"))
-    candidate = after.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if schedule["frequency"] == "weekly":
-        candidate += timedelta(days=(WEEKDAYS.index(schedule["day"]) - after.weekday()) % 7)
-        step = timedelta(days=7)
-    else:
-        step = timedelta(days=1)
-    return candidate if candidate > after else candidate + step
-
-
-# -- alerts (pure) -------------------------------------------------------------------------
-def _engagement(mention: Mapping[str, Any]) -> int:
-    return sum(int(mention.get(k) or 0) for k in ("num_likes", "num_comments", "num_shares"))
-
-
-def _snippet(mention: Mapping[str, Any], limit: int = 90) -> str:
-    text = " ".join(str(mention.get("title") or mention.get("text") or "").split())
-    text = text.replace("[", "(").replace("]", ")")  # keep markdown links unambiguous
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def compose_alert(
-    agent_name: str,
-    instructions: str,
-    mentions: Sequence[Mapping[str, Any]],
-    dataset_names: Sequence[str],
-    pattern: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """The alert for a cycle that added ``mentions`` (Mention wire dicts).
-
-    Posts matching the agent's instructions (read as a yes/no rule) are quoted first,
-    then the most engaging ones; the most engaging post is also cited in the headline,
-    so it reuses its number. ``pattern`` ({id, name}) adds a pattern entity reference.
-
-    Example:
-        >>> alert = compose_alert("Oat watch", "complaints", [
-        ...     {"source": "reddit", "id": "1", "text": "It leaked, disappointed",
-        ...      "num_likes": 3, "sentiment_score": "-0.6", "comments": [{}]}], ["Oat"])
-        >>> alert["new_mention_count"], alert["comment_count"], alert["text"].count("[1]")
-        (1, 1, 2)
-    """
-    rule = compile_rule(instructions, "boolean") if instructions.strip() else None
-
-    def matches(mention: Mapping[str, Any]) -> bool:
-        try:
-            return bool(rule and rule.apply(mention.get("title"), mention.get("text")).value)
-        except UnprocessablePost:
-            return False
-
-    matching = {(m["source"], m["id"]) for m in mentions if matches(m)}
-    ranked = sorted(
-        mentions,
-        key=lambda m: ((m["source"], m["id"]) in matching, _engagement(m)),
-        reverse=True,
-    )
-    scores = [
-        float(m["sentiment_score"]) for m in mentions if m.get("sentiment_score") not in (None, "")
-    ]
-    sentiment = round(sum(scores) / len(scores), 3) if scores else 0.0
-    comments = sum(len(m.get("comments") or []) for m in mentions)
-    where = ", ".join(dataset_names)
-
-    def link(m: Mapping[str, Any], label: str) -> str:
-        return f"[{label}](post:{m['source']}:{m['id']})"
-
-    lines = [f"**{agent_name}**: {len(mentions)} new mentions in {where}."]
-    if mentions:
-        top = max(mentions, key=_engagement)
-        lines[0] += (
-            f" Average sentiment {sentiment:+.2f}, {comments} comments collected."
-            f" Most engaging: {link(top, 'post')}."
-        )
-        if rule is not None:
-            lines.append(f"\n{len(matching)} of them match your instructions.")
-        lines.append("")
-        lines += [
-            f"- {m['source']}: “{_snippet(m)}” {link(m, m['source'])}" for m in ranked[:_HIGHLIGHTS]
-        ]
-    if pattern is not None:
-        lines.append(f"\nRecurring patterns in these datasets: “{pattern['name']}”.")
-    text, references = rewrite_post_links("\n".join(lines))
-    if pattern is not None:
-        references.append({"type": "pattern", "id": pattern["id"]})
-    mood = "positive" if sentiment >= 0.05 else "negative" if sentiment <= -0.05 else "neutral"
-    preview = f"{len(mentions)} new mentions for {agent_name}"
-    if mentions:
-        preview += f", {mood} on average"
-    return {
-        "agent_name": agent_name,
-        "new_mention_count": len(mentions),
-        "comment_count": comments,
-        "sentiment_score": sentiment,
-        "short_preview_message": preview,
-        "text": text,
-        "references": references,
-    }
-
-
-# -- storage helpers ---------------------------------------------------------------------
-def _agent_or_404(conn: sqlite3.Connection, account_id: str, agent_id: str) -> sqlite3.Row:
-    return row_or_404(
-        conn,
-        "tracking_agents",
-        "not_found",
-        f"Tracking agent {agent_id} not found",
-        live=True,
-        id=agent_id,
-        account_id=account_id,
-    )
-
-
-def _agent_wire(row: sqlite3.Row) -> dict[str, Any]:
-    return TrackingAgent.model_validate(
-        {
-            "id": row["id"],
-            "name": row["name"],
-            "instructions": row["instructions"],
-            "dataset_ids": loads(row["dataset_ids"]),
-            "count": row["count"],
-            "num_comments_per_post": row["num_comments_per_post"],
-            "integrations": [{"id": i} for i in loads(row["integration_ids"])],
-            "paused": bool(row["paused"]),
-            "schedule": loads(row["schedule"]),
-            "created_at": row["created_at"],
-            "updated_at": row["updated_at"],
-            "last_run_at": row["last_run_at"],
-            "next_run_at": row["next_run_at"],
-        }
-    ).to_wire()
-
-
-def _check_datasets(conn: sqlite3.Connection, account_id: str, dataset_ids: Sequence[str]) -> None:
-    """Every dataset must be the account's and live; otherwise 404 ``not_found``."""
-    for dataset_id in dataset_ids:
-        row_or_404(
-            conn,
-            "datasets",
-            "not_found",
-            f"Dataset {dataset_id} not found",
-            live=True,
-            id=dataset_id,
-            account_id=account_id,
-        )
-
-
-def _plan_next(conn: Connection, agent_id: str, schedule_: Mapping[str, str]) -> float:
-    """Set the agent's next_run_at from now and schedule the cycle job for it."""
-    clock = conn.store.clock
-    due = next_run_at(schedule_, datetime.fromtimestamp(clock.now(), tz=UTC)).timestamp()
-    conn.execute("UPDATE tracking_agents SET next_run_at = ? WHERE id = ?", (due, agent_id))
-    (account_id,) = conn.execute(
-        "SELECT account_id FROM tracking_agents WHERE id = ?", (agent_id,)
-    ).fetchone()
-    schedule(conn, _CYCLE, agent_id, run_at=due, payload={"due": due}, account_id=account_id)
-    return due
-
-
-# -- agent endpoints ------------------------------------------------------------------------
 @router.post("/tracking_agents")
 def create_agent(body: TrackingAgentCreate, who: Auth, store: StoreDep) -> dict[str, Any]:
     """Create an active agent; ``next_run_at`` follows from the schedule."""
-    schedule_ = validate_schedule(body.schedule.model_dump(exclude_none=True))
     with store.transaction() as conn:
-        limit = plan_of(conn, who.account_id)["limits"].get("tracking_agents", -1)
-        (used,) = conn.execute(
-            "SELECT COUNT(*) FROM tracking_agents WHERE account_id = ? AND deleted_at IS NULL",
-            (who.account_id,),
-        ).fetchone()
-        if limit >= 0 and used >= limit:
-            raise ApiError(
-                400, "tracking_agent_limit_reached", f"The plan allows {limit} tracking agents."
-            )
-        _check_datasets(conn, who.account_id, body.dataset_ids)
-        agent_id = new_id(conn, "ta")
-        now = store.clock.now()
-        conn.execute(
-            "INSERT INTO tracking_agents (id, account_id, name, instructions, dataset_ids,"
-            " integration_ids, count, num_comments_per_post, schedule, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                agent_id,
-                who.account_id,
-                body.name,
-                body.instructions,
-                dumps(body.dataset_ids),
-                dumps(body.integration_ids or []),
-                DEFAULT_COUNT if body.count is None else body.count,
-                body.num_comments_per_post or 0,
-                dumps(schedule_),
-                now,
-                now,
-            ),
-        )
-        _plan_next(conn, agent_id, schedule_)
-        # The agent's dialogue chat, private to the creating seat (see routes/chats.py).
-        chats.open_chat(
-            conn, who.account_id, who.seat_id, tracking_agent_id=agent_id, name=body.name
-        )
-        return ok(_agent_wire(_agent_or_404(conn, who.account_id, agent_id)))
+        return ok(backend.create_agent(conn, who.account_id, who.seat_id, body))
 
 
 @router.get("/tracking_agents")
 def list_agents(who: Auth, store: StoreDep) -> dict[str, Any]:
     """The account's agents (deleted ones hidden), oldest first; no pagination fields."""
     with store.read() as conn:
-        rows = conn.execute(
-            "SELECT * FROM tracking_agents WHERE account_id = ? AND deleted_at IS NULL"
-            " ORDER BY created_at, id",
-            (who.account_id,),
-        ).fetchall()
-    return ok([_agent_wire(row) for row in rows])
+        return ok(backend.list_agents(conn, who.account_id))
 
 
 @router.get("/tracking_agents/{agent_id}")
 def get_agent(agent_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
     """One agent."""
     with store.read() as conn:
-        return ok(_agent_wire(_agent_or_404(conn, who.account_id, agent_id)))
+        return ok(backend.get_agent(conn, who.account_id, agent_id))
 
 
 @router.patch("/tracking_agents/{agent_id}")
@@ -348,44 +56,15 @@ def update_agent(
     agent_id: str, body: TrackingAgentUpdate, who: Auth, store: StoreDep
 ) -> dict[str, Any]:
     """Partial update of the create fields; a new schedule moves ``next_run_at``."""
-    changes = body.model_dump(exclude_unset=True)
-    schedule_ = (
-        validate_schedule(body.schedule.model_dump(exclude_none=True))
-        if changes.get("schedule") is not None
-        else None
-    )
     with store.transaction() as conn:
-        row = _agent_or_404(conn, who.account_id, agent_id)
-        if changes.get("dataset_ids") is not None:
-            _check_datasets(conn, who.account_id, changes["dataset_ids"])
-        updates = {
-            field: dumps(changes[field]) if field in _JSON_FIELDS else changes[field]
-            for field in _UPDATABLE
-            if changes.get(field) is not None
-        }
-        if schedule_ is not None:
-            updates["schedule"] = dumps(schedule_)
-        updates["updated_at"] = store.clock.now()
-        assignments = ", ".join(f"{column} = ?" for column in updates)
-        conn.execute(
-            f"UPDATE tracking_agents SET {assignments} WHERE id = ?", [*updates.values(), agent_id]
-        )
-        if schedule_ is not None and not row["paused"]:
-            _plan_next(conn, agent_id, schedule_)
-        return ok(_agent_wire(_agent_or_404(conn, who.account_id, agent_id)))
+        return ok(backend.update_agent(conn, who.account_id, agent_id, body))
 
 
 @router.delete("/tracking_agents/{agent_id}")
 def delete_agent(agent_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
     """Soft delete: hidden from every endpoint, kept on the server; no more cycles."""
     with store.transaction() as conn:
-        _agent_or_404(conn, who.account_id, agent_id)
-        now = store.clock.now()
-        conn.execute(
-            "UPDATE tracking_agents SET deleted_at = ?, updated_at = ?, next_run_at = NULL"
-            " WHERE id = ?",
-            (now, now, agent_id),
-        )
+        backend.delete_agent(conn, who.account_id, agent_id)
     return ok({"id": agent_id, "deleted": True})
 
 
@@ -393,104 +72,14 @@ def delete_agent(agent_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
 def pause_agent(agent_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
     """Stop scheduled cycles (``next_run_at`` becomes null); history is kept."""
     with store.transaction() as conn:
-        _agent_or_404(conn, who.account_id, agent_id)
-        conn.execute(
-            "UPDATE tracking_agents SET paused = 1, next_run_at = NULL, updated_at = ?"
-            " WHERE id = ?",
-            (store.clock.now(), agent_id),
-        )
-        return ok(_agent_wire(_agent_or_404(conn, who.account_id, agent_id)))
+        return ok(backend.pause_agent(conn, who.account_id, agent_id))
 
 
 @router.post("/tracking_agents/{agent_id}/resume")
 def resume_agent(agent_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
     """Resume scheduled cycles from now on (``next_run_at`` recomputed)."""
     with store.transaction() as conn:
-        row = _agent_or_404(conn, who.account_id, agent_id)
-        conn.execute(
-            "UPDATE tracking_agents SET paused = 0, updated_at = ? WHERE id = ?",
-            (store.clock.now(), agent_id),
-        )
-        if row["paused"]:
-            _plan_next(conn, agent_id, loads(row["schedule"]))
-        return ok(_agent_wire(_agent_or_404(conn, who.account_id, agent_id)))
-
-
-# -- cycles ----------------------------------------------------------------------------------
-def _last_query(conn: sqlite3.Connection, dataset_id: str) -> dict[str, Any]:
-    """The request echo of the dataset's latest run, or 400 ``dataset_has_no_queries``."""
-    row = conn.execute(
-        "SELECT params FROM dataset_runs WHERE dataset_id = ? ORDER BY created_at DESC, id DESC"
-        " LIMIT 1",
-        (dataset_id,),
-    ).fetchone()
-    if row is None:
-        raise ApiError(
-            400, "dataset_has_no_queries", f"Dataset {dataset_id} has never run a search."
-        )
-    params: dict[str, Any] = loads(row["params"])
-    return params
-
-
-def _start_cycle(
-    conn: Connection, settings: Settings, agent: sqlite3.Row, trigger: str
-) -> sqlite3.Row:
-    """Start one dataset run per dataset (charged as normal runs) and the tracking run."""
-    running = conn.execute(
-        "SELECT id FROM tracking_runs WHERE agent_id = ? AND status IN (?, ?)",
-        (agent["id"], *_ACTIVE),
-    ).fetchone()
-    if running is not None:
-        raise ApiError(
-            409,
-            "tracking_agent_run_in_progress",
-            f"Cycle {running['id']} of agent {agent['id']} is still running.",
-        )
-    dataset_ids = loads(agent["dataset_ids"])
-    _check_datasets(conn, agent["account_id"], dataset_ids)
-    queries = {dataset_id: _last_query(conn, dataset_id) for dataset_id in dataset_ids}
-    run_ids = []
-    for dataset_id, last in queries.items():
-        # The last search again, over the default window (an old explicit range would
-        # only find what was already collected), at the agent's depth.
-        request = {k: v for k, v in last.items() if k != "date_range"}
-        request.update(count=agent["count"], num_comments_per_post=agent["num_comments_per_post"])
-        dataset_run = start_run(
-            conn,
-            settings,
-            agent["account_id"],
-            dataset_id,
-            DatasetRunCreate.model_validate(request),
-            error_code="insufficient_credits",
-        )
-        run_ids.append(dataset_run["id"])
-    run_id = new_id(conn, "tar")
-    now = conn.store.clock.now()
-    conn.execute(
-        "INSERT INTO tracking_runs VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)",
-        (run_id, agent["id"], agent["account_id"], trigger, dumps(run_ids), now, now),
-    )
-    conn.execute("UPDATE tracking_agents SET last_run_at = ? WHERE id = ?", (now, agent["id"]))
-    schedule(
-        conn,
-        _WATCH,
-        run_id,
-        delay=conn.store.clock.scaled(_WATCH_SECONDS),
-        account_id=agent["account_id"],
-    )
-    return conn.execute("SELECT * FROM tracking_runs WHERE id = ?", (run_id,)).fetchone()
-
-
-def _tracking_run_wire(row: sqlite3.Row) -> dict[str, Any]:
-    return TrackingRun.model_validate(
-        {
-            "id": row["id"],
-            "agent_id": row["agent_id"],
-            "created_at": row["created_at"],
-            "dataset_run_ids": loads(row["dataset_run_ids"]),
-            "status": {"type": row["status"]},
-        }
-    ).to_wire()
+        return ok(backend.resume_agent(conn, who.account_id, agent_id))
 
 
 @router.post("/tracking_agents/{agent_id}/trigger")
@@ -499,8 +88,7 @@ def trigger_agent(
 ) -> dict[str, Any]:
     """Start an out-of-schedule cycle; returns the tracking run (``pending``)."""
     with store.transaction() as conn:
-        agent = _agent_or_404(conn, who.account_id, agent_id)
-        return ok(_tracking_run_wire(_start_cycle(conn, settings, agent, "manual")))
+        return ok(backend.trigger(conn, settings, who.account_id, agent_id))
 
 
 @router.get("/tracking_agents/{agent_id}/messages")
@@ -513,139 +101,7 @@ def list_messages(
 ) -> dict[str, Any]:
     """The agent's alert messages, newest first."""
     with store.read() as conn:
-        _agent_or_404(conn, who.account_id, agent_id)
-        got = fetch_page(
-            conn,
-            columns="*",
-            source="tracking_messages",
-            where="agent_id = ?",
-            params=[agent_id],
-            sort=BY_CREATED,
-            order="desc",
-            limit=limit,
-            cursor=cursor or None,
-            scope=agent_id,
+        items, has_next, next_cursor = backend.list_messages(
+            conn, who.account_id, agent_id, limit, cursor or None
         )
-    messages = [
-        TrackingMessage.model_validate(
-            {
-                "message_id": row["id"],
-                "agent_id": agent_id,
-                "created_at": row["created_at"],
-                **loads(row["body"]),
-            }
-        ).to_wire()
-        for row in got.rows
-    ]
-    return page(messages, has_next=got.has_next, cursor=got.cursor)
-
-
-# -- the worker ---------------------------------------------------------------------------
-def _scheduled_cycle(store: Store, job: Job) -> None:
-    """A due scheduled cycle: start it (unless stale) and plan the next one."""
-    with store.transaction() as conn:
-        agent = conn.execute(
-            "SELECT * FROM tracking_agents WHERE id = ? AND deleted_at IS NULL AND paused = 0",
-            (job.ref_id,),
-        ).fetchone()
-        if agent is None or agent["next_run_at"] != job.payload.get("due"):
-            return  # paused, deleted or rescheduled since this job was planned
-        conn.execute("SAVEPOINT cycle")
-        try:
-            # No request to answer: the settings only feed a 402's top-up link.
-            _start_cycle(conn, Settings(), agent, "schedule")
-        except ApiError:
-            # Skipped (busy, unfunded, no query): undo partial dataset runs, keep the plan.
-            conn.execute("ROLLBACK TO cycle")
-        conn.execute("RELEASE cycle")
-        _plan_next(conn, agent["id"], loads(agent["schedule"]))
-
-
-def _watch(store: Store, job: Job) -> None:
-    """Follow a cycle's dataset runs; when all are over, complete it and post the alert."""
-    with store.transaction() as conn:
-        run = conn.execute("SELECT * FROM tracking_runs WHERE id = ?", (job.ref_id,)).fetchone()
-        if run is None or run["status"] not in _ACTIVE:
-            return
-        run_ids = loads(run["dataset_run_ids"])
-        marks = ",".join("?" * len(run_ids))
-        statuses = [
-            r["status"]
-            for r in conn.execute(
-                f"SELECT status FROM dataset_runs WHERE id IN ({marks})", run_ids
-            ).fetchall()
-        ]
-        now = store.clock.now()
-        if any(status in _ACTIVE for status in statuses):
-            if run["status"] == "pending" and "working" in statuses:
-                conn.execute(
-                    "UPDATE tracking_runs SET status = 'working', updated_at = ? WHERE id = ?",
-                    (now, run["id"]),
-                )
-            schedule(conn, _WATCH, run["id"], delay=store.clock.scaled(_WATCH_SECONDS))
-            return
-        status = "completed" if "completed" in statuses else "failed"
-        conn.execute(
-            "UPDATE tracking_runs SET status = ?, updated_at = ? WHERE id = ?",
-            (status, now, run["id"]),
-        )
-        if status == "completed":
-            _post_alert(conn, run, run_ids)
-
-
-def _post_alert(conn: Connection, run: sqlite3.Row, run_ids: Sequence[str]) -> None:
-    """Write the alert message for the posts this cycle added to the agent's datasets."""
-    agent = conn.execute(
-        "SELECT * FROM tracking_agents WHERE id = ?", (run["agent_id"],)
-    ).fetchone()
-    marks = ",".join("?" * len(run_ids))
-    rows = conn.execute(
-        "SELECT DISTINCT m.source, m.id, m.body FROM dataset_mentions dm JOIN mentions m"
-        " ON m.account_id = ? AND m.source = dm.source AND m.id = dm.id"
-        f" WHERE dm.run_id IN ({marks}) ORDER BY m.created_at DESC, m.source, m.id",
-        [run["account_id"], *run_ids],
-    ).fetchall()
-    dataset_ids = loads(agent["dataset_ids"])
-    id_marks = ",".join("?" * len(dataset_ids))
-    names = [
-        r["name"]
-        for r in conn.execute(
-            f"SELECT name FROM datasets WHERE id IN ({id_marks}) ORDER BY name", dataset_ids
-        ).fetchall()
-    ]
-    pattern = conn.execute(
-        f"SELECT id, name FROM patterns WHERE dataset_id IN ({id_marks})"
-        " ORDER BY created_at DESC LIMIT 1",
-        dataset_ids,
-    ).fetchone()
-    alert = compose_alert(
-        agent["name"],
-        agent["instructions"],
-        [loads(r["body"]) for r in rows],
-        names,
-        None if pattern is None else {"id": pattern["id"], "name": pattern["name"]},
-    )
-    chat_id = chats.post_alert(conn, agent["id"], alert)
-    if chat_id is not None:
-        alert["chat_id"] = chat_id  # where the creating seat answers the alert (extension)
-    conn.execute(
-        "INSERT INTO tracking_messages VALUES (?, ?, ?, ?, ?)",
-        (new_id(conn, "tam"), agent["id"], run["id"], dumps(alert), conn.store.clock.now()),
-    )
-
-
-def _watch_failed(store: Store, job: Job, exc: BaseException) -> None:
-    """A crash while following a cycle marks it failed (its dataset runs settle themselves)."""
-    with store.transaction() as conn:
-        conn.execute(
-            "UPDATE tracking_runs SET status = 'failed', updated_at = ? WHERE id = ?"
-            " AND status IN (?, ?)",
-            (store.clock.now(), job.ref_id, *_ACTIVE),
-        )
-
-
-JOBS = (
-    JobKind(_CYCLE, _scheduled_cycle),
-    JobKind(_WATCH, _watch, on_error=_watch_failed),
-)
-"""This part's job kinds (listed in :mod:`rdskit.sandbox.registry`)."""
+    return page(items, has_next=has_next, cursor=next_cursor)

@@ -8,6 +8,9 @@ dataset scope, runs the query and renders Mention wire objects. Called by the RE
   deleted or foreign id is 404 ``dataset_not_found``.
 - ``post_refs``: those posts, in the order given (unknown ones left out), one page.
 - otherwise filters, ``q``, ``sources``, ``sort``/``order`` and keyset ``cursor`` paging.
+
+:func:`collections` lists the live datasets with their mention counts (the MCP
+``service__list_collections`` tool).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from rdskit.sandbox.backend import mention_query
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError, invalid
 
-__all__ = ["MentionsPage", "live_datasets", "query_mentions"]
+__all__ = ["MentionsPage", "collections", "live_datasets", "query_mentions"]
 
 
 class MentionsPage(NamedTuple):
@@ -87,3 +90,26 @@ def query_mentions(store: Store, account_id: str, body: MentionsQuery) -> Mentio
     return MentionsPage(
         [Mention.model_validate(item).to_wire() for item in items], has_next, cursor
     )
+
+
+def collections(store: Store, account_id: str, limit: int) -> list[dict[str, Any]]:
+    """The account's live datasets as collections (``kind: mentions``) with their mention
+    counts, newest first; ``limit`` is clamped to 1..100 (the MCP ``list_collections``)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            "SELECT d.id, d.name, d.created_at, COUNT(dm.id) AS mentions_count"
+            " FROM datasets d LEFT JOIN dataset_mentions dm ON dm.dataset_id = d.id"
+            " WHERE d.account_id = ? AND d.deleted_at IS NULL GROUP BY d.id"
+            " ORDER BY d.created_at DESC, d.id DESC LIMIT ?",
+            (account_id, max(1, min(limit, 100))),
+        ).fetchall()
+    return [
+        {
+            "kind": "mentions",
+            "id": row["id"],
+            "name": row["name"],
+            "mentions_count": row["mentions_count"],
+            "created_at": int(row["created_at"]),
+        }
+        for row in rows
+    ]

@@ -1,0 +1,204 @@
+"""Admin backend: what ``/sandbox/...`` sets up (accounts, seats, keys, plans, wallets, the
+assistant failure switch), its request bodies and their bounds.
+
+The real service does this in its web app; the sandbox offers it to tests and notebooks
+through :mod:`rdskit.sandbox.api.admin` (``x-admin-token``) and
+``rdskit.sandbox.AdminClient``. Every function takes the ids it acts on and matches them
+exactly (no pattern, no prefix): an id of another kind or of an absent row is a 404
+(``account_not_found``, ``seat_not_found``) and changes nothing. Ids are bounded by
+:data:`MAX_ID_CHARS` and :data:`ID_PATTERN` before any lookup (the API declares both on
+its path parameters: 422 naming the parameter), and wallet amounts by
+:data:`MAX_WALLET_USD` (a wallet of ``1e40`` USD made every later ``/v1/me`` fail).
+
+Example:
+    >>> from rdskit.sandbox.accounts import bootstrap
+    >>> from rdskit.sandbox.db import Store
+    >>> store = Store()
+    >>> with store.transaction() as conn:  # the plan catalog and the default account
+    ...     _ = bootstrap(conn)
+    >>> created = create_account(store, NewAccountBody(plan="Starter", wallet_usd=5))
+    >>> set_assistant_failure(store, created["account_id"], "ai_assistant_timeout")
+    >>> summary = account_summary(store, created["account_id"])
+    >>> summary["plan"], summary["wallet"]["total_usd"], summary["assistant_failure"]
+    ('Starter', '5', 'ai_assistant_timeout')
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from rdskit.sandbox import accounts, wallet
+from rdskit.sandbox.db import Store
+from rdskit.sandbox.errors import ApiError
+
+__all__ = [
+    "ID_PATTERN",
+    "MAX_ID_CHARS",
+    "MAX_WALLET_USD",
+    "AssistantBody",
+    "AssistantFailure",
+    "KeyBody",
+    "NewAccountBody",
+    "NewSeatBody",
+    "PlanBody",
+    "WalletBody",
+    "account_summary",
+    "create_account",
+    "create_seat",
+    "delete_seat",
+    "mint_key",
+    "revoke_key",
+    "set_assistant_failure",
+    "set_plan",
+    "set_wallet",
+]
+
+MAX_ID_CHARS = 64
+"""Longest account or seat id the admin routes look up: ids are a prefix and 16 hex digits
+(``acc_…``, ``usr_…``, 20 characters); 64 leaves room without echoing a 10,000-character
+path back in a 404."""
+
+ID_PATTERN = r"^[^\x00-\x1f\x7f]+$"
+"""An id has no control character (a NUL or a newline is never part of one)."""
+
+MAX_WALLET_USD = Decimal(1_000_000_000)
+"""Largest wallet total or used amount (USD): far above any plan, and small enough that
+credits at six places stay exact in Decimal's 28 digits (1e40 USD overflowed them)."""
+
+AssistantFailure = Literal["ai_assistant_unavailable", "ai_assistant_timeout"]
+"""The assistant failures the admin switch can turn on."""
+
+_Usd = Field(default=None, ge=0, le=MAX_WALLET_USD)
+
+
+class NewAccountBody(BaseModel):
+    """``POST /sandbox/accounts``: an account with an owner seat (wallet: the plan price)."""
+
+    team_name: str = "Sandbox Team"
+    email: str = "owner@example.test"
+    name: str | None = None
+    plan: str = "Pro"
+    wallet_usd: Decimal | None = _Usd
+
+
+class NewSeatBody(BaseModel):
+    """``POST /sandbox/accounts/{id}/seats``: a member (who can hold keys) or an invitation."""
+
+    email: str
+    name: str | None = None
+    kind: Literal["member", "invitation"] = "member"
+
+
+class KeyBody(BaseModel):
+    """``POST /sandbox/keys/revoke``: the raw key to revoke."""
+
+    api_key: str
+
+
+class PlanBody(BaseModel):
+    """``PUT /sandbox/accounts/{id}/plan``: Trial, Starter, Pro, Business or Legacy."""
+
+    plan: str
+
+
+class WalletBody(BaseModel):
+    """``PUT /sandbox/accounts/{id}/wallet``: new total and/or used USD."""
+
+    total_usd: Decimal | None = _Usd
+    used_usd: Decimal | None = _Usd
+
+
+class AssistantBody(BaseModel):
+    """``PUT /sandbox/accounts/{id}/assistant``: a failure to simulate, or null to heal."""
+
+    failure: AssistantFailure | None = None
+
+
+def create_account(store: Store, body: NewAccountBody) -> dict[str, Any]:
+    """Create an account with an owner seat; returns its ids and the owner's key (once)."""
+    with store.transaction() as conn:
+        created = accounts.create_account(conn, **body.model_dump())
+    return {
+        "account_id": created.account_id,
+        "seat_id": created.seat_id,
+        "api_key": created.api_key,
+    }
+
+
+def account_summary(store: Store, account_id: str) -> dict[str, Any]:
+    """Plan, wallet (USD strings), seats and the assistant switch of an account (404 if absent)."""
+    with store.read() as conn:
+        plan = accounts.plan_of(conn, account_id)  # 404 for an unknown account
+        funds = wallet.balance(conn, account_id)
+        seats = conn.execute(
+            "SELECT id, kind, email, name FROM seats WHERE account_id = ? ORDER BY created_at",
+            (account_id,),
+        ).fetchall()
+        (failure,) = conn.execute(
+            "SELECT assistant_failure FROM accounts WHERE id = ?", (account_id,)
+        ).fetchone()
+    return {
+        "account_id": account_id,
+        "plan": plan["name"],
+        "wallet": {
+            "total_usd": str(funds.total),
+            "used_usd": str(funds.used),
+            "held_usd": str(funds.held),
+            "available_usd": str(funds.available),
+        },
+        "seats": [dict(seat) for seat in seats],
+        "assistant_failure": failure,
+    }
+
+
+def create_seat(store: Store, account_id: str, body: NewSeatBody) -> str:
+    """Add a member or an invitation to the account; returns the seat id."""
+    with store.transaction() as conn:
+        accounts.plan_of(conn, account_id)  # 404 for an unknown account
+        return accounts.create_seat(conn, account_id, **body.model_dump())
+
+
+def delete_seat(store: Store, seat_id: str) -> None:
+    """Remove a seat and its keys (404 ``seat_not_found``)."""
+    with store.transaction() as conn:
+        accounts.delete_seat(conn, seat_id)
+
+
+def mint_key(store: Store, seat_id: str) -> str:
+    """Mint a key for the seat, on the seat's own account; the raw key is returned once."""
+    with store.transaction() as conn:
+        return accounts.mint_key(conn, seat_id)
+
+
+def revoke_key(store: Store, api_key: str) -> None:
+    """Revoke an active key (404 ``api_key_not_found``); its next call is 401."""
+    with store.transaction() as conn:
+        accounts.revoke_key(conn, api_key)
+
+
+def set_plan(store: Store, account_id: str, plan: str) -> None:
+    """Switch the account's plan (400 ``unknown_plan``, 404 ``account_not_found``)."""
+    with store.transaction() as conn:
+        accounts.set_plan(conn, account_id, plan)
+
+
+def set_wallet(store: Store, account_id: str, body: WalletBody) -> None:
+    """Overwrite the wallet's total and/or used USD (400 ``nothing_to_update`` for neither)."""
+    if body.total_usd is None and body.used_usd is None:
+        raise ApiError(400, "nothing_to_update", "Give total_usd and/or used_usd.")
+    with store.transaction() as conn:
+        accounts.set_wallet(conn, account_id, total_usd=body.total_usd, used_usd=body.used_usd)
+
+
+def set_assistant_failure(store: Store, account_id: str, failure: AssistantFailure | None) -> None:
+    """Make Ask fail with ``failure`` (transient 503/504), or heal it with ``None``."""
+    with store.transaction() as conn:
+        updated = conn.execute(
+            "UPDATE accounts SET assistant_failure = ? WHERE id = ?", (failure, account_id)
+        ).rowcount
+    if not updated:
+        raise ApiError(404, "account_not_found", f"Account {account_id} not found")
