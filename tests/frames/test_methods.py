@@ -29,11 +29,15 @@ def check_numbers(df: pd.DataFrame, text: str) -> None:
     n = len(df)
     assert text.startswith(f"We analysed {n:,} post")
     assert numbers_after(text, "We analysed") == df["source"].astype(str).value_counts().to_dict()
-    first, last = df["created_at"].min(), df["created_at"].max()
-    assert f"published {first:%Y-%m-%d} to {last:%Y-%m-%d}" in text
+    first, last = (f"{df['created_at'].min():%Y-%m-%d}", f"{df['created_at'].max():%Y-%m-%d}")
+    # A frame whose posts share one day (a small filtered slice) reads "published on <day>".
+    assert (f"published on {first}" if first == last else f"published {first} to {last}") in text
     comments = int(df["comments"].map(len).sum())
     with_comments = int((df["comments"].map(len) > 0).sum())
-    assert f"{comments:,} comments on {with_comments:,} of the posts" in text
+    if comments:
+        assert f"{comments:,} comment{'s' if comments != 1 else ''} on {with_comments:,} of" in text
+    else:  # "0 comments on 0 of the posts" read as if comments had been looked for and not found
+        assert "No comments were collected." in text
     analysed = int(df["sentiment"].notna().sum())
     assert f"Sentiment was analysed for {analysed:,} of the {n:,} posts" in text
     names = df["datasets"].map(lambda ds: [d["name"] for d in ds]).explode()
@@ -65,6 +69,14 @@ def test_a_filtered_frame_reports_its_own_numbers(research: Research) -> None:
     check_numbers(reddit, text)
     assert text != df.rds.methods().text
     assert "pseudonymised" not in text
+
+
+def test_a_frame_without_comments_says_none_were_collected(research: Research) -> None:
+    df = research.mentions()
+    bare = df.assign(comments=[[] for _ in range(len(df))])
+    text = bare.rds.methods().text
+    check_numbers(bare, text)
+    assert "0 comments" not in text
 
 
 def test_steps_and_overlap_are_reported() -> None:

@@ -219,6 +219,8 @@ def _contents(frame: pd.DataFrame, n: int) -> list[str]:
         parts.append(
             f"The data include {total:,} comment{'s' if total != 1 else ''} on "
             f"{with_comments:,} of the posts."
+            if total
+            else "No comments were collected."
         )
     if "sentiment" in frame.columns:
         analysed = int(frame["sentiment"].notna().sum())

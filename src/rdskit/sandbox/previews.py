@@ -1,7 +1,7 @@
 """Research preview generation: what a quick look at a search or at profiles would find.
 
 Pure functions over the synthetic corpus (:mod:`rdskit.sandbox.text.corpus`); the route
-(``routes/previews.py``) handles billing and storage.
+(``backend/previews.py``) handles billing and storage.
 
 URL previews resolve each ``source_urls`` entry deterministically from the URL itself, so
 every outcome can be produced on purpose:
@@ -139,16 +139,22 @@ def _day_bound(value: str | None, end: bool) -> datetime:
 def estimate_results(
     seed: int, query: str, sources: Sequence[str], since: datetime, until: datetime
 ) -> int:
-    """How many posts a full collection would find: a per-source daily rate x window days.
+    """How many posts a full collection would find: the query's daily volume x each source's
+    share (:func:`~rdskit.sandbox.text.corpus.source_mix`, the proportions a collection
+    splits its count by) x the window's days.
 
     Example:
         >>> a = datetime(2026, 1, 1, tzinfo=UTC)
-        >>> estimate_results(0, "oat milk", ["reddit"], a, a + timedelta(days=30)) > 0
+        >>> month = (a, a + timedelta(days=30))
+        >>> 0 < estimate_results(0, "oat milk", ["reddit"], *month) < estimate_results(
+        ...     0, "oat milk", ["reddit", "tiktok"], *month)
         True
     """
     days = max((until - since).total_seconds() / 86_400, 1 / 24)
-    rates = [5 + _digest(seed, query.lower(), source) % 120 for source in sources]
-    return max(1, round(sum(rates) * days))
+    topic = corpus.topic_of(query)
+    mix = corpus.source_mix(seed, topic)
+    per_day = corpus.daily_volume(seed, topic) * sum(mix.get(s, 0.0) for s in sources)
+    return max(1, round(per_day * days))
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -55,7 +55,11 @@ __all__ = [
     "BRANDS",
     "CATEGORIES",
     "COUNTRY_LANGUAGE",
+    "LOCAL_MOOD",
+    "LOCAL_TEMPLATES",
     "MEDIA_HOST",
+    "MIX_SPREAD",
+    "PLAIN_WORD_BRANDS",
     "SOURCES",
     "Category",
     "Gazetteer",
@@ -63,8 +67,11 @@ __all__ = [
     "Tokens",
     "Topic",
     "avatar",
+    "brands_in",
+    "brands_tagged",
     "category_of",
     "collect",
+    "daily_volume",
     "days_between_posts",
     "display_name_of",
     "gender_of",
@@ -72,6 +79,7 @@ __all__ = [
     "person",
     "popularity",
     "profile_url",
+    "source_mix",
     "topic_of",
 ]
 
@@ -146,12 +154,25 @@ class Category:
     uses: tuple[str, ...]
     communities: tuple[str, ...]
     prices: tuple[str, ...]
+    platforms: tuple[tuple[str, float], ...]
+    """``(source, weight)``: where the category is talked about (see :func:`source_mix`)."""
 
 
 def _category(
-    name: str, keywords: str, brands: str, aspects: str, uses: str, subs: str, prices: str
+    name: str,
+    keywords: str,
+    brands: str,
+    aspects: str,
+    uses: str,
+    subs: str,
+    prices: str,
+    platforms: str,
 ) -> Category:
-    split = lambda text: tuple(part.strip() for part in text.split(",") if part.strip())  # noqa: E731
+    def split(text: str) -> tuple[str, ...]:
+        return tuple(part.strip() for part in text.split(",") if part.strip())
+
+    mix = tuple((source, float(weight)) for source, weight in map(str.split, split(platforms)))
+    assert sorted(s for s, _ in mix) == sorted(SOURCES), name  # every source, once
     return Category(
         name,
         split(keywords),
@@ -160,6 +181,7 @@ def _category(
         split(uses),
         split(subs),
         tuple(prices.split()),
+        mix,
     )
 
 
@@ -167,82 +189,96 @@ CATEGORIES: tuple[Category, ...] = (
     _category(
         "Food & Drink",
         "milk, oat, coffee, latte, tea, matcha, snack, protein bar, drink, soda, juice, "
-        "chocolate, vegan, plant-based, cereal, yogurt, beer, kombucha, energy drink",
+        "chocolate, vegan, plant-based, cereal, yogurt, beer, kombucha, energy drink, "
+        "leche, avena, café, lait, avoine, milch, hafermilch, leite, aveia, bebida, boisson",
         "Oatly, Alpro, Minor Figures, Califia Farms, Silk, Planet Oat, Chobani, Elmhurst",
         "taste, texture, price, foam, sweetness, packaging, ingredients, availability, "
         "shelf life, sugar content",
         "morning coffee, lattes, smoothies, porridge, iced coffee, baking",
         "Coffee, vegan, PlantBasedDiet, EatCheapAndHealthy, Cooking",
         "$2.49 $2.99 $3.49 $3.99 $4.50 $5.99",
+        "reddit 18, tiktok 32, youtube 12, instagram 32, linkedin 6",
     ),
     _category(
         "Technology",
         "phone, laptop, app, ai, software, headphones, earbuds, tablet, camera, smartwatch, "
-        "chatgpt, chatbot, saas, keyboard, monitor, gpu, iphone, android",
+        "chatgpt, chatbot, saas, keyboard, monitor, gpu, iphone, android, "
+        "móvil, celular, ordenador, ordinateur, smartphone",
         "Apple, Samsung, Google, Microsoft, OpenAI, Anthropic, Sony, Dell, Lenovo, Notion",
         "battery life, price, performance, design, updates, customer support, privacy, "
         "camera, build quality, onboarding",
         "work setup, daily commute, side projects, travel photos, note taking",
         "gadgets, technology, apple, Android, productivity, software",
         "$9.99 $49 $129 $299 $799 $1,199",
+        "reddit 34, tiktok 10, youtube 30, instagram 8, linkedin 18",
     ),
     _category(
         "Beauty",
         "skincare, serum, makeup, moisturizer, sunscreen, spf, shampoo, hair, lipstick, "
-        "foundation, retinol, cleanser, fragrance, perfume",
+        "foundation, retinol, cleanser, fragrance, perfume, maquillaje, maquillage, "
+        "maquiagem, hautpflege, cuidado de la piel, soin",
         "CeraVe, The Ordinary, La Roche-Posay, Glossier, Fenty Beauty, Drunk Elephant, Neutrogena",
         "texture, scent, price, results, packaging, ingredients, shade range, longevity",
         "morning routine, night routine, dry skin, sensitive skin, oily skin",
         "SkincareAddiction, MakeupAddiction, beauty, AsianBeauty",
         "$9.99 $14 $22 $35 $48 $65",
+        "reddit 12, tiktok 36, youtube 16, instagram 34, linkedin 2",
     ),
     _category(
         "Fashion",
         "sneakers, shoes, running shoes, clothing, jeans, jacket, dress, hoodie, boots, "
-        "streetwear, outfit, fashion",
+        "streetwear, outfit, fashion, zapatillas, chaussures, schuhe, tênis, ropa, vêtements, "
+        "moda",
         "Nike, Adidas, New Balance, Hoka, On, Asics, Zara, Uniqlo",
         "fit, comfort, durability, price, style, sizing, materials, shipping",
         "daily runs, office outfits, weekend looks, gym sessions, long walks",
         "Sneakers, malefashionadvice, femalefashionadvice, RunningShoeGeeks",
         "$35 $60 $89 $120 $150 $180",
+        "reddit 14, tiktok 30, youtube 12, instagram 38, linkedin 6",
     ),
     _category(
         "Automotive",
-        "car, ev, electric vehicle, tesla, charging, suv, hybrid, truck, road trip",
+        "car, ev, electric vehicle, tesla, charging, suv, hybrid, truck, road trip, coche, "
+        "voiture, carro, elektroauto",
         "Tesla, Rivian, BYD, Ford, Hyundai, Polestar, Volkswagen, Kia",
         "range, charging, price, build quality, software, service, insurance, resale value",
         "daily commute, road trips, school runs, city driving",
         "electricvehicles, cars, teslamotors, whatcarshouldIbuy",
         "$399 $1,200 $29,990 $38,500 $45,000 $52,990",
+        "reddit 32, tiktok 12, youtube 34, instagram 12, linkedin 10",
     ),
     _category(
         "Finance",
         "bank, banking, credit card, budget, budgeting, investing, crypto, savings, fintech, "
-        "loan, mortgage, stocks, payments",
+        "loan, mortgage, stocks, payments, banco, banque, tarjeta, crédito, kredit",
         "Revolut, Monzo, Chime, Robinhood, Wise, PayPal, Klarna, Nubank",
         "fees, app, customer support, interest rate, security, transfers, cashback",
         "monthly budget, travel spending, savings goals, paying rent",
         "personalfinance, povertyfinance, investing, FinancialPlanning",
         "$0 $4.99 $9.99 $15 $25 $49",
+        "reddit 38, tiktok 10, youtube 22, instagram 6, linkedin 24",
     ),
     _category(
         "Travel",
-        "travel, airline, flight, hotel, vacation, airport, booking, trip, hostel, cruise",
+        "travel, airline, flight, hotel, vacation, airport, booking, trip, hostel, cruise, "
+        "viaje, voyage, reise, viagem, vuelo, vacaciones, vacances, urlaub, férias",
         "Airbnb, Booking.com, Expedia, Ryanair, Delta, Marriott, Hilton",
         "price, service, cleanliness, delays, location, refunds, loyalty program",
         "weekend trips, business travel, family holidays, city breaks",
         "travel, solotravel, TravelHacks, awardtravel",
         "$39 $89 $129 $240 $480 $950",
+        "reddit 22, tiktok 24, youtube 20, instagram 30, linkedin 4",
     ),
     _category(
         "Fitness",
         "gym, workout, fitness, yoga, running, pilates, weights, cardio, marathon, "
-        "strength training, wearable",
+        "strength training, wearable, gimnasio, entrenamiento, musculation, fitnessstudio",
         "Peloton, Strava, Fitbit, Garmin, Whoop, Gymshark, Lululemon",
         "price, accuracy, motivation, comfort, app, battery life, community",
         "morning workouts, marathon training, home workouts, recovery days",
         "fitness, running, xxfitness, bodyweightfitness",
         "$12 $29 $49 $99 $199 $399",
+        "reddit 22, tiktok 26, youtube 22, instagram 26, linkedin 4",
     ),
 )
 
@@ -254,10 +290,17 @@ GENERIC = _category(
     "everyday use, the home office, weekend projects, gifts",
     "BuyItForLife, AskReddit, Frugal, productivity",
     "$9.99 $19 $29 $49 $79 $120",
+    "reddit 25, tiktok 25, youtube 15, instagram 20, linkedin 15",
 )
 
 BRANDS: frozenset[str] = frozenset(b for c in (*CATEGORIES, GENERIC) for b in c.brands)
 """Every brand the corpus writes about (enrichment uses it as its brand gazetteer)."""
+
+PLAIN_WORD_BRANDS: frozenset[str] = frozenset(
+    (*_words("On Silk Apple Notion Chime Wise Delta Whoop Brightly"), "The Ordinary", "New Balance")
+)
+"""Brands that are also everyday words: they count only as written ("On", not "on"). Every
+other brand is recognised in any case ("oatly", "OATLY") and as a hashtag ("#minorfigures")."""
 
 
 class Tokens:
@@ -276,6 +319,14 @@ class Tokens:
         self.words = [m.group(0) for m in matches]
         self.lowered = [w.lower() for w in self.words]
 
+    @cached_property
+    def wordset(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+    @cached_property
+    def lowset(self) -> frozenset[str]:
+        return frozenset(self.lowered)
+
 
 class Gazetteer:
     """Finds known phrases of up to a few words by dictionary lookup of word n-grams.
@@ -289,7 +340,12 @@ class Gazetteer:
     """
 
     def __init__(
-        self, phrases: Iterable[str], *, case_sensitive: bool = False, plurals: bool = False
+        self,
+        phrases: Iterable[str],
+        *,
+        case_sensitive: bool = False,
+        plurals: bool = False,
+        aliases: Mapping[str, str] | None = None,
     ) -> None:
         self.case_sensitive = case_sensitive
         self.table: dict[str, str] = {}
@@ -298,14 +354,20 @@ class Gazetteer:
             self.table.setdefault(key, phrase)
             if plurals:
                 self.table.setdefault(key + "s", phrase)
+        for alias, phrase in (aliases or {}).items():  # other spellings of a listed phrase
+            self.table.setdefault(alias if case_sensitive else alias.lower(), phrase)
         # Only words that open a multi-word phrase need the (slower) n-gram probe.
         self.heads = {k.split()[0] for k in self.table if " " in k}
+        # A text holding none of the first words holds no phrase: skip the word loop.
+        self.firsts = frozenset(k.split()[0] for k in self.table)
         self.longest = max((len(k.split()) for k in self.table), default=1)
 
     def matches(self, text: str | Tokens) -> list[tuple[int, str]]:
         """``(character offset, phrase as listed)`` of every match, left to right."""
         tokens = text if isinstance(text, Tokens) else Tokens(text)
         words = tokens.words if self.case_sensitive else tokens.lowered
+        if self.firsts.isdisjoint(tokens.wordset if self.case_sensitive else tokens.lowset):
+            return []
         table, heads, found, i = self.table, self.heads, [], 0
         while i < len(words):
             n, phrase = 1, None
@@ -332,9 +394,51 @@ class Gazetteer:
 
 _KEYWORDS = Gazetteer((k for c in CATEGORIES for k in c.keywords), plurals=True)
 _KEYWORD_CATEGORY = {k: c for c in reversed(CATEGORIES) for k in c.keywords}
-# Brands match as written: "On" (the shoe brand) is a brand, "on" is not.
-_CATEGORY_BRANDS = Gazetteer((b for c in CATEGORIES for b in c.brands), case_sensitive=True)
 _BRAND_CATEGORY = {b.lower(): c for c in CATEGORIES for b in c.brands}
+# Brands match as written ("On" the shoe brand is a brand, "on" is not); brands that are no
+# everyday word also match in any case ("oatly barista" is about Oatly) and as the hashtag
+# the corpus writes for them ("#minorfigures").
+_AS_WRITTEN_BRANDS = Gazetteer(PLAIN_WORD_BRANDS, case_sensitive=True)
+_BRAND_TAGS = {re.sub(r"\W+", "", b.lower()): b for b in BRANDS}  # the hashtag of each brand
+_ANY_CASE_BRANDS = Gazetteer(
+    (b for b in BRANDS if b not in PLAIN_WORD_BRANDS),
+    aliases={tag: b for tag, b in _BRAND_TAGS.items() if tag != b.lower()},
+)
+_HASHTAG = re.compile(r"#(\w+)")
+
+
+def _brand_matches(tokens: Tokens) -> list[tuple[int, str]]:
+    """``(offset, brand)`` of every brand named, left to right (one brand per offset)."""
+    return sorted(
+        dict(_ANY_CASE_BRANDS.matches(tokens) + _AS_WRITTEN_BRANDS.matches(tokens)).items()
+    )
+
+
+def brands_in(text: str | Tokens) -> list[str]:
+    """The corpus brands ``text`` names, as listed in :data:`BRANDS`, in order, each once.
+
+    Plain-word brands (:data:`PLAIN_WORD_BRANDS`) count only as written; every other brand
+    in any case.
+
+    Example:
+        >>> brands_in("oatly or Alpro? I went on a run in my On shoes, then Oatly again")
+        ['Oatly', 'Alpro', 'On']
+    """
+    tokens = text if isinstance(text, Tokens) else Tokens(text)
+    return list(dict.fromkeys(brand for _, brand in _brand_matches(tokens)))
+
+
+def brands_tagged(text: str) -> list[str]:
+    """The corpus brands ``text`` tags (``#oatly``, ``#minorfigures``, ``#On``), in order, once.
+
+    A hashtag names its brand in any case, plain-word brands included: ``#apple`` is a tag.
+
+    Example:
+        >>> brands_tagged("so good #oatly #fyp #MinorFigures #delta")
+        ['Oatly', 'Minor Figures', 'Delta']
+    """
+    tags = (_BRAND_TAGS.get(tag.lower()) for tag in _HASHTAG.findall(text))
+    return list(dict.fromkeys(brand for brand in tags if brand))
 
 
 def category_of(text: str | Tokens) -> Category:
@@ -348,7 +452,8 @@ def category_of(text: str | Tokens) -> Category:
     """
     tokens = text if isinstance(text, Tokens) else Tokens(text)
     hits = Counter(_KEYWORD_CATEGORY[k].name for k in _KEYWORDS.find(tokens))
-    hits.update(_BRAND_CATEGORY[b.lower()].name for b in _CATEGORY_BRANDS.find(tokens))
+    brands = (b.lower() for _, b in _brand_matches(tokens))
+    hits.update(_BRAND_CATEGORY[b].name for b in brands if b in _BRAND_CATEGORY)
     if not hits:
         return GENERIC
     top = max(hits.values())
@@ -567,7 +672,11 @@ def topic_of(text: str, fragments: Sequence[str] = ()) -> Topic:
     # A capitalised query that names no product word reads as a brand ("Notion", "Acme").
     if clean[:1].isupper() and category is GENERIC:
         return Topic(key, (phrase, *extras), category, phrase, category.brands, True)
-    return Topic(key, (phrase, *extras), category, category.brands[0], category.brands[1:], False)
+    # A query naming one of its category's brands ("alpro barista") is about that brand.
+    named = [b for b in brands_in(clean) if b in category.brands]
+    brand = named[0] if named else category.brands[0]
+    rivals = tuple(b for b in category.brands if b != brand)
+    return Topic(key, (phrase, *extras), category, brand, rivals, False)
 
 
 # --- text templates --------------------------------------------------------------------
@@ -786,32 +895,95 @@ _AD_CTA = (
     ("Download", "DOWNLOAD"),
 )
 
-_LOCAL = {
-    "es": _lines(
-        """Me encanta {topic}, la calidad es increíble.
-        Sinceramente {topic} me decepcionó, el precio es demasiado alto.
-        ¿Alguien ha probado {topic}? ¿Vale la pena?
-        Comparé {topic} con {rival} y me quedo con {topic}."""
-    ),
-    "de": _lines(
-        """Ich liebe {topic}, die Qualität ist super.
-        Ehrlich gesagt hat mich {topic} enttäuscht, viel zu teuer.
-        Hat jemand {topic} schon ausprobiert? Lohnt sich das?
-        {Topic} oder {rival}? Ich bleibe bei {topic}."""
-    ),
-    "fr": _lines(
-        """J'adore {topic}, la qualité est incroyable.
-        Franchement {topic} m'a déçu, c'est beaucoup trop cher.
-        Quelqu'un a déjà testé {topic} ? Ça vaut le coup ?
-        {Topic} ou {rival} ? Je préfère {topic}."""
-    ),
-    "pt": _lines(
-        """Amei {topic}, a qualidade é incrível.
-        Sinceramente {topic} me decepcionou, muito caro.
-        Alguém já testou {topic}? Vale a pena?
-        {Topic} ou {rival}? Fico com {topic}."""
-    ),
+LOCAL_TEMPLATES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "es": {
+        "positive": _lines(
+            """Me encanta {topic}, la calidad es increíble.
+            Llevo {n} meses con {topic} y estoy muy contento, lo recomiendo.
+            {Topic} es lo mejor que he probado este año. ¡Genial!
+            Por fin probé {topic} y me gustó muchísimo."""
+        ),
+        "negative": _lines(
+            """Sinceramente {topic} me decepcionó, el precio es demasiado alto.
+            No recomiendo {topic}, la calidad es pésima.
+            {Topic} es un desastre, me arrepiento de haberlo comprado.
+            Pagué {price} por {topic} y es malísimo.
+            Qué decepción con {topic}, es peor que {rival}."""
+        ),
+        "neutral": _lines(
+            """¿Alguien ha probado {topic}? ¿Vale la pena?
+            Comparé {topic} con {rival} y me quedo con {topic}.
+            ¿Dónde se compra {topic} por menos de {price}?
+            Hoy probé {topic} por primera vez, ya os contaré."""
+        ),
+    },
+    "fr": {
+        "positive": _lines(
+            """J'adore {topic}, la qualité est incroyable.
+            {n} mois avec {topic} et je suis ravie, je recommande.
+            {Topic} est vraiment excellent, bien meilleur que {rival}.
+            Franchement {topic} est top, zéro regret !"""
+        ),
+        "negative": _lines(
+            """Franchement {topic} m'a déçu, c'est beaucoup trop cher.
+            Je ne recommande pas {topic}, la qualité est nulle.
+            {Topic}, quelle arnaque. J'ai payé {price} pour rien.
+            Très mauvaise expérience avec {topic}, je regrette d'avoir quitté {rival}."""
+        ),
+        "neutral": _lines(
+            """Quelqu'un a déjà testé {topic} ? Ça vaut le coup ?
+            {Topic} ou {rival} ? Je préfère {topic}.
+            Où est-ce qu'on trouve {topic} à {price} ?
+            J'ai acheté {topic} hier, je vous dis ce que j'en pense."""
+        ),
+    },
+    "de": {
+        "positive": _lines(
+            """Ich liebe {topic}, die Qualität ist super.
+            Seit {n} Monaten nutze ich {topic} und bin echt zufrieden.
+            {Topic} ist wirklich toll, klare Empfehlung.
+            Endlich {topic} probiert und ich bin begeistert!"""
+        ),
+        "negative": _lines(
+            """Ehrlich gesagt hat mich {topic} enttäuscht, viel zu teuer.
+            {Topic} ist leider schlecht, ich empfehle es nicht.
+            Für {price} ist {topic} eine Frechheit, reine Abzocke.
+            Total enttäuscht von {topic}, die Qualität ist mangelhaft."""
+        ),
+        "neutral": _lines(
+            """Hat jemand {topic} schon ausprobiert? Lohnt sich das?
+            {Topic} oder {rival}? Ich bleibe bei {topic}.
+            Wo bekommt man {topic} für {price}?
+            Heute zum ersten Mal {topic} gekauft, mal sehen."""
+        ),
+    },
+    "pt": {
+        "positive": _lines(
+            """Amei {topic}, a qualidade é incrível.
+            Uso {topic} há {n} meses e recomendo demais.
+            {Topic} é ótimo, muito melhor que {rival}.
+            Experimentei {topic} e adorei, sensacional!"""
+        ),
+        "negative": _lines(
+            """Sinceramente {topic} me decepcionou, muito caro.
+            Não recomendo {topic}, a qualidade é péssima.
+            {Topic} é horrível, me arrependi de comprar.
+            Paguei {price} em {topic} e quebrou em {n} dias. Que decepção."""
+        ),
+        "neutral": _lines(
+            """Alguém já testou {topic}? Vale a pena?
+            {Topic} ou {rival}? Fico com {topic}.
+            Onde encontro {topic} por {price}?
+            Comprei {topic} ontem, depois conto o que achei."""
+        ),
+    },
 }
+"""Non-English posts: short lines per language and mood (``positive``, ``negative``,
+``neutral``); a post's voice picks the mood (:data:`LOCAL_MOOD`). Enrichment scores them with
+the language's lexicon (:mod:`rdskit.sandbox.text.lexicons`)."""
+
+LOCAL_MOOD = {"praise": "positive", "story": "positive", "complaint": "negative"}
+"""The mood of a non-English post by its voice (any other voice: ``neutral``)."""
 
 _COMMENTS = {
     "positive": _lines(
@@ -858,13 +1030,6 @@ _VOICE_WEIGHTS = {
     "youtube": (18, 12, 8, 24, 18, 8, 10, 2),
     "instagram": (32, 10, 8, 12, 14, 14, 8, 2),
     "linkedin": (10, 6, 6, 8, 6, 10, 8, 12),
-}
-_SOURCE_SHARE = {
-    "reddit": 0.25,
-    "tiktok": 0.25,
-    "youtube": 0.15,
-    "instagram": 0.2,
-    "linkedin": 0.15,
 }
 # (views log-median, spread); reddit exposes no views, they are estimated from votes.
 _VIEWS = {
@@ -952,6 +1117,49 @@ def _shares(total: int, weights: Sequence[float]) -> list[int]:
     for i in by_remainder[: total - sum(counts)]:
         counts[i] += 1
     return counts
+
+
+MIX_SPREAD = 0.4
+"""How far a query's share on a source strays from its category's (log-normal sigma)."""
+
+
+def source_mix(seed: int, topic: Topic) -> dict[str, float]:
+    """Each source's share of the posts about ``topic`` (the five sum to 1).
+
+    The category's platform skew (:attr:`Category.platforms`: beauty lives on tiktok and
+    instagram, finance on reddit and linkedin) times a log-normal factor per ``(seed, query,
+    source)``: share of voice is a finding that changes with the query and the seed, not a
+    fixed quota. A collection splits its ``count`` over its sources in these proportions and
+    a research preview's estimate uses them too.
+
+    Example:
+        >>> mix = source_mix(7, topic_of("retinol serum"))
+        >>> round(sum(mix.values()), 6), mix["instagram"] > mix["linkedin"]
+        (1.0, True)
+    """
+    weights = {
+        source: weight * math.exp(MIX_SPREAD * _rng(seed, "mix", topic.key, source).gauss(0, 1))
+        for source, weight in topic.category.platforms
+    }
+    total = sum(weights.values())
+    return {source: weights[source] / total for source in SOURCES}
+
+
+def daily_volume(seed: int, topic: Topic) -> float:
+    """Posts a day the five sources hold about ``topic``: the population, not a sample.
+
+    A log-normal draw per ``(seed, query)`` around a median that halves, roughly, with each
+    extra word of the query (a narrower query finds fewer posts). Research previews
+    estimate a window's results as ``daily_volume x source_mix x days``.
+
+    Example:
+        >>> broad, narrow = topic_of("oat milk"), topic_of("oat milk barista foam")
+        >>> daily_volume(7, broad) > daily_volume(7, narrow)
+        True
+    """
+    words = min(len(topic.phrases[0].split()), 6)
+    median = 600 * 0.45 ** (words - 1)
+    return median * math.exp(0.7 * _rng(seed, "volume", topic.key).gauss(0, 1))
 
 
 def _day_weight(seed: int, key: str, source: str, day: int) -> float:
@@ -1172,7 +1380,9 @@ def _ad_meta(
     cta_text, cta_type = rng.choice(_AD_CTA)
     planned = int(rng.uniform(3, 90) * DAY)
     active = slot_at + planned > req.end
-    flight = int(req.end) - slot_at if active else planned
+    # Running at collection time: flown so far (at least a second; a url search's last post
+    # may be dated within the collection day, after the clock).
+    flight = max(int(req.end) - slot_at, 1) if active else planned
     kind = media[0]["type"] if media else "image"
     platforms = {
         "instagram": ["facebook", "instagram"],
@@ -1214,8 +1424,9 @@ def _text(
     rng: random.Random, source: str, voice: str, language: str, words: Mapping[str, str]
 ) -> tuple[str, str]:
     """(title, text) in the post's voice; non-English posts use a short localised line."""
-    if language in _LOCAL:
-        text = _fill(rng.choice(_LOCAL[language]), words)
+    if language in LOCAL_TEMPLATES:
+        mood = LOCAL_MOOD.get(voice, "neutral")
+        text = _fill(rng.choice(LOCAL_TEMPLATES[language][mood]), words)
         return (text.split(".")[0] if source in ("reddit", "youtube") else ""), text
     kind = "pro" if source == "linkedin" and rng.random() < 0.6 else voice
     body = _BODY[kind]
@@ -1428,7 +1639,8 @@ def collect(
             if start > end:
                 return []
             sources = [s for s in SOURCES if s in (search_query.get("sources") or SOURCES)]
-            shares = _shares(count, [_SOURCE_SHARE[s] for s in sources])
+            mix = source_mix(seed, base.topic)
+            shares = _shares(count, [mix[s] for s in sources])
             posts = []
             for source, n in zip(sources, shares, strict=True):
                 slots = _prompt_slots(seed, base.topic.key, source, n, start, end, run_ordinal)
@@ -1488,6 +1700,8 @@ def _collect_urls(base: _Request, urls: list[str], count: int) -> list[dict[str,
         niche = _rng(base.seed, "niche", source, name).choice(CATEGORIES)
         req = replace(base, topic=topic_of(niche.keywords[0]))
         author, timeline = Person(name, display_name_of(name)), f"@{name}"
+        if base.ads_only:  # the profile is the advertiser (ad_meta and copy name it)
+            req = replace(req, topic=replace(req.topic, brand=author.display_name))
         for slot in _profile_slots(base.seed, source, name, n, end_of_day, base.ordinal):
             budget.check()
             rng = _post_rng(req, source, slot, timeline)

@@ -14,19 +14,24 @@
 Heuristics:
 
 - Sentiment is VADER (lexicon bundled with ``vaderSentiment``), one call per post on title
-  + text. Its compound score ``c`` is the ``sentiment_score`` (three decimals, -1..1); the
+  + text, for English; Spanish, French, German and Portuguese text is scored the same way
+  with that language's lexicon (:mod:`rdskit.sandbox.text.lexicons`). The language is read
+  from the text (:func:`~rdskit.sandbox.text.lexicons.detect_language`; the post's
+  ``language`` field breaks ties): an English ad shown to a Spanish audience is English.
+  The compound score ``c`` is the ``sentiment_score`` (three decimals, -1..1); the
   class shares are a softmax of ``3c`` (positive), ``-3c`` (negative) and ``3(0.1 - |c|)``
   (neutral), so the dominant class flips exactly at VADER's usual +-0.05 thresholds.
 - Emotions count hits of a small emotion lexicon (words and emoji) plus the VADER polarity
   (positive feeds joy; negative feeds sadness, anger and disgust) against a neutral
   baseline of 1, normalised to shares. Shares are strings with three decimals.
-- Evidence sentences are ranked with VADER's word valences (dictionary lookups, no second
-  analyser call).
+- Evidence sentences are ranked with the language's word valences (dictionary lookups, no
+  second analyser call).
 - Hooks, narrative structure, CTAs, tone and intention are ordered cue-phrase rules (the
   first rule that fires wins; a hook may carry several types). Topics are the category
-  aspects a post names, then content-word pairs or words it repeats. Brands come from the
-  corpus gazetteer (matched as written) plus capitalised words after comparison cues
-  ("switched to X", "X vs Y").
+  aspects a post names, then content-word pairs or words it repeats. Brands are every corpus
+  brand the text or its hashtags name (:func:`~rdskit.sandbox.text.corpus.brands_in`: as
+  written for plain-word brands like "On", in any case otherwise), an ad's advertiser when
+  the text names it, plus capitalised words after comparison cues ("switched to X", "X vs Y").
 
 Example:
     >>> post = {"title": "", "text": "I love this oat milk, the foam is amazing! Link in bio."}
@@ -44,13 +49,22 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from itertools import pairwise
 from typing import Any
 
 from rdskit.models import vocab
 from rdskit.models.vocab import CONTENT_ANALYSIS_ACTIONS
-from rdskit.sandbox.text.corpus import BRANDS, CATEGORIES, GENERIC, Gazetteer, Tokens, category_of
+from rdskit.sandbox.text import lexicons
+from rdskit.sandbox.text.corpus import (
+    CATEGORIES,
+    GENERIC,
+    Gazetteer,
+    Tokens,
+    brands_in,
+    brands_tagged,
+    category_of,
+)
 
 __all__ = [
     "ACTIONS",
@@ -186,10 +200,21 @@ class _Text:
         return [s for s in self.sentences if s.endswith("?")]
 
 
-def _valence(sentence: str) -> float:
-    """Sum of VADER lexicon valences of the words (cheap per-sentence polarity)."""
-    lexicon = _analyzer().lexicon
-    return sum(lexicon.get(word, 0.0) for word in _WORD.findall(sentence.lower()))
+def _compound(text: str, language: str) -> float:
+    """The compound polarity (-1..1) of ``text`` in ``language`` (VADER for English)."""
+    lexicon = lexicons.LEXICONS.get(language)
+    if lexicon is None:
+        return float(_analyzer().polarity_scores(text)["compound"])
+    return lexicons.compound(text, lexicon)
+
+
+def _valence(sentence: str, language: str = "en") -> float:
+    """Sum of the language's word valences (cheap per-sentence polarity)."""
+    lexicon = lexicons.LEXICONS.get(language)
+    if lexicon is None:
+        vader = _analyzer().lexicon
+        return float(sum(vader.get(word, 0.0) for word in _WORD.findall(sentence.lower())))
+    return lexicons.total_valence(sentence, lexicon)
 
 
 def _shares(weights: Mapping[str, float], keys: Sequence[str]) -> dict[str, str]:
@@ -227,14 +252,18 @@ def _sentiment(compound: float) -> dict[str, str]:
     return {k: shares[k] for k in ("negative", "neutral", "positive")}
 
 
-def score_text(text: str) -> dict[str, str]:
+def score_text(text: str, language: str | None = None) -> dict[str, str]:
     """Sentiment shares of a text: ``{negative, neutral, positive}`` three-decimal strings.
+
+    ``language`` is a hint (ISO 639-1); the text's own words decide (see the module doc).
 
     Example:
         >>> dominant(score_text("This is terrible, I want a refund."))
         'negative'
+        >>> dominant(score_text("Sinceramente me decepcionó, demasiado caro."))
+        'negative'
     """
-    return _sentiment(_analyzer().polarity_scores(text)["compound"])
+    return _sentiment(_compound(text, lexicons.detect_language(text, language)))
 
 
 _EMOTION_WORDS: dict[str, tuple[str, ...]] = {
@@ -295,16 +324,17 @@ _INFORMATIVE = _Cue(r"how to|step|tips?|data|reports?", r"^\d+\.", ("1.",))
 _SERIOUS = ("professional", "informative", "critical")
 
 
-def _tone(text: _Text, compound: float, is_ad: bool) -> dict[str, str]:
+def _tone(text: _Text, compound: float, is_ad: bool, language: str) -> dict[str, str]:
     """The tone of voice (first rule that fires) and the sentence that shows it."""
     sentences = text.sentences
     questions = text.questions()
+    valence = partial(_valence, language=language)
     rules: list[tuple[str, str | None]] = [
         ("promotional", text.opening if is_ad else None),
         ("sarcastic", text.find(_SARCASM)),
         ("humorous", text.find(_HUMOUR)),
-        ("critical", min(sentences, key=_valence) if compound <= -0.3 and sentences else None),
-        ("enthusiastic", max(sentences, key=_valence) if compound >= 0.5 and sentences else None),
+        ("critical", min(sentences, key=valence) if compound <= -0.3 and sentences else None),
+        ("enthusiastic", max(sentences, key=valence) if compound >= 0.5 and sentences else None),
         ("professional", text.find(_PROFESSIONAL)),
         ("promotional", text.find(_PROMO)),
         ("inquisitive", questions[0] if len(questions) * 2 >= len(sentences) > 0 else None),
@@ -443,8 +473,6 @@ def _cta(text: _Text) -> dict[str, str] | None:
 
 
 _ASPECTS = Gazetteer(a for c in (*CATEGORIES, GENERIC) for a in c.aspects)
-# Brands match as written: "On" (the shoe brand) is a brand, "on" is not.
-_BRANDS = Gazetteer(BRANDS, case_sensitive=True)
 _BRAND_CUE = re.compile(
     r"\b(?:switched (?:to|from)|than|vs\.?|versus|over|instead of|compared to)\s+"
     r"([A-Z][\w&'-]*(?:\s[A-Z][\w&'-]*)?)"
@@ -506,8 +534,12 @@ def _topics(text: _Text) -> list[dict[str, str]]:
     return [{"text": t, "evidence": e} for t, e in list(topics.items())[:3]]
 
 
-def _brands(text: _Text) -> list[str]:
-    found = _BRANDS.find(text.tokens)
+def _brands(text: _Text, advertiser: str | None) -> list[str]:
+    found = brands_in(text.tokens)
+    if "#" in text.raw:  # hashtag lines are no sentences: not in text.tokens
+        found += brands_tagged(text.raw)
+    if advertiser and advertiser.lower() in text.lower:  # an ad names its own brand
+        found.append(advertiser)
     found += [b for b in _BRAND_CUE.findall(text.raw) if b.split()[0] not in _NOT_ENTITY]
     return list(dict.fromkeys(found))
 
@@ -591,10 +623,11 @@ def enrich(mention: Mapping[str, Any], actions: Iterable[str] | None) -> dict[st
         return out
     text = _Text(str(mention.get("title") or ""), str(mention.get("text") or ""))
     is_ad = mention.get("content_type") == "ad"
-    # The one VADER call; intention and structure use the polarity even without "sentiment".
-    compound = _analyzer().polarity_scores(text.raw)["compound"]
+    language = lexicons.detect_language(text.raw, mention.get("language"))
+    # The one polarity call; intention and structure use it even without "sentiment".
+    compound = _compound(text.raw, language)
     if "sentiment" in wanted:
-        tone = _tone(text, compound, is_ad)
+        tone = _tone(text, compound, is_ad, language)
         out["sentiment"] = _sentiment(compound)
         out["sentiment_score"] = f"{compound:.3f}"
         out["emotions"] = _emotions(text, compound)
@@ -606,7 +639,7 @@ def enrich(mention: Mapping[str, Any], actions: Iterable[str] | None) -> dict[st
     if "cta" in wanted:
         out["cta"] = _cta(text)
     topics = _topics(text)
-    brands = _brands(text)
+    brands = _brands(text, (mention.get("ad_meta") or {}).get("advertiser_name"))
     out["summary"] = _summary(text)
     out["content_topics"] = topics
     out["questions"] = _questions(text)
