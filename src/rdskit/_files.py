@@ -25,10 +25,35 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["NOFOLLOW", "private_dir", "private_file", "read_private", "write_private", "writing"]
+import platformdirs
+
+__all__ = [
+    "CACHE_ENV",
+    "NOFOLLOW",
+    "cache_dir",
+    "private_dir",
+    "private_file",
+    "read_private",
+    "write_private",
+    "writing",
+]
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """``O_NOFOLLOW`` where the platform has it (0 elsewhere)."""
+
+CACHE_ENV = "RDSKIT_CACHE_DIR"
+"""Environment variable overriding the directory rdskit keeps its files in."""
+
+
+def cache_dir() -> Path:
+    """Where rdskit keeps its files (the parquet cache, the ledger of paid calls):
+    ``$RDSKIT_CACHE_DIR`` or the platform's user cache dir.
+
+    Example:
+        >>> cache_dir().is_absolute()
+        True
+    """
+    return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("rdskit", "rdskit"))
 
 
 def private_dir(path: str | os.PathLike[str]) -> Path:

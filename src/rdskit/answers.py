@@ -146,10 +146,16 @@ class Answer(ChatMessage):
         *,
         dataset_ids: Sequence[str] | None = None,
         post_refs: Sequence[PostRef | Mapping[str, Any]] | None = None,
+        reuse: bool = False,
     ) -> Any:
-        """Ask the next question in this chat; returns the accepted turn (``.wait()`` it)."""
+        """Ask the next question in this chat; returns the accepted turn (``.wait()`` it).
+        ``reuse=True``: as in ``client.ask`` (a re-run returns the turn already paid for)."""
         return self._bound().ask(
-            message, chat_id=self.chat_id, dataset_ids=dataset_ids, post_refs=post_refs
+            message,
+            chat_id=self.chat_id,
+            dataset_ids=dataset_ids,
+            post_refs=post_refs,
+            reuse=reuse,
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

@@ -221,9 +221,9 @@ class BillingMixin:
                 budget.release(estimate)
             raise
 
-    def _asked(self, request: APIRequest[T]) -> Any:
-        """``POST /v1/ask`` under the budgets (see :func:`rdskit.budget.guarded_ask`)."""
-        return self._run(guarded_ask(self._core, self._budget, request))
+    def _asked(self, request: APIRequest[T]) -> Flow[Any]:
+        """Flow of ``POST /v1/ask`` under the budgets (see :func:`rdskit.budget.guarded_ask`)."""
+        return guarded_ask(self._core, self._budget, request)
 
 
 def _estimate(client: Any, kind: str, params: Mapping[str, Any]) -> Flow[Estimate]:

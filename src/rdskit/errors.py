@@ -59,6 +59,7 @@ __all__ = [
     "DatasetNotFound",
     "DateFilterUnavailable",
     "DuplicateNameWarning",
+    "EstimatedViewsWarning",
     "InsufficientCredits",
     "InsufficientCreditsAsk",
     "InsufficientCreditsAudienceDatasetRun",
@@ -69,6 +70,7 @@ __all__ = [
     "InsufficientCreditsResearchPreview",
     "InvalidCursor",
     "InvalidParameter",
+    "LedgerWarning",
     "NotFound",
     "NothingToAnalyze",
     "OutcomeUnknown",
@@ -134,6 +136,18 @@ class PartialDataWarning(RdsWarning):
 class DuplicateNameWarning(RdsWarning):
     """Several containers share the name a ``get_or_create`` looked for; the oldest was
     returned and the others are named so they can be deleted."""
+
+
+class EstimatedViewsWarning(RdsWarning):
+    """A ranking by views (or by ``engagement_rate``, computed from views) mixes sources
+    whose views are estimated (``are_views_estimated``) with sources whose views are
+    counted: rank within each source instead (``df.rds.top(n, per="source")``)."""
+
+
+class LedgerWarning(RdsWarning):
+    """The local ledger of paid calls (``reuse=True`` on Ask, pattern detections, tracking
+    triggers and research previews) could not be read or written: the call went ahead,
+    but a re-run may pay again (:mod:`rdskit._ledger`)."""
 
 
 # Each warning reports one read; Python's default shows a warning once per code line,

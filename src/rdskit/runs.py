@@ -41,9 +41,9 @@ from rdskit.models.vocab import RUN_KIND_CATEGORIES, RUN_STATUSES
 from rdskit.resources.audiences import get_audience_run
 from rdskit.resources.chats import get_chat_message
 from rdskit.resources.custom_parameters import get_custom_parameter_run
-from rdskit.resources.datasets import get_dataset_run, list_dataset_runs
+from rdskit.resources.datasets import get_dataset_run
 from rdskit.resources.patterns import get_pattern_detection
-from rdskit.resources.tracking import get_tracking_agent
+from rdskit.resources.tracking import TrackingRunPoller
 
 if TYPE_CHECKING:
     from rdskit._base_client import Flow, HTTPCore
@@ -399,7 +399,7 @@ class TrackingRunKind(RunKind[TrackingRun]):
     label = "Tracking run"
 
     def follower(self, obj: TrackingRun) -> Callable[[HTTPCore], Flow[TrackingRun]]:
-        return _TrackingRunPoller(obj)
+        return TrackingRunPoller(obj)
 
     def counters(self, obj: TrackingRun) -> tuple[tuple[str, str], ...]:
         return (("dataset runs", number(len(obj.dataset_run_ids or []))),)
@@ -482,46 +482,3 @@ class AskReplyKind(_AskKind):
         shown = self.stages("completed", working, "pending", note)
         status = status if status == "failed" else shown.status
         return RunView(shown.title, status, shown.steps, self.counters(obj), shown.fraction)
-
-
-class _TrackingRunPoller:
-    """Re-reads a tracking run through its dataset runs (it has no GET endpoint): the
-    status is derived from them, ``completed`` once all are over and one completed,
-    ``failed`` if all failed (the sandbox's rule)."""
-
-    def __init__(self, run: TrackingRun) -> None:
-        if not run.dataset_run_ids:
-            raise InvalidParameter("obj", f"tracking run {run.id} lists no dataset runs to follow")
-        self._run = run
-        self._dataset_of: dict[str, str] = {}  # dataset run id -> its dataset id
-
-    def __call__(self, core: HTTPCore) -> Flow[TrackingRun]:
-        run_ids = self._run.dataset_run_ids or []
-        if not self._dataset_of:
-            yield from self._locate(core, run_ids)
-        states = []
-        for run_id in run_ids:
-            dataset_run = yield from core.call(get_dataset_run(self._dataset_of[run_id], run_id))
-            states.append(dataset_run.status.type)
-        over = all(state in ("completed", "failed") for state in states)
-        derived = self._run.status.type
-        if over:
-            derived = "completed" if "completed" in states else "failed"
-        fresh = TrackingRun.model_validate({**self._run.to_wire(), "status": {"type": derived}})
-        return core.bind(fresh)
-
-    def _locate(self, core: HTTPCore, run_ids: list[str]) -> Flow[None]:
-        """Find each dataset run among the newest runs of the agent's datasets."""
-        agent = yield from core.call(get_tracking_agent(self._run.agent_id))
-        for dataset_id in agent.dataset_ids or []:
-            page = yield from core.call_page(list_dataset_runs(dataset_id, limit=100, order="desc"))
-            for dataset_run in page.data:
-                if dataset_run.id in run_ids:
-                    self._dataset_of[dataset_run.id] = dataset_id
-        missing = [run_id for run_id in run_ids if run_id not in self._dataset_of]
-        if missing:
-            raise InvalidParameter(
-                "obj",
-                f"dataset runs {missing} are not among the runs of agent "
-                f"{self._run.agent_id}'s datasets",
-            )

@@ -1,23 +1,35 @@
 """Safe re-runs against the sandbox: ``get_or_create`` and ``reuse=True`` charge nothing and
 create nothing the second time (credits, usage rows and list counts compared before and
 after), on the sync and the async client; a read before a run completes warns.
+
+The four paid calls no list shows (Ask, pattern detections, tracking triggers, research
+previews) are found again through the local ledger: in one process, in two processes
+one after the other sharing ``RDSKIT_SANDBOX_DB``, and through ``%%ask --reuse``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from contract_support import POLL, PROMPT, WAIT, Account, finish
 
+import rdskit
 from rdskit import AsyncClient, Client
+from rdskit._ledger import ledger_key, ledger_path
 from rdskit.errors import (
     BudgetExceeded,
     DuplicateNameWarning,
@@ -27,10 +39,21 @@ from rdskit.errors import (
     RunFailed,
 )
 from rdskit.models import Dataset, DateRange, PromptSearchQuery
-from rdskit.sandbox import SandboxHandle
+from rdskit.resources._reuse import LEDGER, account_identity, comparable
+from rdskit.sandbox import SandboxHandle, start
 
 REVERSED = {**PROMPT, "sources": list(reversed(PROMPT["sources"]))}
 SCHEDULE = {"frequency": "weekly", "time": "09:00", "day": "monday"}
+QUESTION = "What do people complain about most?"
+PREVIEW = {"search_query": "oat milk", "sources": ["reddit", "tiktok"], "time_filter": "past_week"}
+
+
+@pytest.fixture(autouse=True)
+def ledger_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The ledger of paid calls of each test lives in its own directory."""
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("RDSKIT_CACHE_DIR", str(directory))
+    return directory
 
 
 def spent(client: Client) -> tuple[Decimal | None, int]:
@@ -454,3 +477,231 @@ def test_async_client_reruns(
             assert items
 
     asyncio.run(main())
+
+
+# -- paid calls no list shows: the ledger ------------------------------------------------
+def paid_calls(client: Client, dataset_id: str, agent_id: str) -> dict[str, Any]:
+    """Each of the four calls with ``reuse=True``, waited on; what each returned."""
+    turn = client.ask(QUESTION, dataset_ids=[dataset_id], reuse=True)
+    answer = finish(turn)
+    detection = finish(
+        client.pattern_detections.create(dataset_id, "switch", "Why do people switch?", reuse=True)
+    )
+    preview = client.research_previews.create(**PREVIEW, reuse=True)
+    cycle = finish(client.tracking_agents.trigger(agent_id, reuse=True))
+    return {
+        "ask": (turn.chat_id, turn.message_id, answer.text),
+        "pattern": (detection.run_id, detection.pattern_id),
+        "preview": (preview.preview_id, len(preview.posts)),
+        "cycle": (cycle.id, cycle.status.type),
+    }
+
+
+def watched(client: Client) -> tuple[Dataset, str]:
+    dataset, _ = collected_run(client, "Oat milk")
+    agent = client.tracking_agents.get_or_create(
+        name="watch",
+        instructions="Complaints",
+        dataset_ids=[dataset.id],
+        schedule=SCHEDULE,
+        count=5,
+    )
+    return dataset, agent.id
+
+
+def test_the_four_paid_calls_charge_once(new_account: Callable[..., Account]) -> None:
+    client = new_account().client
+    dataset, agent_id = watched(client)
+    before = spent(client)
+    first = paid_calls(client, dataset.id, agent_id)
+    charged = spent(client)
+    assert charged[0] > before[0] and charged[1] >= before[1] + 4  # type: ignore[operator]
+    assert first["ask"][2] and first["pattern"][1] and first["cycle"][1] == "completed"
+    inventory_before = inventory(client, dataset.id)
+    again = paid_calls(client, dataset.id, agent_id)
+    assert again == first  # the same chat, detection, preview and cycle
+    assert spent(client) == charged
+    assert inventory(client, dataset.id) == inventory_before  # no new dataset run either
+    chat_rows = list(client.chats.messages(first["ask"][0], order="asc"))
+    assert [row.role for row in chat_rows] == ["user", "assistant"]
+    # Each one alone, and each without reuse, pays.
+    client.research_previews.create(**PREVIEW)
+    client.research_previews.create(**{**PREVIEW, "sources": ["reddit"]}, reuse=True)
+    assert spent(client)[1] == charged[1] + 2
+
+
+def test_a_reused_result_costs_the_budget_nothing(new_account: Callable[..., Account]) -> None:
+    account = new_account()
+    dataset, agent_id = watched(account.client)
+    rdskit.set_budget(100_000, reset=True)
+    try:
+        with Client(account.api_key, base_url=account.client.base_url, rate_limit=None) as client:
+            paid_calls(client, dataset.id, agent_id)
+            budget = rdskit.get_budget()
+            assert budget is not None and budget.spent > 0
+            committed = budget.spent
+            rdskit.set_budget(committed)  # nothing left for a paid call
+            paid_calls(client, dataset.id, agent_id)
+            assert budget.spent == committed
+            with pytest.raises(BudgetExceeded):
+                client.ask("A question never asked?", reuse=True)
+    finally:
+        rdskit.set_budget(None)
+
+
+def test_a_fresh_sandbox_with_a_stale_ledger_starts_anew(
+    new_account: Callable[..., Account], sandbox: SandboxHandle
+) -> None:
+    client = new_account().client
+    dataset, _ = collected_run(client, "Oat milk")
+    # An entry of this very account pointing at a detection the service does not have.
+    body = {"dataset_id": dataset.id, "name": "switch", "research_question": "Why?"}
+    identity = client._run(account_identity(client._core))
+    LEDGER.record(
+        [ledger_key(identity, "pattern_detection", comparable(body))],
+        "pattern_detection",
+        {"run_id": "pdr_0000000000000000"},
+    )
+    before = spent(client)
+    run = finish(client.pattern_detections.create(**body, reuse=True))
+    assert run.run_id != "pdr_0000000000000000" and spent(client)[1] == before[1] + 1
+    assert client.pattern_detections.create(**body, reuse=True).run_id == run.run_id
+    # A new sandbox of the same seed hands out the same account and ids; the ledger keeps
+    # the account's creation time, so what the old one answered is not looked for there.
+    with Client(sandbox.api_key, base_url=sandbox.url, rate_limit=None) as default:
+        finish(default.ask(QUESTION, reuse=True))
+    with (
+        start(speed=500, rate_limit=10_000, seed=41) as fresh_sandbox,
+        Client(fresh_sandbox.api_key, base_url=fresh_sandbox.url, rate_limit=None) as fresh,
+    ):
+        assert fresh.me().account_id == sandbox.account_id
+        fresh_dataset = fresh.datasets.create("Oat milk")
+        finish(fresh.datasets.runs.create(fresh_dataset.id, PROMPT, count=10))
+        rows = spent(fresh)[1]
+        turn = fresh.ask(QUESTION, reuse=True)
+        assert finish(turn).text and spent(fresh)[1] == rows + 1
+        assert fresh.ask(QUESTION, reuse=True).message_id == turn.message_id
+        assert spent(fresh)[1] == rows + 1
+
+
+KERNEL = textwrap.dedent(
+    """
+    import json, sys
+    import rdskit
+
+    client = rdskit.Client.sandbox(rate_limit=None)
+    wait = {"timeout": 60, "poll_interval": 0.01}
+    dataset = client.datasets.get_or_create("Oat milk")
+    query = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
+    client.datasets.runs.create(dataset.id, query, count=10, reuse=True).wait(**wait)
+    agent = client.tracking_agents.get_or_create(name="watch", instructions="Complaints",
+        dataset_ids=[dataset.id], schedule={"frequency": "daily", "time": "08:00"}, count=5)
+    turn = client.ask(sys.argv[1], dataset_ids=[dataset.id], reuse=True)
+    text = turn.wait(**wait).text
+    detection = client.pattern_detections.create(dataset.id, "switch", "Why switch?",
+        reuse=True).wait(**wait)
+    preview = client.research_previews.create(search_query="oat milk", sources=["reddit"],
+        time_filter="past_week", reuse=True)
+    cycle = client.tracking_agents.trigger(agent.id, reuse=True).wait(**wait)
+    follow = client.ask("And on which platform?", chat_id=turn.chat_id, reuse=True)
+    follow.wait(**wait)
+    usage = client.me().usage
+    print(json.dumps({
+        "ids": [turn.message_id, follow.message_id, detection.run_id, preview.preview_id,
+                cycle.id, cycle.status.type, len(text) > 0],
+        "credits_used": str(usage.credits_used),
+        "rows": len(list(client.usage_history(limit=100))),
+        "datasets": len(list(client.datasets.list())),
+        "agents": len(client.tracking_agents.list()),
+    }))
+    """
+)
+
+
+def test_two_kernels_one_after_the_other_pay_once(tmp_path: Path, ledger_dir: Path) -> None:
+    env = {
+        **os.environ,
+        "RDSKIT_SANDBOX_DB": str(tmp_path / "sandbox.db"),
+        "RDSKIT_SANDBOX_SPEED": "500",
+        "RDSKIT_CACHE_DIR": str(ledger_dir),
+    }
+    for name in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL", "RDSKIT_GATEWAY"):
+        env.pop(name, None)
+
+    def kernel() -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-c", KERNEL, QUESTION],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
+    first = kernel()
+    assert first["ids"][-2:] == ["completed", True] and first["rows"] >= 6
+    second = kernel()  # another process: another port, the same service state
+    assert second == first
+    assert QUESTION.encode() not in ledger_path().read_bytes()
+
+
+# -- %%ask --reuse -------------------------------------------------------------------------
+@pytest.fixture
+def notebook(new_account: Callable[..., Account]) -> Iterator[tuple[Any, Account]]:
+    """An IPython shell with the rdskit magics, connected to a new account."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    from rdskit.jupyter.magics import session_of
+
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"  # never the user's IPython history
+    shell = InteractiveShell.instance(config=config)
+    if "RdsMagics" not in shell.magics_manager.registry:
+        shell.run_line_magic("load_ext", "rdskit")
+    account = new_account()
+    session = session_of(shell)
+    session.connect(Client(account.api_key, base_url=account.client.base_url), "the test sandbox")
+    yield shell, account
+    session.close()
+
+
+def test_ask_magic_reuse_rerun_charges_nothing(notebook: tuple[Any, Account]) -> None:
+    from IPython.utils.capture import capture_output
+
+    from rdskit.jupyter import current_session
+
+    shell, account = notebook
+    client = account.client
+    dataset, _ = collected_run(client, "Oat milk")
+    cells = [
+        f"%%ask --reuse --dataset {dataset.id}\n{QUESTION}",
+        "%%ask --reuse\nAnd which platform is the most negative?",
+    ]
+
+    def run(cell: str) -> tuple[Any, dict[str, str]]:
+        with capture_output():
+            ran = shell.run_cell(cell, store_history=True)
+        assert ran.success, ran.error_in_exec
+        return ran.result, shell.display_formatter.format(ran.result)[0]
+
+    first = [run(cell) for cell in cells]
+    chat_id = current_session().chat_id
+    assert first[0][0].chat_id == first[1][0].chat_id == chat_id
+    charged = spent(client)
+    # The same kernel re-runs both cells: its current chat is now the first cell's chat.
+    again = [run(cell) for cell in cells]
+    assert [answer.id for answer, _ in again] == [answer.id for answer, _ in first]
+    assert [shown for _, shown in again] == [shown for _, shown in first]  # renders the same
+    assert spent(client) == charged
+    # A new kernel (no current chat) re-runs them.
+    current_session().chat_id = None
+    assert [run(cell)[0].id for cell in cells] == [answer.id for answer, _ in first]
+    assert spent(client) == charged and current_session().chat_id == chat_id
+    assert len(list(client.chats.messages(chat_id))) == 4  # two questions, two replies
+    # Without --reuse the cell asks again.
+    run(cells[1].replace(" --reuse", ""))
+    assert spent(client)[1] == charged[1] + 1

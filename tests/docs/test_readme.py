@@ -36,7 +36,8 @@ def test_readme_examples_run(tmp_path: Path) -> None:
     script = tmp_path / "readme_examples.py"
     # Non-interactive backend for the chart example; a fast sandbox so runs take a second.
     script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + "\n".join(blocks))
-    env = {**os.environ, "RDSKIT_SANDBOX_SPEED": "50"}
+    # Files rdskit keeps (parquet cache, the ledger of paid calls) stay in the test's dir.
+    env = {**os.environ, "RDSKIT_SANDBOX_SPEED": "50", "RDSKIT_CACHE_DIR": str(tmp_path / "c")}
     for name in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL"):
         env.pop(name, None)
     done = subprocess.run(
@@ -54,3 +55,4 @@ def test_readme_examples_run(tmp_path: Path) -> None:
     assert "refused by the client budget" in out
     assert "Oat milk" in out  # the async client sees the dataset made by the sync one
     assert "True True\ninstructions differs for cp_" in out  # safe re-runs: found, reused
+    assert "reused turn: True" in out  # the ledger finds the Ask again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 import rdskit.frames as frames
-from rdskit.errors import InvalidParameter, RdsError
+from rdskit.errors import EstimatedViewsWarning, InvalidParameter, RdsError
 from rdskit.frames import MissingColumnsError
 from rdskit.frames.accessor import attach_client
 
@@ -252,3 +253,48 @@ def test_profile_analyses_name_missing_columns(profiles: pd.DataFrame) -> None:
 def test_analysis_outputs_are_plain_numbers(small: pd.DataFrame) -> None:
     assert small.rds.sentiment_over_time()["sentiment_score"].dtype == np.float64
     assert small.rds.emotions()["mean"].dtype == np.float64
+
+
+def _ranked_frame() -> pd.DataFrame:
+    """Two platforms, one with estimated views; an ad on top by every measure."""
+    return pd.DataFrame(
+        {
+            "id": ["r1", "r2", "t1", "t2", "ad"],
+            "source": ["reddit", "reddit", "tiktok", "tiktok", "tiktok"],
+            "engagement_rate": [0.01, 0.02, 0.2, 0.1, 0.9],
+            "num_views": [10, 20, 300, 100, 9000],
+            "are_views_estimated": [True, True, False, False, False],
+            "content_type": ["organic", "organic", "organic", None, "ad"],
+        }
+    )
+
+
+def test_top_per_source_ranks_within_each_platform() -> None:
+    frame = _ranked_frame()
+    ranked = frame.rds.top(1, per="source")
+    assert sorted(ranked["id"]) == ["ad", "r2"]
+    assert frame.rds.top(5, per="source")["id"].tolist() == ["r2", "r1", "ad", "t1", "t2"]
+    assert frame.iloc[0:0].rds.top(3, per="source").empty
+
+
+def test_a_ranking_across_estimated_and_counted_views_warns() -> None:
+    frame = _ranked_frame()
+    with pytest.warns(EstimatedViewsWarning, match="reddit.*per='source'"):
+        frame.rds.top(2)
+    with pytest.warns(EstimatedViewsWarning):
+        frame.rds.top(2, by="num_views")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame.rds.top(2, by="id")  # not a views measure
+        frame.rds.top(2, per="source")
+        frame[frame["source"] == "tiktok"].rds.top(2)  # one kind of views only
+        frame.drop(columns="are_views_estimated").rds.top(2)
+
+
+def test_organic_drops_ads_and_keeps_unknown_content_types() -> None:
+    frame = _ranked_frame()
+    assert frame.rds.organic()["id"].tolist() == ["r1", "r2", "t1", "t2"]
+    frame["ad_advertiser_id"] = [None, None, "adv_1", None, None]  # an ad marked only so
+    assert frame.rds.organic()["id"].tolist() == ["r1", "r2", "t2"]
+    with pytest.raises(MissingColumnsError, match="content_type"):
+        frame.drop(columns="content_type").rds.organic()

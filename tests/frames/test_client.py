@@ -148,3 +148,21 @@ def test_mentions_to_parquet_matches_to_frame(
     expected = frames.mentions_to_frame(client, dataset_ids=[dataset])
     back["source"] = back["source"].cat.set_categories(expected["source"].cat.categories)
     pd.testing.assert_frame_equal(by_key(back), by_key(expected))
+
+
+def test_a_fresh_sandbox_does_not_read_the_last_ones_cache(tmp_path: Path) -> None:
+    """Two sandboxes of one seed repeat each other's ids (account, dataset, posts); a cache
+    left by the first must not be merged into the second's frame."""
+    from rdskit.sandbox import start
+
+    sizes = []
+    for count in (20, 10):
+        with start(speed=50) as sandbox, rdskit.Client(sandbox.api_key, base_url=sandbox.url) as c:
+            ds = c.datasets.get_or_create("x")
+            collect(c, ds.id, count)
+            fresh = frames.mentions_to_frame(c, dataset_ids=[ds.id])
+            cached = frames.mentions_to_frame(c, dataset_ids=[ds.id], cache=True)
+            sizes.append((c.me().account_id, len(fresh), len(cached)))
+    assert sizes[0][0] == sizes[1][0]  # the ids repeat, so the account id alone cannot tell
+    assert [(n, m) for _, n, m in sizes] == [(20, 20), (10, 10)]
+    assert len(list((tmp_path / "cache").rglob("*.parquet"))) == 2

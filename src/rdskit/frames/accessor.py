@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rdskit.errors import InvalidParameter, RdsError
+from rdskit.errors import EstimatedViewsWarning, InvalidParameter, RdsError, warn
 from rdskit.frames import _arrow
 from rdskit.frames.columns import (
     COMMENTS,
@@ -210,19 +210,54 @@ class RdsAccessor:
 
     # --- rankings ----------------------------------------------------------------------------
 
-    def top(self, n: int = 10, by: str = "engagement_rate") -> pd.DataFrame:
+    def top(
+        self, n: int = 10, by: str = "engagement_rate", *, per: str | None = None
+    ) -> pd.DataFrame:
         """The ``n`` rows with the highest ``by`` (missing values last), with ``by`` and a
         compact set of columns first (:data:`TOP_FIRST`: who, where, what, when) so the
         ranking shows in a notebook; every other column follows.
 
+        ``per="source"`` (or any column) ranks within each of its values: the top ``n`` of
+        each, grouped. Do that for views and ``engagement_rate``: some sources only
+        estimate views (``are_views_estimated``), so one ranking across sources compares
+        estimates with counts; such a ranking emits an
+        :class:`~rdskit.errors.EstimatedViewsWarning`.
+
         Example:
             >>> df.rds.top(5, by="num_views").columns[:4].tolist()  # doctest: +SKIP
             ['num_views', 'source', 'author_title', 'title']
+            >>> df.rds.top(3, per="source")["source"].value_counts().max()  # doctest: +SKIP
+            3
         """
-        frame = self._need("top", by)
-        ranked = frame.sort_values(by, ascending=False, na_position="last", kind="stable").head(n)
+        frame = self._need("top", by, *([per] if per else []))
+        ordered = frame.sort_values(by, ascending=False, na_position="last", kind="stable")
+        if per is None:
+            _warn_if_views_mixed(frame, by)
+            ranked = ordered.head(n)
+        else:
+            groups = ordered.groupby(per, observed=True, sort=True, dropna=False)
+            ranked = pd.concat([group.head(n) for _, group in groups]) if len(ordered) else ordered
         first = [by, *(c for c in TOP_FIRST if c != by and c in ranked.columns)]
         return ranked[first + [c for c in ranked.columns if c not in first]]
+
+    def organic(self) -> pd.DataFrame:
+        """The rows that are not ads (``content_type`` other than ``"ad"``, and no
+        advertiser): what to analyse when the question is what people say.
+
+        Brand ads are written by brands, are promoted (so they rank high by views and
+        engagement) and carry the brand's tone; left in, they distort shares of voice,
+        sentiment and "top posts". Rows of unknown ``content_type`` are kept.
+
+        Example:
+            >>> people = df.rds.organic()  # doctest: +SKIP
+            >>> (people["content_type"] == "ad").any()  # doctest: +SKIP
+            False
+        """
+        frame = self._need("organic", "content_type")
+        ad = frame["content_type"].astype("string").eq("ad").fillna(False)
+        if "ad_advertiser_id" in frame.columns:
+            ad |= frame["ad_advertiser_id"].notna()
+        return frame[~ad.to_numpy(dtype=bool)]
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
@@ -373,10 +408,11 @@ class RdsAccessor:
             for s, i in zip(frame["source"], frame["id"], strict=True)
         ]
 
-    def ask(self, question: str, client: Any = None) -> Any:
+    def ask(self, question: str, client: Any = None, *, reuse: bool = False) -> Any:
         """Ask the assistant about exactly these posts (at most 50); returns the accepted
         turn (``.wait()`` for the reply). Uses the client that fetched the frame unless
-        ``client`` is given.
+        ``client`` is given. ``reuse=True``: as in ``client.ask`` (a re-run returns the
+        turn already paid for).
 
         Example:
             >>> turn = df.rds.top(20).rds.ask("Why do these posts do so well?")  # doctest: +SKIP
@@ -388,7 +424,9 @@ class RdsAccessor:
                 "this frame has no client to ask with (it was not fetched by a client's "
                 "to_frame, or that client is gone): pass client=..."
             )
-        return client.ask(question, post_refs=self.post_refs())
+        # reuse is only passed when asked for, so any object with ``ask`` still serves.
+        options = {"reuse": True} if reuse else {}
+        return client.ask(question, post_refs=self.post_refs(), **options)
 
     # --- audience profiles -------------------------------------------------------------------
 
@@ -595,3 +633,23 @@ def _media_columns(lists: pa.Array, flat: pa.Array, parents: pa.Array) -> dict[s
         "height": pc.struct_field(first, ["height"]),
         "versions": pc.fill_null(pc.list_value_length(versions), 0),
     }
+
+
+VIEW_BASED = frozenset({"num_views", "engagement_rate"})
+"""Rankings that compare views, measured or estimated depending on the source."""
+
+
+def _warn_if_views_mixed(frame: pd.DataFrame, by: str) -> None:
+    """Warn when one ranking by views compares estimated views with counted ones."""
+    if by not in VIEW_BASED or "are_views_estimated" not in frame.columns or frame.empty:
+        return
+    estimated = frame["are_views_estimated"].astype("boolean").fillna(False).to_numpy(bool)
+    if estimated.all() or not estimated.any():
+        return
+    where = frame.loc[estimated, "source"] if "source" in frame.columns else pd.Series(["?"])
+    sources = sorted(map(str, where.unique()))
+    warn(
+        f"this ranking by {by} mixes estimated views ({', '.join(sources)}) with counted "
+        "ones; rank within each source: df.rds.top(n, per='source')",
+        EstimatedViewsWarning,
+    )

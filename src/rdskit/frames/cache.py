@@ -24,29 +24,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from rdskit._files import private_dir, read_private, writing
+from rdskit._files import CACHE_ENV, cache_dir, private_dir, read_private, writing
 from rdskit.frames import _arrow
 from rdskit.frames.columns import MENTIONS
 from rdskit.frames.fetch import frame_datasets, mention_pages
 from rdskit.frames.mentions import mentions_table
 from rdskit.frames.provenance import fetch_record, from_schema, schema_metadata
 from rdskit.models import MentionsQuery
+from rdskit.resources._reuse import account_identity
 
 __all__ = ["CACHE_ENV", "cache_dir", "cache_path", "cached_mentions", "query_key"]
-
-CACHE_ENV = "RDSKIT_CACHE_DIR"
-"""Environment variable overriding the cache directory."""
 
 _NOT_IN_KEY = ("sort", "order", "limit", "cursor")
 _UNORDERED = ("dataset_ids", "sources", "parameter_ids")
@@ -64,17 +60,7 @@ SORT_COLUMNS = {
 }
 
 
-def cache_dir() -> Path:
-    """Where cached frames live: ``$RDSKIT_CACHE_DIR`` or the platform's user cache dir.
-
-    Example:
-        >>> cache_dir().is_absolute()
-        True
-    """
-    return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("rdskit", "rdskit"))
-
-
-def query_key(account_id: str, query: Mapping[str, Any]) -> str:
+def query_key(account: str, query: Mapping[str, Any]) -> str:
     """A stable hash of the account and the query's matching criteria.
 
     Example:
@@ -86,13 +72,13 @@ def query_key(account_id: str, query: Mapping[str, Any]) -> str:
     normal = {
         k: sorted(v) if k in _UNORDERED else v for k, v in wire.items() if k not in _NOT_IN_KEY
     }
-    text = json.dumps({"account": account_id, "query": normal}, sort_keys=True)
+    text = json.dumps({"account": account, "query": normal}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def cache_path(account_id: str, query: Mapping[str, Any]) -> Path:
-    """The cache file of ``query`` for ``account_id``."""
-    return cache_dir() / "mentions" / f"{query_key(account_id, query)}.parquet"
+def cache_path(account: str, query: Mapping[str, Any]) -> Path:
+    """The cache file of ``query`` for ``account`` (an account identity)."""
+    return cache_dir() / "mentions" / f"{query_key(account, query)}.parquet"
 
 
 def _newer(client: Any, query: Mapping[str, Any], cached: pa.Table | None) -> list[Any]:
@@ -133,7 +119,10 @@ def cached_mentions(
     client: Any, query: Mapping[str, Any], parameter_names: Mapping[str, str]
 ) -> pa.Table:
     """The mentions of ``query``: the cached table refreshed with what is new, saved back."""
-    path = cache_path(client.me().account_id, query)
+    # Keyed on who the account is (account, seat and creation time, as the ledger keys it),
+    # not on the account id alone: a fresh sandbox repeats the last one's ids, and its
+    # posts must not be merged with a cache the previous sandbox left behind.
+    path = cache_path(client._run(account_identity(client._core)), query)
     private_dir(path.parent)  # before reading: a planted or shared directory is refused
     cached = pq.read_table(pa.BufferReader(read_private(path))) if path.exists() else None
     fresh = mentions_table(_newer(client, query, cached), parameter_names)

@@ -2,7 +2,7 @@
 
 ``%rds connect [--sandbox | --base-url URL]``, ``%rds status``, ``%rds datasets``,
 ``%rds budget [N | off]``, ``%rds chat [new]``; ``%%ask [--dataset ID ...] [--posts DF]
-[--chat ID | --new] [--out NAME] [--timeout S]`` with the question as the cell body.
+[--chat ID | --new] [--reuse] [--out NAME] [--timeout S]`` with the question as the cell body.
 Every magic takes ``--help``. See ``docs/jupyter.md``.
 
 Example (notebook cells)::
@@ -211,6 +211,12 @@ class RdsMagics(Magics):
     @argument("--posts", metavar="DF", help="a DataFrame of at most 50 posts to ask about")
     @argument("--chat", metavar="ID", help="continue this chat instead of the current one")
     @argument("--new", action="store_true", help="start a new chat")
+    @argument(
+        "--reuse",
+        action="store_true",
+        help="re-running the cell shows the answer already paid for (same question, "
+        "datasets, posts and chat) instead of asking again; a failed one is asked again",
+    )
     @argument("--out", metavar="NAME", help="also store the Answer in this variable")
     @argument("--timeout", type=float, metavar="SECONDS", help="stop waiting after this long")
     @cell_magic
@@ -242,7 +248,13 @@ class RdsMagics(Magics):
         except InvalidParameter as exc:
             raise UsageError(f"{exc.field}: {exc.message}") from None
         chat_id = None if args.new else args.chat or self.session.chat_id
-        turn = client.ask(question, dataset_ids=dataset_ids, post_refs=post_refs, chat_id=chat_id)
+        turn = client.ask(
+            question,
+            dataset_ids=dataset_ids,
+            post_refs=post_refs,
+            chat_id=chat_id,
+            reuse=args.reuse,
+        )
         self.session.chat_id = turn.chat_id
         try:
             answer = turn.wait(timeout=args.timeout)

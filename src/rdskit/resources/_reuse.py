@@ -10,7 +10,11 @@ resources read first (free) and create only when nothing fits:
 - :func:`reuse_or_start` looks through a run list for a run that is not ``failed`` and
   whose echoed parameters equal the requested ones (compared by :func:`comparable`), and
   starts the paid run only when there is none;
-- :func:`differences` names the settings in which an existing object differs from a request.
+- :func:`differences` names the settings in which an existing object differs from a request;
+- :func:`remembered` does it for the paid calls no list shows (Ask, pattern detections,
+  tracking triggers, research previews): it looks the call up in the local ledger
+  (:mod:`rdskit._ledger`), reads what it made back (free) and pays only when that is
+  gone, failed or unknown.
 
 Example:
     >>> comparable({"sources": ["tiktok", "reddit"], "language": None, "count": 50})
@@ -19,13 +23,19 @@ Example:
 
 from __future__ import annotations
 
+import logging
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import pydantic
+
 from rdskit._base_client import APIRequest
-from rdskit.errors import DuplicateNameWarning, warn
+from rdskit._ledger import Ledger, identity_digest, ledger_key
+from rdskit.errors import DuplicateNameWarning, InvalidParameter, NotFound, warn
 from rdskit.models import RdsModel
+from rdskit.resources.account import ME
 
 if TYPE_CHECKING:
     from rdskit._base_client import Flow, HTTPCore
@@ -37,12 +47,21 @@ __all__ = [
     "every_item",
     "named_create",
     "oldest_named",
+    "remembered",
     "reuse_or_start",
     "unpaged",
 ]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=RdsModel)
+
+log = logging.getLogger("rdskit")
+
+LEDGER = Ledger()
+"""The ledger ``reuse=True`` reads and writes (its file follows ``RDSKIT_CACHE_DIR``)."""
+
+# Who a client's key belongs to, read once per client (GET /v1/me is free).
+_identities: weakref.WeakKeyDictionary[HTTPCore, str] = weakref.WeakKeyDictionary()
 
 
 def comparable(value: Any) -> Any:
@@ -159,3 +178,72 @@ def reuse_or_start(
 def _status(run: Any) -> str | None:
     status = getattr(run, "status", None)
     return getattr(status, "type", status)
+
+
+def account_identity(core: HTTPCore) -> Flow[str]:
+    """Flow: the hashed identity of ``core``'s account and seat (one ``GET /v1/me`` per
+    client), the first part of every ledger key."""
+    known = _identities.get(core)
+    if known is not None:
+        return known
+    me = yield from core.call(ME)
+    created = me.created_at.isoformat() if me.created_at is not None else None
+    identity = identity_digest(me.account_id, me.id, created)
+    _identities[core] = identity
+    return identity
+
+
+def remembered(
+    core: HTTPCore,
+    kind: str,
+    request: Any,
+    reread: Callable[[dict[str, Any]], Flow[M | None]],
+    start: Flow[M],
+    keep: Sequence[str],
+    aliases: Callable[[M], Sequence[Any]] = lambda made: (),
+) -> Flow[M]:
+    """Flow: what an earlier ``reuse=True`` call with the same ``request`` of ``kind``
+    made, read back by ``reread`` (free), or else the result of ``start`` (the paid call,
+    only sent then), which is recorded in the ledger.
+
+    ``reread(ids)`` returns the resource, or None when it failed or is not the one asked
+    for; a 404 (a fresh sandbox, a deleted dataset) or ids it cannot use count as gone.
+    ``keep`` names the wire fields the ledger keeps of a new result (ids and timestamps
+    only); ``aliases(made)`` are other requests that must find it again (an Ask that
+    opened a chat, asked again in that chat).
+    """
+    identity = yield from account_identity(core)
+    key = ledger_key(identity, kind, comparable(request))
+    entry = LEDGER.lookup(key)
+    if entry is not None and _usable(entry, keep):
+        try:
+            found = yield from reread(entry)
+        except (NotFound, InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
+            # Gone (404), or an entry whose ids no longer make a request (a hand-edited
+            # file, a tracking run whose dataset runs are gone): not reusable.
+            found = None
+        if found is not None:
+            start.close()  # never sent: nothing is charged
+            log.info("reused a %s recorded in the ledger; nothing was charged", kind)
+            return found
+    made = yield from start
+    keys = [key, *(ledger_key(identity, kind, comparable(other)) for other in aliases(made))]
+    wire = made.to_wire()
+    LEDGER.record(keys, kind, {name: wire[name] for name in keep if name in wire})
+    return made
+
+
+def _usable(entry: Mapping[str, Any], keep: Sequence[str]) -> bool:
+    """Whether a ledger entry holds every kept field, ids as strings (the file is the
+    user's to edit: a number where an id belongs must not become a request path)."""
+    for name in keep:
+        value = entry.get(name)
+        if name.endswith("_ids"):
+            fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        elif name == "id" or name.endswith("_id"):
+            fits = isinstance(value, str)
+        else:
+            fits = True  # a timestamp: the model reading it checks it
+        if not fits:
+            return False
+    return True

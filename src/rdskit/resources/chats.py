@@ -18,6 +18,10 @@ from rdskit.errors import InvalidParameter
 from rdskit.models import AskAccepted, AskContext, AskRequest, Chat, ChatMessage, Order, PostRef
 from rdskit.pagination import SyncPage
 from rdskit.resources._resource import Resource, check_limit, given, validated
+from rdskit.resources._reuse import remembered
+
+if TYPE_CHECKING:
+    from rdskit._base_client import Flow, HTTPCore
 
 __all__ = ["AskMixin", "Chats", "get_chat_message"]
 
@@ -41,10 +45,11 @@ class AskMixin:
     """``client.ask(...)``, shared by both clients."""
 
     if TYPE_CHECKING:  # provided by the client (typed as rdskit.Client runs them)
+        _core: HTTPCore
 
-        def _request(self, request: APIRequest[T]) -> T: ...
+        def _run(self, flow: Flow[T]) -> T: ...
 
-        def _asked(self, request: APIRequest[T]) -> T: ...  # Ask's budget guard (billing)
+        def _asked(self, request: APIRequest[T]) -> Flow[T]: ...  # Ask's budget guard (billing)
 
     def ask(
         self,
@@ -54,6 +59,7 @@ class AskMixin:
         post_refs: Sequence[PostRef | Mapping[str, Any]] | None = None,
         chat_id: str | None = None,
         context: AskContext | Mapping[str, Any] | None = None,
+        reuse: bool = False,
     ) -> AskAccepted:
         """Ask the assistant; returns the accepted turn at once (``.wait()`` gets the reply).
 
@@ -63,10 +69,22 @@ class AskMixin:
         post_refs}`` object (or model), an alternative to the two arguments. Charged for
         inference after the reply.
 
+        ``reuse=True`` makes a re-run free: the same question (same text, datasets, posts
+        and chat) asked before with ``reuse=True`` by this account returns that turn
+        instead of paying again (its ``status`` is the reply's: ``completed``, or
+        ``working`` to wait on), found through the local ledger (:mod:`rdskit._ledger`).
+        A question that opened a chat is found again when asked in that chat (re-running
+        a notebook's first ``%%ask`` cell). A failed reply, or one the service no longer
+        has, is asked again. It returns what was answered then, even if the data grew
+        since: leave ``reuse`` off to ask afresh.
+
         Example:
             >>> turn = client.ask("Top complaints?", dataset_ids=["ds_1"])  # doctest: +SKIP
             >>> turn.status, turn.wait().role  # doctest: +SKIP
             ('working', 'assistant')
+            >>> client.ask("Top complaints?", dataset_ids=["ds_1"],
+            ...     reuse=True).status  # doctest: +SKIP
+            'completed'
         """
         if context is None:
             context = given(dataset_ids=dataset_ids, post_refs=post_refs) or None
@@ -77,16 +95,45 @@ class AskMixin:
             hint = f"list the chat's messages with client.chats.messages({chat_id!r}, order='desc')"
         else:
             hint = "the turn may have opened a new chat; asking again starts another charged turn"
-        return self._asked(
+        wire = body.to_wire()
+        start = self._asked(
             APIRequest(
                 "POST",
                 "/v1/ask",
                 kind="paid",
-                json=body.to_wire(),
+                json=wire,
                 cast=AskAccepted.model_validate,
                 check_hint=hint,
             )
         )
+        if not reuse:
+            return self._run(start)
+        return self._run(
+            remembered(
+                self._core,
+                "ask",
+                wire,
+                self._reread_turn,
+                start,
+                keep=("chat_id", "message_id"),
+                # The chat it opened is the notebook's current chat when the cell re-runs.
+                aliases=lambda turn: [] if chat_id else [{**wire, "chat_id": turn.chat_id}],
+            )
+        )
+
+    def _reread_turn(self, ids: Mapping[str, Any]) -> Flow[AskAccepted | None]:
+        """Flow: a recorded turn as its reply stands now (None once it failed)."""
+        reply = yield from self._core.call(get_chat_message(ids["chat_id"], ids["message_id"]))
+        if reply.status == "failed" or reply.role != "assistant":
+            return None
+        turn = AskAccepted.model_validate(
+            {
+                "chat_id": ids["chat_id"],
+                "message_id": reply.id,
+                "status": reply.status or "completed",
+            }
+        )
+        return self._core.bind(turn)
 
 
 class Chats(Resource):

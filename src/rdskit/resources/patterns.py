@@ -9,15 +9,19 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rdskit import _hooks
 from rdskit._base_client import APIRequest, path
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.resources._resource import Resource, given, validated
+from rdskit.resources._reuse import remembered
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from rdskit._base_client import Flow
 
 __all__ = ["PatternDetections", "Patterns", "get_pattern_detection"]
 
@@ -32,13 +36,26 @@ def get_pattern_detection(run_id: str) -> APIRequest[PatternDetectionRun]:
 class PatternDetections(Resource):
     """``client.pattern_detections``: find recurring patterns in a dataset (paid per post)."""
 
-    def create(self, dataset_id: str, name: str, research_question: str) -> PatternDetectionRun:
+    def create(
+        self, dataset_id: str, name: str, research_question: str, *, reuse: bool = False
+    ) -> PatternDetectionRun:
         """Start a detection; returns the pending run (``.wait()`` polls it).
+
+        ``reuse=True`` makes a re-run free: a detection started before with ``reuse=True``
+        by this account with the same dataset, name and question is read back and
+        returned (completed: its pattern is there; pending or working: wait on it)
+        instead of paying again. Detections cannot be listed, so it is found through the
+        local ledger (:mod:`rdskit._ledger`); a failed one, or one the service no longer
+        has, is started anew. It stays the detection made then, even if the dataset grew
+        since: leave ``reuse`` off to detect again.
 
         Example:
             >>> client.pattern_detections.create("ds_1", name="switch",
             ...     research_question="Why switch?").status.type  # doctest: +SKIP
             'pending'
+            >>> client.pattern_detections.create("ds_1", name="switch",
+            ...     research_question="Why switch?", reuse=True).status.type  # doctest: +SKIP
+            'completed'
         """
         body = validated(
             PatternDetectionCreate,
@@ -53,8 +70,26 @@ class PatternDetections(Resource):
             check_hint="look for a new post_processing row in client.usage_history() before "
             "retrying (detections cannot be listed)",
         )
+        start = self._client._guarded("pattern_detection", request, {"dataset_id": dataset_id})
+        if not reuse:
+            return self._client._run(start)
+        wanted = body.to_wire()
+
+        def reread(ids: Mapping[str, Any]) -> Flow[PatternDetectionRun | None]:
+            run = yield from self._client._core.call(get_pattern_detection(ids["run_id"]))
+            echo = {
+                "dataset_id": run.collection_id,
+                "name": run.name,
+                "research_question": run.research_question,
+            }
+            # A field the run does not echo (None) cannot contradict the request.
+            same = all(value in (None, wanted.get(key)) for key, value in echo.items())
+            fits = same and run.status.type != "failed"
+            return run if fits else None
+
+        core = self._client._core
         return self._client._run(
-            self._client._guarded("pattern_detection", request, {"dataset_id": dataset_id})
+            remembered(core, "pattern_detection", wanted, reread, start, keep=("run_id",))
         )
 
     def get(self, run_id: str) -> PatternDetectionRun:

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rdskit._base_client import APIRequest, path
 from rdskit.errors import InvalidParameter
 from rdskit.models import PromptPreviewRequest, RdsModel, ResearchPreview, UrlPreviewRequest
 from rdskit.resources._resource import Resource, given, validated
+from rdskit.resources._reuse import remembered
+
+if TYPE_CHECKING:
+    from rdskit._base_client import Flow
 
 __all__ = ["ResearchPreviewBody", "ResearchPreviews"]
 
@@ -46,6 +50,7 @@ class ResearchPreviews(Resource):
         date_filter_until: str | date | None = None,
         language: str | None = None,
         country_code: str | None = None,
+        reuse: bool = False,
     ) -> ResearchPreview:
         """Preview a search (``type="prompt"``) or given URLs (``type="url"``).
 
@@ -54,6 +59,13 @@ class ResearchPreviews(Resource):
         ``type`` defaults to ``"url"`` when ``source_urls`` is given, else ``"prompt"``.
         ``type`` may also be a whole request body (a dict or model tagged by its own
         ``type``), validated the same way.
+
+        ``reuse=True`` makes a re-run free: a preview made before with ``reuse=True`` by
+        this account with the same request (sources and URLs as sets) is read back
+        (``GET``, free, no re-scrape) instead of paying again. Previews cannot be listed,
+        so it is found through the local ledger (:mod:`rdskit._ledger`); one the service
+        no longer has is made anew. A relative ``time_filter`` is not moved on: leave
+        ``reuse`` off to sample the latest posts again.
 
         Example:
             >>> client.research_previews.create("url",
@@ -101,22 +113,32 @@ class ResearchPreviews(Resource):
             if isinstance(body, PromptPreviewRequest)
             else {"source_urls": body.source_urls}
         )
-        return self._client._run(
-            self._client._guarded(
-                "research_preview",
-                APIRequest(
-                    "POST",
-                    "/v1/research_previews",
-                    kind="paid",
-                    json=body.to_wire(),
-                    cast=ResearchPreview.model_validate,
-                    check_hint=(
-                        "look for a new preview_generation row in "
-                        "client.usage_history() before retrying"
-                    ),
+        wanted = body.to_wire()
+        start = self._client._guarded(
+            "research_preview",
+            APIRequest(
+                "POST",
+                "/v1/research_previews",
+                kind="paid",
+                json=wanted,
+                cast=ResearchPreview.model_validate,
+                check_hint=(
+                    "look for a new preview_generation row in "
+                    "client.usage_history() before retrying"
                 ),
-                units,
-            )
+            ),
+            units,
+        )
+        if not reuse:
+            return self._client._run(start)
+
+        def reread(ids: Mapping[str, Any]) -> Flow[ResearchPreview | None]:
+            preview = yield from self._client._core.call(_get_preview(ids["preview_id"]))
+            return preview if preview.type == wanted["type"] else None
+
+        core = self._client._core
+        return self._client._run(
+            remembered(core, "research_preview", wanted, reread, start, keep=("preview_id",))
         )
 
     def get(self, preview_id: str) -> ResearchPreview:
@@ -126,10 +148,11 @@ class ResearchPreviews(Resource):
             >>> client.research_previews.get("rp_1").posts[0].source  # doctest: +SKIP
             'tiktok'
         """
-        return self._client._request(
-            APIRequest(
-                "GET",
-                path("/v1/research_previews/{}", preview_id),
-                cast=ResearchPreview.model_validate,
-            )
-        )
+        return self._client._request(_get_preview(preview_id))
+
+
+def _get_preview(preview_id: str) -> APIRequest[ResearchPreview]:
+    """``GET /v1/research_previews/{preview_id}`` (free; also read by ``reuse=True``)."""
+    return APIRequest(
+        "GET", path("/v1/research_previews/{}", preview_id), cast=ResearchPreview.model_validate
+    )

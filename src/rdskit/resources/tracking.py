@@ -31,13 +31,17 @@ from rdskit.resources._reuse import (
     differences,
     named_create,
     oldest_named,
+    remembered,
     unpaged,
 )
+from rdskit.resources.datasets import get_dataset_run, list_dataset_runs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["TrackingAgents", "get_tracking_agent"]
+    from rdskit._base_client import HTTPCore
+
+__all__ = ["TrackingAgents", "TrackingRunPoller", "get_tracking_agent"]
 
 
 def get_tracking_agent(agent_id: str) -> APIRequest[TrackingAgent]:
@@ -66,6 +70,56 @@ def _settings(agent: TrackingAgent) -> dict[str, Any]:
     settings = agent.to_wire()
     settings["integration_ids"] = [item.get("id") for item in agent.integrations or []]
     return settings
+
+
+# What a triggered cycle collects (the ledger key of trigger(reuse=True) besides the agent).
+_CYCLE_SETTINGS = ("dataset_ids", "count", "num_comments_per_post")
+# What the ledger keeps of a tracking run: ids and its creation time, no status.
+_RUN_IDS = ("id", "agent_id", "created_at", "dataset_run_ids")
+
+
+class TrackingRunPoller:
+    """Re-reads a tracking run through its dataset runs (it has no GET endpoint): the
+    status is derived from them, ``completed`` once all are over and one completed,
+    ``failed`` if all failed (the sandbox's rule). ``client.wait`` polls with it and
+    ``trigger(reuse=True)`` reads a recorded cycle back with it."""
+
+    def __init__(self, run: TrackingRun) -> None:
+        if not run.dataset_run_ids:
+            raise InvalidParameter("obj", f"tracking run {run.id} lists no dataset runs to follow")
+        self._run = run
+        self._dataset_of: dict[str, str] = {}  # dataset run id -> its dataset id
+
+    def __call__(self, core: HTTPCore) -> Flow[TrackingRun]:
+        run_ids = self._run.dataset_run_ids or []
+        if not self._dataset_of:
+            yield from self._locate(core, run_ids)
+        states = []
+        for run_id in run_ids:
+            dataset_run = yield from core.call(get_dataset_run(self._dataset_of[run_id], run_id))
+            states.append(dataset_run.status.type)
+        over = all(state in ("completed", "failed") for state in states)
+        derived = self._run.status.type
+        if over:
+            derived = "completed" if "completed" in states else "failed"
+        fresh = TrackingRun.model_validate({**self._run.to_wire(), "status": {"type": derived}})
+        return core.bind(fresh)
+
+    def _locate(self, core: HTTPCore, run_ids: list[str]) -> Flow[None]:
+        """Find each dataset run among the newest runs of the agent's datasets."""
+        agent = yield from core.call(get_tracking_agent(self._run.agent_id))
+        for dataset_id in agent.dataset_ids or []:
+            page = yield from core.call_page(list_dataset_runs(dataset_id, limit=100, order="desc"))
+            for dataset_run in page.data:
+                if dataset_run.id in run_ids:
+                    self._dataset_of[dataset_run.id] = dataset_id
+        missing = [run_id for run_id in run_ids if run_id not in self._dataset_of]
+        if missing:
+            raise InvalidParameter(
+                "obj",
+                f"dataset runs {missing} are not among the runs of agent "
+                f"{self._run.agent_id}'s datasets",
+            )
 
 
 class TrackingAgents(Resource):
@@ -229,13 +283,22 @@ class TrackingAgents(Resource):
         """
         return self._action("POST", agent_id, "/resume")
 
-    def trigger(self, agent_id: str) -> TrackingRun:
+    def trigger(self, agent_id: str, *, reuse: bool = False) -> TrackingRun:
         """Start an out-of-schedule cycle, charged like dataset runs; ``.wait()`` follows it.
 
         Under a client budget the agent's ``count`` x its datasets must fit.
 
+        ``reuse=True`` makes a re-run free: the cycle this account last triggered with
+        ``reuse=True`` for this agent, while it collects the same datasets with the same
+        ``count`` and comments, is read back (through its dataset runs) and returned if it
+        did not fail (completed, or still running: wait on it) instead of paying again.
+        Tracking runs cannot be listed, so it is found through the local ledger
+        (:mod:`rdskit._ledger`); leave ``reuse`` off to collect newer posts.
+
         Example:
             >>> client.tracking_agents.trigger("ta_1").wait().status.type  # doctest: +SKIP
+            'completed'
+            >>> client.tracking_agents.trigger("ta_1", reuse=True).status.type  # doctest: +SKIP
             'completed'
         """
         request = APIRequest(
@@ -246,9 +309,23 @@ class TrackingAgents(Resource):
             check_hint=f"see last_run_at in client.tracking_agents.get({agent_id!r}) and the runs "
             "of its datasets (client.datasets.runs.list(dataset_id)) before triggering again",
         )
-        return self._client._run(
-            self._client._guarded("tracking_trigger", request, {"agent_id": agent_id})
-        )
+        start = self._client._guarded("tracking_trigger", request, {"agent_id": agent_id})
+        if not reuse:
+            return self._client._run(start)
+        return self._client._run(self._reused_cycle(agent_id, start))
+
+    def _reused_cycle(self, agent_id: str, start: Flow[TrackingRun]) -> Flow[TrackingRun]:
+        """Flow: the agent's last recorded cycle (not failed), or else a new one."""
+        core = self._client._core
+        agent = (yield from core.call(get_tracking_agent(agent_id))).to_wire()
+        cycle = {"agent_id": agent_id, **{key: agent.get(key) for key in _CYCLE_SETTINGS}}
+
+        def reread(ids: Mapping[str, Any]) -> Flow[TrackingRun | None]:
+            recorded = TrackingRun.model_validate({**ids, "status": {"type": "pending"}})
+            run = yield from TrackingRunPoller(recorded)(core)  # refused once its runs are gone
+            return run if run.status.type != "failed" else None
+
+        return (yield from remembered(core, "tracking_trigger", cycle, reread, start, _RUN_IDS))
 
     def messages(
         self, agent_id: str, *, limit: int | None = None, cursor: str | None = None

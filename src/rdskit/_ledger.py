@@ -1,0 +1,201 @@
+"""The local ledger of paid work: how ``reuse=True`` finds again what the service cannot list.
+
+Four paid calls leave nothing a list endpoint shows: Ask (there is no chat list),
+pattern detections, tracking triggers and research previews. So that re-running a
+notebook does not pay for them twice, a call made with ``reuse=True`` writes down what it
+started, keyed by :func:`ledger_key`: a SHA-256 of the account's identity (from
+``GET /v1/me``; not the base URL, which changes with the embedded sandbox's port), the
+call's kind and its canonical request. The next ``reuse=True`` call with the same key
+reads the resource back (free) instead of paying (:func:`rdskit.resources._reuse.remembered`).
+
+What is stored: that key, the kind (``ask``...), the resource ids and when it was
+written; never the question, the query or the key. The file lives under
+:func:`rdskit._files.cache_dir` (``RDSKIT_CACHE_DIR``), is private (0600, atomic, never
+through a symlink) and is rewritten under an exclusive lock, so two kernels writing at
+once both keep their entries. A file that cannot be read is treated as empty, with a
+:class:`~rdskit.errors.LedgerWarning`; it holds at most :data:`MAX_ENTRIES` entries
+(the oldest are dropped first).
+
+Example:
+    >>> import tempfile
+    >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "paid-calls.json")
+    >>> key = ledger_key("identity", "pattern_detection", {"name": "switch"})
+    >>> ledger.record([key], "pattern_detection", {"run_id": "pdr_1"})
+    >>> ledger.lookup(key)
+    {'run_id': 'pdr_1'}
+    >>> ledger.lookup(ledger_key("identity", "pattern_detection", {"name": "other"})) is None
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from rdskit._files import NOFOLLOW, cache_dir, private_dir, read_private, write_private
+from rdskit.errors import LedgerWarning, warn
+
+__all__ = ["LEDGER_FILE", "MAX_ENTRIES", "Ledger", "identity_digest", "ledger_key", "ledger_path"]
+
+LEDGER_FILE: Final = "paid-calls.json"
+"""The ledger's file name under :func:`rdskit._files.cache_dir`."""
+
+MAX_ENTRIES: Final = 10_000
+"""Entries kept; the oldest are dropped first (a notebook re-run needs only recent ones)."""
+
+_VERSION = 1
+
+Ids = dict[str, Any]
+"""What an entry remembers of a resource: ids (strings), timestamps and lists of ids."""
+
+
+def ledger_path() -> Path:
+    """The ledger file: ``<cache dir>/paid-calls.json`` (``RDSKIT_CACHE_DIR`` moves it).
+
+    Example:
+        >>> ledger_path().name
+        'paid-calls.json'
+    """
+    return cache_dir() / LEDGER_FILE
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def identity_digest(account_id: str | None, user_id: str, created_at: Any) -> str:
+    """Who paid, as a hash: the account, the seat (chats are per seat) and when the account
+    was made (so a fresh sandbox, whose ids repeat those of the last one, is another
+    account).
+
+    Example:
+        >>> identity_digest("acc_1", "usr_1", 1767225600) == identity_digest(
+        ...     "acc_1", "usr_1", 1767225600)
+        True
+        >>> identity_digest("acc_1", "usr_1", 1) == identity_digest("acc_1", "usr_1", 2)
+        False
+    """
+    return _digest({"account": account_id, "user": user_id, "created": created_at})
+
+
+def ledger_key(identity: str, kind: str, request: Any) -> str:
+    """The key of one paid call: a hash of who asked (:func:`identity_digest`), the
+    kind of call and its canonical request (JSON with sorted keys).
+
+    Example:
+        >>> ledger_key("me", "ask", {"a": 1, "b": 2}) == ledger_key("me", "ask", {"b": 2, "a": 1})
+        True
+        >>> len(ledger_key("me", "ask", {"message": "Why?"}))
+        64
+    """
+    return _digest({"identity": identity, "kind": kind, "request": request})
+
+
+class Ledger:
+    """The ledger file at ``path`` (default :func:`ledger_path`, read when used).
+
+    Example:
+        >>> Ledger()  # doctest: +ELLIPSIS
+        Ledger(...paid-calls.json)
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._path = None if path is None else Path(path)
+
+    @property
+    def path(self) -> Path:
+        """The file (the environment is read now, so ``RDSKIT_CACHE_DIR`` may change)."""
+        return self._path if self._path is not None else ledger_path()
+
+    def __repr__(self) -> str:
+        return f"Ledger({self.path})"
+
+    def lookup(self, key: str) -> Ids | None:
+        """The ids recorded under ``key``, or None (also when the file cannot be read)."""
+        entry = self._entries().get(key)
+        return dict(entry["ids"]) if entry is not None else None
+
+    def record(self, keys: Sequence[str], kind: str, ids: Mapping[str, Any]) -> None:
+        """Remember ``ids`` under each of ``keys`` (a later entry replaces an earlier one).
+
+        Never raises for a file problem: the paid call it follows has already happened,
+        so a failure to write is a :class:`~rdskit.errors.LedgerWarning`.
+        """
+        entry = {"kind": kind, "ids": dict(ids), "at": int(time.time())}
+        try:
+            with self._locked():
+                entries = self._entries()
+                for key in keys:
+                    entries.pop(key, None)  # re-inserted last: the newest
+                    entries[key] = entry
+                kept = dict(list(entries.items())[-MAX_ENTRIES:])
+                data = json.dumps({"version": _VERSION, "entries": kept}, separators=(",", ":"))
+                write_private(self.path, data.encode())
+        except OSError as exc:
+            warn(
+                f"could not write the ledger of paid calls at {self.path} ({exc}); a re-run "
+                "with reuse=True may pay for this call again",
+                LedgerWarning,
+            )
+
+    def forget(self, key: str) -> None:
+        """Drop the entry under ``key`` (nothing happens when there is none)."""
+        with self._locked():
+            entries = self._entries()
+            if entries.pop(key, None) is not None:
+                data = json.dumps({"version": _VERSION, "entries": entries})
+                write_private(self.path, data.encode())
+
+    def _entries(self) -> dict[str, dict[str, Any]]:
+        """Every valid entry, oldest first; an unreadable file counts as empty (warned)."""
+        path = self.path
+        try:
+            raw = read_private(path)
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            return _unreadable(path, f"it cannot be opened ({exc.strerror or exc})")
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return _unreadable(path, "it is not valid JSON")
+        entries = data.get("entries") if isinstance(data, dict) else None
+        if not isinstance(entries, dict):
+            return _unreadable(path, "it is not a ledger")
+        return {
+            key: entry
+            for key, entry in entries.items()
+            if isinstance(entry, dict) and isinstance(entry.get("ids"), dict)
+        }
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the ledger's lock file exclusively (other processes wait for it)."""
+        directory = private_dir(self.path.parent)
+        lock = directory / f".{self.path.name}.lock"
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+        try:
+            if sys.platform != "win32":
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
+def _unreadable(path: Path, why: str) -> dict[str, dict[str, Any]]:
+    warn(
+        f"the ledger of paid calls at {path} was ignored: {why}. reuse=True starts with an "
+        "empty ledger (the next call rewrites it), so calls it remembered may be paid again",
+        LedgerWarning,
+    )
+    return {}
