@@ -351,6 +351,22 @@ def test_brands_are_detected_over_http(sandbox: SandboxHandle, api: type[Api]) -
         assert _named(f"{post['title']}\n{post['text']}") <= set(post["mentioned_brands"])
 
 
+@pytest.mark.parametrize("query", ["Zorblax", "Quillfin"])
+def test_a_brand_only_the_query_names_is_detected_too(
+    sandbox: SandboxHandle, api: type[Api], query: str
+) -> None:
+    # A capitalised query the corpus does not know reads as a brand and its posts name it;
+    # brand detection must find it, as it finds the corpus's own brands.
+    posts = _collect(sandbox, api, query, 60, content_analysis_actions=["sentiment"])
+    brand = re.compile(rf"(?<!\w){re.escape(query)}(?!\w)", re.I)
+    naming = [p for p in posts if brand.search(f"{p['title']}\n{p['text']}")]
+    assert len(naming) > 10
+    missed = [p["text"][:80] for p in naming if query not in p["mentioned_brands"]]
+    assert missed == []
+    others = [p for p in posts if not brand.search(f"{p['title']}\n{p['text']}")]
+    assert all(query not in p["mentioned_brands"] for p in others)
+
+
 # --- ads ----------------------------------------------------------------------------------
 
 

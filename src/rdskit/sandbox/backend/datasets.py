@@ -263,13 +263,18 @@ def collect_mentions(
         ordinal,
     )
     actions = params.get("content_analysis_actions") or []
+    # A query naming a brand the corpus does not know ("Acme") has the corpus write about
+    # it: enrichment must detect it like any corpus brand.
+    query = params["search_query"]
+    topic = corpus.topic_of(query.get("search_query") or "", query.get("fragments") or ())
+    searched = (topic.brand,) if topic.is_brand and topic.brand not in corpus.BRANDS else ()
     # One post is collected (and charged) once per run, even if the corpus repeats it.
     unique = {(post["source"], post["id"]): post for post in posts}
     transcribe = bool(params.get("enable_transcribing"))
     enriched = []
     for post in unique.values():
         budget.check()  # a job over its CPU budget fails (refunded) instead of blocking
-        out = enrichment.enrich(post, actions)
+        out = enrichment.enrich(post, actions, searched)
         if transcribe:
             out["speech_tempo"] = enrichment.speech_tempo(out)
         enriched.append(out)

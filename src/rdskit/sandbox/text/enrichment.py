@@ -534,8 +534,9 @@ def _topics(text: _Text) -> list[dict[str, str]]:
     return [{"text": t, "evidence": e} for t, e in list(topics.items())[:3]]
 
 
-def _brands(text: _Text, advertiser: str | None) -> list[str]:
+def _brands(text: _Text, advertiser: str | None, known: Sequence[str] = ()) -> list[str]:
     found = brands_in(text.tokens)
+    found += [b for b in known if re.search(rf"(?<!\w){re.escape(b)}(?!\w)", text.raw, re.I)]
     if "#" in text.raw:  # hashtag lines are no sentences: not in text.tokens
         found += brands_tagged(text.raw)
     if advertiser and advertiser.lower() in text.lower:  # an ad names its own brand
@@ -606,11 +607,15 @@ def _intention(text: _Text, compound: float, is_ad: bool, has_topics: bool) -> s
 # --- entry point -------------------------------------------------------------------------
 
 
-def enrich(mention: Mapping[str, Any], actions: Iterable[str] | None) -> dict[str, Any]:
+def enrich(
+    mention: Mapping[str, Any], actions: Iterable[str] | None, brands: Sequence[str] = ()
+) -> dict[str, Any]:
     """A copy of ``mention`` with the analysis fields of ``actions`` added.
 
     Without actions the copy has no analysis fields at all (the spec: fields are filled
-    only when the matching analyses ran).
+    only when the matching analyses ran). ``brands``: names besides the corpus's own that
+    the collecting search was about (a query naming an unknown brand, "Acme", makes the
+    corpus write posts about Acme), detected like the corpus's brands.
 
     Example:
         >>> out = enrich({"title": "Oatly vs Alpro?", "text": "Which one foams better?"}, ["hook"])
@@ -639,7 +644,7 @@ def enrich(mention: Mapping[str, Any], actions: Iterable[str] | None) -> dict[st
     if "cta" in wanted:
         out["cta"] = _cta(text)
     topics = _topics(text)
-    brands = _brands(text, (mention.get("ad_meta") or {}).get("advertiser_name"))
+    brands = _brands(text, (mention.get("ad_meta") or {}).get("advertiser_name"), brands)
     out["summary"] = _summary(text)
     out["content_topics"] = topics
     out["questions"] = _questions(text)
