@@ -22,6 +22,7 @@ from another directory.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,32 @@ import pytest
 from nbval.kernel import RunningKernel
 from nbval.plugin import IPyNbCell, IPyNbFile
 
+SPEED_ENV = "RDSKIT_SANDBOX_SPEED"
+NBVAL_SPEED = "50"
+"""Simulated time in the notebooks' kernels under test: 50x. What a lesson prints does not
+depend on it (durations and clock times are sanitized), and the committed outputs, made at
+the default speed a student runs, compare equal at both; it saves minutes of waiting on runs.
+Set only in the kernels' environment (not this process's, which other tests share); an
+explicit ``RDSKIT_SANDBOX_SPEED`` still wins."""
+
 _OUTPUT_MESSAGES = ("display_data", "execute_result", "stream", "error")
 """Kernel messages nbval turns into one output each."""
 
+_kernel_init = RunningKernel.__init__
 _execute = RunningKernel.execute_cell_input
 _runtest = IPyNbCell.runtest
 _get_message = IPyNbFile.get_kernel_message
+
+
+def _start_kernel(self: RunningKernel, *args: Any, **kwargs: Any) -> None:
+    """nbval's kernel start, with the sandbox sped up in the kernel's environment only."""
+    explicit = os.environ.get(SPEED_ENV)
+    os.environ[SPEED_ENV] = explicit or NBVAL_SPEED
+    try:
+        _kernel_init(self, *args, **kwargs)
+    finally:
+        if explicit is None:
+            del os.environ[SPEED_ENV]
 
 
 def _execute_cell_input(self: RunningKernel, cell_input: str, allow_stdin: Any = None) -> str:
@@ -83,6 +104,7 @@ def _get_kernel_message(
 
 
 RunningKernel.execute_cell_input = _execute_cell_input  # type: ignore[method-assign]
+RunningKernel.__init__ = _start_kernel  # type: ignore[method-assign]
 IPyNbCell.runtest = _run_cell  # type: ignore[method-assign]
 IPyNbFile.get_kernel_message = _get_kernel_message  # type: ignore[method-assign]
 

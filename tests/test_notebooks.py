@@ -1,9 +1,12 @@
-"""The tutorial notebooks as committed: executed, explained, keyless, linked.
+"""The tutorial notebooks as committed: executed, structured as lessons, keyless, linked.
 
 ``pytest --nbval`` (on by default, see pyproject.toml) re-runs every notebook and compares
 its outputs; these checks cover what that cannot see: that outputs were committed at all
-(a notebook without outputs passes nbval vacuously), how to leave the sandbox, no API key
-anywhere in the file, and the kernelspec nbval falls back to.
+(a notebook without outputs passes nbval vacuously), the lesson structure every notebook
+shares (objectives, prerequisites, time, checkpoints, challenges with solutions, key
+points), short outputs, how to leave the sandbox, no API key anywhere in the file, and the
+kernelspec nbval falls back to. ``tests/test_notebook_reruns.py`` runs each notebook twice
+and on every plan, challenge solutions included.
 """
 
 from __future__ import annotations
@@ -24,9 +27,14 @@ EXPECTED = [
     "05-tracking-agents.ipynb",
     "06-credits-and-usage.ipynb",
     "07-research-workflow.ipynb",
+    "08-designing-a-collection.ipynb",
+    "09-validating-labels.ipynb",
 ]
 KEY = re.compile(r"bz_(live|test)_[0-9a-fA-F]{32}")
 MARKER = re.compile(r"NBVAL_\w+")
+CHALLENGE = re.compile(r"## Challenge (\d+): \S")
+MAX_LINES = 25
+MAX_ROWS = 10
 LINK = re.compile(r"\]\((?P<target>[^)#\s]+\.ipynb)(#[^)]*)?\)")
 
 
@@ -38,6 +46,15 @@ def _load(name: str) -> dict[str, Any]:
 def _source(cell: dict[str, Any]) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _text_of(cell: dict[str, Any]) -> str:
+    """What a code cell printed or displayed as text."""
+    texts = []
+    for output in cell.get("outputs", []):
+        text = output.get("text") or output.get("data", {}).get("text/plain") or ""
+        texts.append("".join(text) if isinstance(text, list) else text)
+    return "\n".join(texts)
 
 
 def _code_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
@@ -66,12 +83,71 @@ def test_executed_in_order_with_outputs_and_no_errors(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", EXPECTED)
-def test_first_cell_tells_how_to_use_a_real_key(name: str) -> None:
+def test_first_cell_is_a_lesson_card(name: str) -> None:
     first = _load(name)["cells"][0]
     text = _source(first)
     assert first["cell_type"] == "markdown"
-    for needed in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL", "rdskit.Client()", "%rds connect"):
-        assert needed in text, f"{name}: the first cell does not mention {needed}"
+    assert text.startswith(f"# {name[:2]} · "), f"{name}: the title is '# {name[:2]} · Title'"
+    parts = [text.find(part) for part in ("**Objectives.**", "**Prerequisites.**", "**Time.**")]
+    assert -1 not in parts and parts == sorted(parts), (
+        f"{name}: the first cell needs Objectives, Prerequisites and Time, in that order"
+    )
+    objectives = text[parts[0] : parts[1]]
+    bullets = [line for line in objectives.splitlines() if line.lstrip().startswith("- ")]
+    assert 2 <= len(bullets) <= 4, f"{name}: {len(bullets)} objectives (2 to 4)"
+    assert re.search(r"\*\*Time\.\*\* about \d+ minutes", text), f"{name}: 'about N minutes'"
+    assert "README.md#using-a-real-key" in text, f"{name}: link to the course map's real-key part"
+    for jargon in ("RDSKIT_BASE_URL", "gateway", "server extension"):
+        assert jargon not in text, f"{name}: {jargon!r} belongs in the course map, not here"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_checkpoints_are_there_and_on_track(name: str) -> None:
+    checkpoints = [c for c in _code_cells(_load(name)) if "checkpoint(" in _source(c)]
+    assert len(checkpoints) >= 2, f"{name}: {len(checkpoints)} checkpoint cells (at least 2)"
+    for cell in checkpoints:
+        said = _text_of(cell)
+        assert "✓ On track" in said, f"{name}: a checkpoint printed no verdict: {said[:200]!r}"
+        assert "✗ Not yet" not in said, f"{name}: a committed checkpoint is off track: {said!r}"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_two_or_three_challenges_each_with_a_collapsed_solution(name: str) -> None:
+    cells = _load(name)["cells"]
+    starts = [i for i, c in enumerate(cells) if CHALLENGE.match(_source(c))]
+    assert 2 <= len(starts) <= 3, f"{name}: {len(starts)} challenges (2 or 3)"
+    numbers = [int(CHALLENGE.match(_source(cells[i])).group(1)) for i in starts]  # type: ignore[union-attr]
+    assert numbers == list(range(1, len(starts) + 1)), f"{name}: challenges numbered {numbers}"
+    for i in starts:
+        answer, solution = cells[i + 1], cells[i + 2]
+        assert answer["cell_type"] == "code" and _source(answer).strip() == "# Your answer here"
+        assert solution["cell_type"] == "markdown", f"{name}: challenge at cell {i}"
+        text = _source(solution)
+        assert text.startswith("<details><summary>Solution</summary>"), f"{name}: cell {i + 2}"
+        assert "```python" in text and text.rstrip().endswith("</details>"), f"{name}: {i + 2}"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_ends_with_key_points(name: str) -> None:
+    markdown = [c for c in _load(name)["cells"] if c["cell_type"] == "markdown"]
+    closing = [c for c in markdown[-3:] if _source(c).startswith("## Key points")]
+    assert closing, f"{name}: one of the last markdown cells is '## Key points'"
+    bullets = [line for line in _source(closing[0]).splitlines() if line.startswith("- ")]
+    assert 3 <= len(bullets) <= 5, f"{name}: {len(bullets)} key points (3 to 5)"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_outputs_are_short(name: str) -> None:
+    for number, cell in enumerate(_code_cells(_load(name)), start=1):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            text = output.get("text") or data.get("text/plain") or ""
+            lines = len(("".join(text) if isinstance(text, list) else text).splitlines())
+            assert lines <= MAX_LINES, f"{name}: code cell {number} prints {lines} lines"
+            html = data.get("text/html", "")
+            body = ("".join(html) if isinstance(html, list) else html).partition("<tbody")[2]
+            rows = body.count("<tr")
+            assert rows <= MAX_ROWS, f"{name}: code cell {number} shows a table of {rows} rows"
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -115,3 +191,21 @@ def test_links_to_other_notebooks_resolve(name: str) -> None:
         for match in LINK.finditer(_source(cell)):
             target = match.group("target")
             assert (NOTEBOOKS_DIR / target).is_file(), f"{name} links to missing {target}"
+
+
+COURSE_ROW = re.compile(
+    r"^\| (?P<number>\d\d) \| \[(?P<title>[^\]]+)\]\((?P<file>[^)]+)\) \|"
+    r"[^|]+\| (?P<minutes>\d+) min \|$",
+    re.M,
+)
+
+
+def test_the_course_map_lists_every_lesson_as_it_is() -> None:
+    """notebooks/README.md (the learners' course map): one row per lesson, whose title and
+    time are the lesson's own, in order."""
+    rows = list(COURSE_ROW.finditer((NOTEBOOKS_DIR / "README.md").read_text(encoding="utf-8")))
+    assert [row["file"] for row in rows] == EXPECTED
+    for row in rows:
+        card = _source(_load(row["file"])["cells"][0])
+        assert card.splitlines()[0] == f"# {row['number']} · {row['title']}", row["file"]
+        assert f"**Time.** about {row['minutes']} minutes" in card, row["file"]
