@@ -47,7 +47,7 @@ def test_mentions_to_frame_fetches_every_page(client: rdskit.Client, dataset: st
     pd.testing.assert_frame_equal(by_key(df), by_key(expected))
     assert df["sentiment_score"].notna().all() and df["comments"].notna().any()
     assert origin_client(df) is client
-    turn = df.rds.top(3).rds.ask("What do these posts have in common?")
+    turn = df.rds.top(3, by="num_likes").rds.ask("What do these posts have in common?")
     assert turn.status == "working"
 
 

@@ -136,7 +136,7 @@ def test_derived_frames_carry_it(research: Research) -> None:
         (df.rds.comments(), "comments"),
         (df.rds.hooks(), "hooks"),
         (df.rds.hashtags(), "hashtags"),
-        (df.rds.top(5), "mentions"),
+        (df.rds.top(5, per="source"), "mentions"),
         (df[df["source"] == "reddit"], "mentions"),
         (df.sort_values("num_likes").head(3), "mentions"),
     ):
