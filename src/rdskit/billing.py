@@ -221,6 +221,27 @@ class BillingMixin:
                 budget.release(estimate)
             raise
 
+    def _budgeted(self) -> bool:
+        """Whether any budget (the client's or the process-wide one) is active."""
+        return bool(active_budgets(self._budget))
+
+    def _scheduled(self, request: APIRequest[T], count: int | None, datasets: int) -> Flow[T]:
+        """Flow of a call that lets a tracking agent charge on its own schedule (create,
+        resume, a larger ``count``): refused before sending when one cycle (``count`` x
+        ``datasets`` mentions) does not fit a budget. Nothing is committed: the service
+        charges each cycle later, on the agent's schedule, outside this process's budget."""
+        budgets = active_budgets(self._budget)
+        if budgets:
+            cycle = {"count": count, "datasets": datasets}
+            estimate = yield from _estimate(self, "tracking_trigger", cycle)
+            for budget in budgets:
+                budget.check_fits(
+                    estimate,
+                    "each cycle of this agent may charge that much, on the agent's schedule, "
+                    "outside any budget: lower its count, or raise the budget",
+                )
+        return (yield from self._core.call(request))
+
     def _asked(self, request: APIRequest[T]) -> Flow[Any]:
         """Flow of ``POST /v1/ask`` under the budgets (see :func:`rdskit.budget.guarded_ask`)."""
         return guarded_ask(self._core, self._budget, request)
@@ -248,6 +269,11 @@ def _quantity(
         units = params.get("sources") or params.get("source_urls")
         return (len(units), None) if units else (None, "pass sources= or source_urls=")
     if kind == "tracking_trigger":
+        if params.get("agent_id") is None and "datasets" in params:  # an agent to be
+            count = params.get("count")
+            if count is None:
+                return None, "pass count= to bound each cycle"
+            return count * params["datasets"], None
         if params.get("agent_id") is None:
             return None, "pass agent_id="
         agent = yield from client._core.call(get_tracking_agent(params["agent_id"]))

@@ -9,6 +9,10 @@ on top of any client's own ``budget_credits``. In a notebook ``%rds budget N`` s
   previews, tracking triggers) is estimated and refused before it is sent when the estimate
   does not fit what remains; an accepted call commits its estimate (the upper bound the
   service reserves; a refund of the unused part does not give it back).
+- A tracking agent charges every cycle on its own schedule, outside any budget: creating
+  one, resuming one or growing an active one's ``count``/datasets is refused when a single
+  cycle (``count`` x datasets) does not fit what remains (an agent without ``count`` has no
+  estimate, so it is refused too); nothing is committed, since the service charges later.
 - Ask has no estimate (the service charges inference after the reply): it is refused once
   nothing remains, and each reply's ``ai_assistant`` usage rows are committed when the
   reply is seen complete (``client.wait``, ``%%ask``), or at the latest before the next
@@ -140,6 +144,16 @@ class Budget:
                     scope=self.scope,
                 )
             self.spent += estimate.credits
+
+    def check_fits(self, estimate: Estimate, why: str) -> None:
+        """Raise :class:`BudgetExceeded` (saying ``why``) unless ``estimate`` fits what
+        remains; nothing is counted (for work the service charges later, on its own)."""
+        with self._lock:
+            if estimate.credits is None or estimate.credits > self.remaining:
+                reason = estimate.reason if estimate.credits is None else why
+                raise BudgetExceeded(
+                    estimate.kind, estimate.credits, self.remaining, reason, scope=self.scope
+                )
 
     def release(self, estimate: Estimate) -> None:
         """Give back a reservation whose call was refused (nothing started)."""

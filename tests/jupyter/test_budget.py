@@ -183,6 +183,50 @@ def test_setting_it_again_keeps_the_spend_unless_reset(
     assert "No budget" in run_cell(shell, "%rds budget").stdout
 
 
+def test_an_agent_whose_cycle_does_not_fit_is_neither_created_nor_resumed(
+    sandbox: SandboxHandle, seeded: Seeded
+) -> None:
+    """An agent charges every cycle on its own schedule, outside any budget: under a budget,
+    creating, resuming or growing one whose single cycle does not fit is refused before it is
+    sent; nothing is committed for the ones that fit (the service charges their cycles)."""
+    client = rdskit.Client(sandbox.api_key, base_url=sandbox.url)
+    agents = client.tracking_agents
+    daily = {"frequency": "daily", "time": "09:00"}
+    common = {"instructions": "Complaints", "dataset_ids": [seeded.dataset_id], "schedule": daily}
+    small = agents.create(name="fits later", count=10, **common)
+    agents.pause(small.id)
+    before = {agent.id for agent in agents.list()}
+    rdskit.set_budget(5)
+    try:
+        for call in (
+            lambda: agents.create(name="daily thousand", count=1000, **common),
+            lambda: agents.get_or_create(name="daily thousand", count=1000, **common),
+            lambda: agents.create(name="unbounded", **common),  # no count: no estimate
+            lambda: agents.resume(small.id),
+            lambda: agents.get_or_create(name="fits later", count=10, **common),  # a resume
+        ):
+            with pytest.raises(BudgetExceeded) as refused:
+                call()
+            assert refused.value.kind == "tracking_trigger"
+        assert {agent.id for agent in agents.list()} == before
+        assert agents.get(small.id).paused
+        assert rdskit.get_budget().spent == 0
+
+        agents.update(small.id, count=1000)  # paused: it charges nothing until resumed
+        with pytest.raises(BudgetExceeded, match="on the agent's schedule"):
+            agents.resume(small.id)
+        agents.update(small.id, count=4)
+        agents.resume(small.id)  # 4 credits a cycle fit the 5 left
+        assert not agents.get(small.id).paused
+        with pytest.raises(BudgetExceeded):
+            agents.update(small.id, count=6)  # active: growing it past the budget is refused
+        assert agents.get(small.id).count == 4
+        assert rdskit.get_budget().spent == 0  # checked, never committed
+    finally:
+        rdskit.set_budget(None)
+        agents.delete(small.id)
+
+
 @pytest.mark.parametrize("value", ["-5", "nan", "inf", "lots", "1e400x"])
 def test_a_bad_budget_names_the_problem(shell: InteractiveShell, value: str) -> None:
     ran = run_cell(shell, f"%rds budget {value}")

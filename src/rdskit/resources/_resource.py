@@ -65,6 +65,10 @@ class APIClient(Protocol):
 
     def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]: ...
 
+    def _scheduled(self, request: APIRequest[T], count: int | None, datasets: int) -> Flow[T]: ...
+
+    def _budgeted(self) -> bool: ...
+
 
 class Resource:
     """Base of resource classes: holds the client every call goes through."""

@@ -144,7 +144,12 @@ class TrackingAgents(Resource):
             ...     "day": "monday"}, count=50).paused  # doctest: +SKIP
             False
         """
-        return self._client._request(_create(_agent_body(locals())))
+        body = _agent_body(locals())
+        return self._client._run(self._creating(body))
+
+    def _creating(self, body: TrackingAgentCreate) -> Flow[TrackingAgent]:
+        """Flow: create ``body``'s agent, if one cycle of it fits the budgets."""
+        return self._client._scheduled(_create(body), body.count, len(body.dataset_ids))
 
     def get_or_create(
         self,
@@ -179,7 +184,7 @@ class TrackingAgents(Resource):
         core = self._client._core
         named = [agent for agent in (yield from core.call(_LIST)) if agent.name == body.name]
         if not named:
-            return (yield from core.call(_create(body)))
+            return (yield from self._creating(body))
         wanted = body.to_wire()
         del wanted["name"]
         fitting = [agent for agent in named if not differences(_settings(agent), wanted)]
@@ -195,7 +200,8 @@ class TrackingAgents(Resource):
         active = [agent for agent in fitting if not agent.paused]
         found = oldest_named(active or fitting, body.name, "client.tracking_agents") or fitting[0]
         if found.paused:
-            yield from core.call(self._action_request("POST", found.id, "/resume"))
+            resume = self._action_request("POST", found.id, "/resume")
+            yield from self._client._scheduled(resume, found.count, len(found.dataset_ids or ()))
             found = yield from core.call(get_tracking_agent(found.id))
         return found
 
@@ -248,16 +254,30 @@ class TrackingAgents(Resource):
                 num_comments_per_post=num_comments_per_post,
             ),
         )
-        return self._client._request(
-            APIRequest(
-                "PATCH",
-                path("/v1/tracking_agents/{}", agent_id),
-                kind="write",
-                json=body.to_wire(),
-                cast=TrackingAgent.model_validate,
-                check_hint=self._read_back(agent_id),
-            )
+        request = APIRequest(
+            "PATCH",
+            path("/v1/tracking_agents/{}", agent_id),
+            kind="write",
+            json=body.to_wire(),
+            cast=TrackingAgent.model_validate,
+            check_hint=self._read_back(agent_id),
         )
+        return self._client._run(self._updating(agent_id, request, body))
+
+    def _updating(
+        self, agent_id: str, request: APIRequest[TrackingAgent], body: TrackingAgentUpdate
+    ) -> Flow[TrackingAgent]:
+        """Flow: the update, if the active agent's new cycle size fits the budgets."""
+        grows = body.count is not None or body.dataset_ids is not None
+        if not grows or not self._client._budgeted():
+            return (yield from self._client._core.call(request))
+        agent = yield from self._client._core.call(get_tracking_agent(agent_id))
+        if agent.paused:  # a paused agent runs no cycle: resuming it is checked
+            return (yield from self._client._core.call(request))
+        count = body.count if body.count is not None else agent.count
+        ids = body.dataset_ids if body.dataset_ids is not None else agent.dataset_ids
+        datasets = len(ids or ())
+        return (yield from self._client._scheduled(request, count, datasets))
 
     def delete(self, agent_id: str) -> None:
         """Delete an agent (soft: hidden from lists, kept by the service).
@@ -281,7 +301,7 @@ class TrackingAgents(Resource):
         Example:
             >>> client.tracking_agents.resume("ta_1")  # doctest: +SKIP
         """
-        return self._action("POST", agent_id, "/resume")
+        return self._client._run(self._resuming(agent_id))
 
     def trigger(self, agent_id: str, *, reuse: bool = False) -> TrackingRun:
         """Start an out-of-schedule cycle, charged like dataset runs; ``.wait()`` follows it.
@@ -346,6 +366,15 @@ class TrackingAgents(Resource):
                 cast=TrackingMessage.model_validate,
             )
         )
+
+    def _resuming(self, agent_id: str) -> Flow[None]:
+        """Flow: resume the agent, if one of its cycles fits the budgets (read first)."""
+        resume = self._action_request("POST", agent_id, "/resume")
+        if not self._client._budgeted():  # no budget: no read before the resume
+            return (yield from self._client._core.call(resume))
+        agent = yield from self._client._core.call(get_tracking_agent(agent_id))
+        datasets = len(agent.dataset_ids or ())
+        return (yield from self._client._scheduled(resume, agent.count, datasets))
 
     def _action(self, method: str, agent_id: str, suffix: str) -> None:
         return self._client._request(self._action_request(method, agent_id, suffix))
