@@ -25,7 +25,8 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
 
     ``expected`` states the result in words ("every source has posts"); ``hint`` is what to
     check when it does not hold. Both are printed on one line (newlines and control
-    characters are flattened), so a checkpoint never floods a cell. Nothing is returned, so
+    characters are flattened, and each is cut at :data:`LIMIT` characters), so a checkpoint
+    never floods a cell. Nothing is returned, so
     a checkpoint as a cell's last line shows its sentence and no ``Out[]``.
 
     Example:
@@ -34,9 +35,18 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
         >>> checkpoint(abs(sum(shares.values()) - 1) < 1e-9, "the shares add up to 100 %")
         ✓ On track: the shares add up to 100 %.
     """
-    said = one_line(expected).rstrip(". ")
+    said = _clipped(expected).rstrip(". ")
     if ok:
         print(f"✓ On track: {said}.")
     else:
-        advice = f" Hint: {one_line(hint)}" if hint else ""
+        advice = f" Hint: {_clipped(hint)}" if hint else ""
         print(f"✗ Not yet: {said}.{advice}")
+
+
+LIMIT = 300
+"""Characters kept of ``expected`` and of ``hint`` (one line, even for a pasted post)."""
+
+
+def _clipped(text: object) -> str:
+    flat = one_line(text)
+    return flat if len(flat) <= LIMIT else flat[: LIMIT - 1] + "…"

@@ -298,3 +298,16 @@ def test_organic_drops_ads_and_keeps_unknown_content_types() -> None:
     assert frame.rds.organic()["id"].tolist() == ["r1", "r2", "t2"]
     with pytest.raises(MissingColumnsError, match="content_type"):
         frame.drop(columns="content_type").rds.organic()
+
+
+@pytest.mark.parametrize("n", [-1, "5", 2.5, True, None])
+@pytest.mark.parametrize("method", ["top", "top_authors", "keywords"])
+def test_a_bad_row_count_is_named(small: pd.DataFrame, method: str, n: object) -> None:
+    with pytest.raises(InvalidParameter, match="n: must be a whole number of rows"):
+        getattr(small.rds, method)(n)
+
+
+def test_a_bad_row_count_is_named_on_profiles(profiles: pd.DataFrame) -> None:
+    with pytest.raises(InvalidParameter, match="got -3"):
+        profiles.rds.top_interests(-3)
+    assert len(profiles.rds.top_interests(np.int64(1))) <= 1  # numpy integers are whole numbers

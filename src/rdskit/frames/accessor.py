@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import numbers
 import os
 import weakref
 from collections.abc import Callable, Iterable
@@ -229,6 +230,7 @@ class RdsAccessor:
             >>> df.rds.top(3, per="source")["source"].value_counts().max()  # doctest: +SKIP
             3
         """
+        n = _row_count(n)
         frame = self._need("top", by, *([per] if per else []))
         ordered = frame.sort_values(by, ascending=False, na_position="last", kind="stable")
         if per is None:
@@ -282,7 +284,7 @@ class RdsAccessor:
             engagement_rate=("engagement_rate", "mean"),
         )
         ranked = out.sort_values(["mentions", "num_likes"], ascending=False, kind="stable")
-        return ranked.head(n).reset_index()
+        return ranked.head(_row_count(n)).reset_index()
 
     def share_of_voice(self, by: str = "source") -> pd.DataFrame:
         """``mentions`` per value of ``by`` and its ``share`` of the total, largest first.
@@ -340,7 +342,7 @@ class RdsAccessor:
         """
         frame = self._need("keywords", "title", "text")
         texts = frame["title"].fillna("").astype(str) + " " + frame["text"].fillna("").astype(str)
-        return count_terms(texts, n=n, ngram=ngram)
+        return count_terms(texts, n=_row_count(n), ngram=ngram)
 
     # --- child frames ------------------------------------------------------------------------
 
@@ -457,7 +459,7 @@ class RdsAccessor:
         """The ``n`` most common ``interest_clusters``: ``profiles`` having each and their
         ``share`` of all profiles in the frame."""
         frame = self._need("top_interests", "interest_clusters")
-        counts = _value_counts(frame["interest_clusters"]).head(n)
+        counts = _value_counts(frame["interest_clusters"]).head(_row_count(n))
         out = pd.DataFrame({"profiles": counts, "share": counts / len(frame)})
         out.index.name = "interest"
         return out
@@ -633,6 +635,14 @@ def _media_columns(lists: pa.Array, flat: pa.Array, parents: pa.Array) -> dict[s
         "height": pc.struct_field(first, ["height"]),
         "versions": pc.fill_null(pc.list_value_length(versions), 0),
     }
+
+
+def _row_count(n: object) -> int:
+    """``n`` of the ranking methods: a whole number of rows, 0 or more (``head(-1)`` would
+    silently mean "all but the last", and a string fails deep inside pandas)."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise InvalidParameter("n", f"must be a whole number of rows, 0 or more; got {n!r}")
+    return int(n)
 
 
 VIEW_BASED = frozenset({"num_views", "engagement_rate"})
