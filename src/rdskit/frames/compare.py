@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +109,15 @@ def _median_ci(
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
+def _log(values: np.ndarray) -> np.ndarray:
+    """Natural log of each value, by the C library's scalar ``log``: numpy's vectorised log
+    differs in the last bit between CPUs with and without AVX-512 (and under
+    ``NPY_DISABLE_CPU_FEATURES``), which could reorder terms of equal keyness."""
+    return np.array(
+        [math.log(v) if v > 0 else -math.inf if v == 0 else math.nan for v in values.tolist()]
+    )
+
+
 def log_odds(counts: dict[str, Counter[str]], prior_size: float = 1000.0) -> pd.DataFrame:
     """Each group's terms against all other groups: ``count``, ``other``, ``log_odds``
     (delta) and ``z``, by Monroe, Colaresi and Quinn (2008) with an informative Dirichlet
@@ -132,7 +142,7 @@ def log_odds(counts: dict[str, Counter[str]], prior_size: float = 1000.0) -> pd.
         n_i, n_j = y_i.sum(), y_j.sum()
         # A corpus of one distinct word leaves no "other words": the odds are undefined.
         with np.errstate(divide="ignore", invalid="ignore"):
-            delta = np.log((y_i + alpha) / (n_i + alpha0 - y_i - alpha)) - np.log(
+            delta = _log((y_i + alpha) / (n_i + alpha0 - y_i - alpha)) - _log(
                 (y_j + alpha) / (n_j + alpha0 - y_j - alpha)
             )
         delta[~np.isfinite(delta)] = np.nan
