@@ -1,4 +1,8 @@
-"""pytest --nbval for the tutorial notebooks: display updates, and the sanitizer file path.
+"""pytest --nbval for the tutorial notebooks: the kernels' sandbox, display updates, and the
+sanitizer file path.
+
+**The kernels' sandbox** runs sped up and on the fixed date the outputs were made under
+(:data:`KERNEL_ENV`).
 
 **Display updates.** rdskit's progress display (every ``wait()``, and ``%%ask``) is shown
 once and then updated in place with an ``update_display_data`` message, as is usual in
@@ -31,13 +35,16 @@ import pytest
 from nbval.kernel import RunningKernel
 from nbval.plugin import IPyNbCell, IPyNbFile
 
-SPEED_ENV = "RDSKIT_SANDBOX_SPEED"
-NBVAL_SPEED = "50"
-"""Simulated time in the notebooks' kernels under test: 50x. What a lesson prints does not
-depend on it (durations and clock times are sanitized), and the committed outputs, made at
-the default speed a student runs, compare equal at both; it saves minutes of waiting on runs.
-Set only in the kernels' environment (not this process's, which other tests share); an
-explicit ``RDSKIT_SANDBOX_SPEED`` still wins."""
+from rdskit.sandbox.clock import ENV_TODAY, NOTEBOOK_TODAY
+
+KERNEL_ENV = {"RDSKIT_SANDBOX_SPEED": "50", ENV_TODAY: NOTEBOOK_TODAY}
+"""The sandbox of the notebooks' kernels under test. Simulated time at 50x: what a lesson
+prints does not depend on it (durations and clock times are sanitized), and the committed
+outputs, made at the default speed a student runs, compare equal at both; it saves minutes
+of waiting on runs. The fixed date :data:`~rdskit.sandbox.clock.NOTEBOOK_TODAY` the committed
+outputs were made under (docs/notebooks.md), so a lesson prints the same dates, windows and
+posts on any day. Set only in the kernels' environment (not this process's, which other
+tests share); a variable already set explicitly still wins."""
 
 _OUTPUT_MESSAGES = ("display_data", "execute_result", "stream", "error")
 """Kernel messages nbval turns into one output each."""
@@ -49,14 +56,14 @@ _get_message = IPyNbFile.get_kernel_message
 
 
 def _start_kernel(self: RunningKernel, *args: Any, **kwargs: Any) -> None:
-    """nbval's kernel start, with the sandbox sped up in the kernel's environment only."""
-    explicit = os.environ.get(SPEED_ENV)
-    os.environ[SPEED_ENV] = explicit or NBVAL_SPEED
+    """nbval's kernel start, with :data:`KERNEL_ENV` in the kernel's environment only."""
+    added = [name for name in KERNEL_ENV if not os.environ.get(name)]
+    os.environ.update({name: KERNEL_ENV[name] for name in added})
     try:
         _kernel_init(self, *args, **kwargs)
     finally:
-        if explicit is None:
-            del os.environ[SPEED_ENV]
+        for name in added:
+            del os.environ[name]
 
 
 def _execute_cell_input(self: RunningKernel, cell_input: str, allow_stdin: Any = None) -> str:

@@ -9,8 +9,9 @@ directly: the number of rows of every table that holds a resource or a charge is
 nothing.
 
 Kernels run two at a time (the machine has two cores; a kernel mostly waits on the sandbox
-or computes alone), each with the sandbox sped up (``RDSKIT_SANDBOX_SPEED``): outputs are not
-compared here (nbval does that for the default run), only errors and footprints.
+or computes alone), each with the sandbox sped up (``RDSKIT_SANDBOX_SPEED``) and on the
+notebooks' fixed date (``RDSKIT_SANDBOX_TODAY``, as under nbval): outputs are not compared
+here (nbval does that for the default run), only errors and footprints.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+from rdskit.sandbox.clock import ENV_TODAY, NOTEBOOK_TODAY
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -163,6 +166,7 @@ async def _run_job(job: Job, slots: asyncio.Semaphore) -> None:
         "RDSKIT_SANDBOX_DB": str(job.workdir / "sandbox.db"),
         "RDSKIT_SANDBOX_PLAN": job.plan,
         "RDSKIT_SANDBOX_SPEED": "50",
+        ENV_TODAY: NOTEBOOK_TODAY,  # the date the committed outputs were made under
         "RDSKIT_CACHE_DIR": str(job.workdir / "cache"),
         "MPLBACKEND": "agg",
     }

@@ -4,7 +4,7 @@ Each subcommand is one ``add_<name>(subparsers)`` function that builds its parse
 sets ``handler``; list it in ``SUBCOMMANDS`` to plug it in.
 
 Example:
-    $ rdskit sandbox --port 8765 --db ./sandbox.db --speed 10
+    $ rdskit sandbox --port 8765 --db ./sandbox.db --speed 10 --today 2026-11-20
     $ rdskit demo --out ./rdskit-demo
 """
 
@@ -27,8 +27,10 @@ Subparsers = Any  # argparse's _SubParsersAction is private
 
 def _serve_sandbox(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, after printing how to connect."""
+    from rdskit.errors import ConfigurationError
     from rdskit.sandbox import start
     from rdskit.sandbox.chaos import from_option
+    from rdskit.sandbox.clock import parse_today, today_from_env
 
     try:
         controls = [
@@ -36,7 +38,8 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
             for control in _CHAOS_OPTIONS
             for text in getattr(args, f"chaos_{control}") or []
         ]
-    except ValueError as exc:
+        today = parse_today(args.today) if args.today else today_from_env()
+    except (ValueError, ConfigurationError) as exc:
         print(f"rdskit sandbox: {exc}", file=sys.stderr)
         return 2
     handle = start(
@@ -48,6 +51,7 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
         rate_limit=args.rate_limit,
         job_cpu_budget=args.job_cpu_budget,
         chaos=controls,
+        today=today,
     )
     print(f"rdskit sandbox listening on {handle.url}")
     print(f"  base URL    : {handle.url}   (REST under {handle.url}/v1)")
@@ -55,6 +59,8 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     print(f"  API key     : {handle.api_key}")
     print(f"  admin token : {handle.admin_token}   (x-admin-token for {handle.url}/sandbox/...)")
     print(f"  database    : {args.db or 'temporary (deleted on exit)'}")
+    if today is not None:
+        print(f"  today       : {today} (fixed: the clock started at 12:00 UTC that day)")
     for control, body in controls:
         print(f"  chaos       : {control} {body}")
     print("Press Ctrl-C to stop.", flush=True)
@@ -87,6 +93,13 @@ def add_sandbox(subparsers: Subparsers) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of ids, corpus and default key")
     parser.add_argument("--speed", type=float, default=1.0, help="simulated-time speed-up")
+    parser.add_argument(
+        "--today",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="fix the sandbox's date: its clock starts at 12:00 UTC that day "
+        "(default: RDSKIT_SANDBOX_TODAY, else the real date)",
+    )
     parser.add_argument(
         "--rate-limit", type=float, default=5.0, help="requests per second per key (service: 5)"
     )

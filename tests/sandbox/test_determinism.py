@@ -5,7 +5,8 @@ every OpenBLAS kernel and thread count (issue 21.1).
 patterns (items, titles, synopses, confidences, summary) and computes the frames' keyness,
 and prints it all as JSON. Each variant below runs it in a fresh interpreter with
 ``OPENBLAS_CORETYPE`` / ``OPENBLAS_NUM_THREADS`` set (OpenBLAS picks its kernel once, at
-load), plus OpenBLAS's generic kernel with numpy's SIMD dispatch cut back to its baseline.
+load), plus OpenBLAS's generic kernel with numpy's SIMD dispatch cut back to its baseline;
+each with its own ``PYTHONHASHSEED``.
 Before the clustering was made exact, lesson 04 found 10 clusters under Haswell and 12
 under SkylakeX, and one thread gave other items than two.
 """
@@ -16,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -61,8 +63,11 @@ def _cpu_flags() -> set[str]:
 
 
 def _probe(kernel: str, threads: int, extra: dict[str, str]) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "NPY_", "OMP_"))}
+    prefixes = ("OPENBLAS_", "NPY_", "OMP_", "PYTHONHASHSEED")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
     env |= {"OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": str(threads), **extra}
+    # Each run its own string-hash seed: no output may follow a set's iteration order.
+    env["PYTHONHASHSEED"] = str(zlib.crc32(f"{kernel}{threads}".encode()))
     done = subprocess.run(
         [sys.executable, str(PROBE)], env=env, capture_output=True, text=True, timeout=180
     )

@@ -148,7 +148,13 @@ def test_the_mcp_server_holds_no_sql() -> None:
 
 
 TEXT_TOOLS = sorted(name for name in MODULES if name.startswith("rdskit.sandbox.text"))
-TEXT_MAY_USE = ("rdskit.models", "rdskit.sandbox.text", "rdskit.sandbox.budget")
+# The clock: a caller that passes no collection time gets the sandbox's one wall-clock read.
+TEXT_MAY_USE = (
+    "rdskit.models",
+    "rdskit.sandbox.text",
+    "rdskit.sandbox.budget",
+    "rdskit.sandbox.clock",
+)
 
 
 @pytest.mark.parametrize("module", TEXT_TOOLS)

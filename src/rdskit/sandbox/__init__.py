@@ -20,6 +20,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import date
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import httpx
 
 from rdskit.sandbox.accounts import NewAccount, default_api_key
+from rdskit.sandbox.clock import ENV_TODAY, parse_today, today_from_env
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.settings import Settings
 
@@ -34,6 +36,7 @@ __all__ = [
     "ENV_DB",
     "ENV_SEED",
     "ENV_SPEED",
+    "ENV_TODAY",
     "AdminClient",
     "NewAccount",
     "SandboxHandle",
@@ -214,17 +217,28 @@ def start(
     worker_threads: int = 2,
     job_cpu_budget: float | None = 30.0,
     chaos: Sequence[tuple[str, dict[str, Any]]] = (),
+    today: date | str | None = None,
 ) -> SandboxHandle:
     """Serve a sandbox in a background thread; ``port=0`` picks a free port.
 
     ``db=None`` uses a temporary database deleted on ``stop()``; a path persists
     everything across restarts. ``job_cpu_budget`` is the CPU seconds one worker job may
     use (its run fails, refunded, beyond it); ``chaos`` sets chaos controls from the start
-    (``(control, body)`` pairs, see ``rdskit.sandbox.chaos``).
+    (``(control, body)`` pairs, see ``rdskit.sandbox.chaos``). ``today`` fixes the
+    sandbox's date (``"YYYY-MM-DD"`` or a ``date``; default ``RDSKIT_SANDBOX_TODAY``, else
+    the real date): its clock starts at noon UTC of that day and runs from there (see
+    :mod:`rdskit.sandbox.clock`).
+
+    Example:
+        >>> with start(speed=100, today="2026-11-20") as sb:
+        ...     sb.store.clock.today().isoformat()
+        '2026-11-20'
     """
     import uvicorn
 
     from rdskit.sandbox.app import create_app
+
+    fixed = parse_today(today) if today is not None else today_from_env()
 
     # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose proto
     # says TCP; without it every keep-alive response waits ~40 ms for a delayed ACK.
@@ -243,7 +257,7 @@ def start(
         job_cpu_budget=job_cpu_budget,
         chaos=tuple(chaos),
     )
-    store = Store(db, seed=seed, speed=speed)
+    store = Store(db, seed=seed, speed=speed, today=fixed)
     try:
         app = create_app(store, settings)
     except BaseException:
@@ -307,9 +321,11 @@ def embedded() -> SandboxHandle:
     Its options come from the environment, so a classroom or a CI job can tune every
     notebook at once: ``RDSKIT_SANDBOX_SPEED`` (simulated-time speed-up, default 1),
     ``RDSKIT_SANDBOX_SEED`` (corpus and id seed, default 0), ``RDSKIT_SANDBOX_DB``
-    (a SQLite file that keeps the state across restarts; default a temporary one) and
+    (a SQLite file that keeps the state across restarts; default a temporary one),
     ``RDSKIT_SANDBOX_PLAN`` (the ready account's plan: Trial, Starter, Pro, Business or
-    Legacy; default Pro), so a lesson can be tried under each plan a class may hold.
+    Legacy; default Pro), so a lesson can be tried under each plan a class may hold, and
+    ``RDSKIT_SANDBOX_TODAY`` (a fixed date, ``YYYY-MM-DD``: see :func:`start`), so a class
+    sees the same dates whatever day it runs the lessons.
 
     Example:
         >>> embedded() is embedded()

@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -291,6 +291,7 @@ def answer(
     earlier_posts: Sequence[tuple[str, str]] = (),
     related: Sequence[Related] = (),
     unknown_dataset_ids: Sequence[str] = (),
+    today: date | None = None,
 ) -> Reply:
     """Answer ``question`` over ``mentions`` (spec Mention dicts with ``datasets``).
 
@@ -300,11 +301,12 @@ def answer(
     user turns, oldest first, for follow-ups; ``earlier_posts`` are the posts "these
     posts" means when no earlier turn chose any (a tracking alert's new posts).
     ``related`` is work linked to the datasets; ``unknown_dataset_ids`` (requested but
-    absent) are reported.
+    absent) are reported. ``today`` is the sandbox clock's date: "in March" without posts
+    means the latest March up to it.
     """
     scope = _named(question, scope) or scope
     posts = _in_scope(mentions, scope)
-    vocab = Vocabulary.of(posts, _searches(scope))
+    vocab = Vocabulary.of(posts, _searches(scope), today)
     planned = _plan(question, vocab, history)
     out = Writer(planned.intents[0].name)
     if unknown_dataset_ids:

@@ -290,12 +290,19 @@ class Vocabulary:
     hashtags: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()
     newest: float | None = None
+    today: date | None = None
+    """The sandbox clock's date (for a month named without a year when there is no post)."""
 
     @classmethod
-    def of(cls, posts: Sequence[Mapping[str, Any]], names: Iterable[str] = ()) -> Vocabulary:
+    def of(
+        cls,
+        posts: Sequence[Mapping[str, Any]],
+        names: Iterable[str] = (),
+        today: date | None = None,
+    ) -> Vocabulary:
         """The vocabulary of ``posts`` (Mention dicts); remembered per set of posts."""
         signature = tuple((p.get("source"), p.get("id")) for p in posts)
-        return _vocabulary(signature, tuple(names), _Posts(posts))
+        return replace(_vocabulary(signature, tuple(names), _Posts(posts)), today=today)
 
     def found(self, word: str) -> int:
         """How many posts contain a word with ``word``'s stem."""
@@ -744,24 +751,27 @@ def _window(clause: str, vocab: Vocabulary) -> tuple[int | None, date | None, da
             month[2]
             or re.search(rf"\b(?:in|during|for|en|im|em|de|since|from) {month[1]}\b", clause)
         ):
-            since, until = _month_span(MONTHS[month[1]], month[2], vocab)
-            if re.search(rf"\b(?:since|from) {month[1]}\b", clause):
-                until = None
+            span = _month_span(MONTHS[month[1]], month[2], vocab)
+            if span is not None:
+                since, until = span
+                if re.search(rf"\b(?:since|from) {month[1]}\b", clause):
+                    until = None
         elif (year := _YEAR.search(clause)) is not None:
             since, until = date(int(year[1]), 1, 1), date(int(year[1]), 12, 31)
     return window_days, since, until
 
 
-def _month_span(month: int, year: str | None, vocab: Vocabulary) -> tuple[date, date]:
+def _month_span(month: int, year: str | None, vocab: Vocabulary) -> tuple[date, date] | None:
     """The month's first and last day; without a year, the latest such month up to the
-    newest post."""
-    newest = datetime.fromtimestamp(vocab.newest, UTC).date() if vocab.newest else None
+    newest post, or without posts up to the sandbox's today (``None`` when neither is known:
+    the month cannot be placed)."""
+    newest = datetime.fromtimestamp(vocab.newest, UTC).date() if vocab.newest else vocab.today
     if year is not None:
         chosen = int(year)
     elif newest is not None:
         chosen = newest.year if month <= newest.month else newest.year - 1
     else:
-        chosen = datetime.now(UTC).year
+        return None
     first = date(chosen, month, 1)
     last = (date(chosen + month // 12, month % 12 + 1, 1)) - timedelta(days=1)
     return first, last

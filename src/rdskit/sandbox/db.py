@@ -27,17 +27,17 @@ import secrets
 import sqlite3
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rdskit.sandbox.clock import Clock
 from rdskit.sandbox.errors import ApiError
 
 __all__ = [
     "CORE_SCHEMA",
-    "Clock",
     "Connection",
     "Store",
     "StoreClosed",
@@ -259,36 +259,6 @@ def keys_table(name: str, keys: Sequence[tuple[Any, ...]], columns: str) -> tupl
     return sql, [value for key in keys for value in key]
 
 
-class Clock:
-    """Wall-clock time plus duration scaling for ``--speed``.
-
-    Timestamps stay real (``now()`` is Unix seconds, optionally shifted by ``advance``);
-    simulated durations shrink: ``scaled(60)`` is 0.6 s at ``speed=100``.
-
-    Example:
-        >>> Clock(speed=100).scaled(60)
-        0.6
-    """
-
-    def __init__(self, speed: float = 1.0) -> None:
-        if speed <= 0:
-            raise ValueError("speed must be positive")
-        self.speed = speed
-        self._offset = 0.0
-
-    def now(self) -> float:
-        """Current Unix time in seconds (float)."""
-        return time.time() + self._offset
-
-    def scaled(self, seconds: float) -> float:
-        """A simulated duration converted to real seconds at the current speed."""
-        return seconds / self.speed
-
-    def advance(self, seconds: float) -> None:
-        """Shift ``now()`` forward, e.g. to reach a tracking agent's next schedule."""
-        self._offset += seconds
-
-
 class Connection(sqlite3.Connection):
     """A per-thread connection that knows its store and queues after-commit callbacks."""
 
@@ -314,8 +284,10 @@ class Store:
     ``path=None`` uses a fresh temporary file (removed by ``close()``); ``":memory:"``
     is only for single-threaded use such as doctests; a real path persists across restarts.
     ``seed`` makes ids and the synthetic corpus deterministic; a reopened database keeps the
-    seed it was created with. ``busy_timeout`` is how long (seconds) a statement waits for
-    another thread's write lock before ``sqlite3.OperationalError`` "database is locked".
+    seed it was created with. ``speed`` and ``today`` make its :class:`~rdskit.sandbox.clock.Clock`
+    (``store.clock``, the sandbox's one "now"). ``busy_timeout`` is how long (seconds) a
+    statement waits for another thread's write lock before ``sqlite3.OperationalError``
+    "database is locked".
 
     Example:
         >>> with Store(":memory:") as store, store.transaction() as conn:
@@ -328,6 +300,7 @@ class Store:
         *,
         seed: int = 0,
         speed: float = 1.0,
+        today: date | None = None,
         busy_timeout: float = 30.0,
     ) -> None:
         self._temp_dir: tempfile.TemporaryDirectory[str] | None = None
@@ -335,7 +308,7 @@ class Store:
             self._temp_dir = tempfile.TemporaryDirectory(prefix="rdskit-sandbox-")
             path = Path(self._temp_dir.name) / "sandbox.db"
         self.path = str(path)
-        self.clock = Clock(speed)
+        self.clock = Clock(speed, today=today)
         self.busy_timeout = busy_timeout
         # Set whenever a job is scheduled, so the worker wakes without polling hard.
         self.jobs_changed = threading.Event()

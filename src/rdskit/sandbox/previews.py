@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from rdskit.models._base import parse_datetime
+from rdskit.sandbox.clock import indexed_until
 from rdskit.sandbox.text import corpus
 
 __all__ = [
@@ -92,7 +93,8 @@ def _digest(*parts: object) -> int:
 def time_window(
     time_filter: str | None, date_since: str | None, date_until: str | None, now: datetime
 ) -> tuple[datetime, datetime]:
-    """The preview window from exactly one of ``time_filter`` or the ``date_*`` pair.
+    """The preview window from exactly one of ``time_filter`` (ending at the start of the
+    hour: :func:`~rdskit.sandbox.clock.indexed_until`) or the ``date_*`` pair.
 
     Raises ``ValueError`` naming the problem (the route turns it into a 422).
 
@@ -113,7 +115,8 @@ def time_window(
         )
         if span is None:
             raise ValueError(f"time_filter must be one of {', '.join(TIME_FILTERS)} or like 30d")
-        return now - span, now
+        end = indexed_until(now)
+        return end - span, end
     if None in pair:
         raise ValueError("give time_filter, or both date_since and date_until")
     since, until = (
@@ -272,5 +275,6 @@ def sample_posts(
         window[1],
         language=locale.language,
         country_code=locale.country_code,
+        now=now.timestamp(),
     )
     return preview_posts(mentions, now)

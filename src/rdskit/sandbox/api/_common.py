@@ -29,8 +29,9 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rdskit.sandbox.accounts import key_digest, key_owner
+from rdskit.sandbox.clock import Clock
 from rdskit.sandbox.cursors import ListParams, page
-from rdskit.sandbox.db import Clock, Store, row_or_404
+from rdskit.sandbox.db import Store, row_or_404
 from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
 from rdskit.sandbox.settings import Settings
 

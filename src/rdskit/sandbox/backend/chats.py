@@ -283,7 +283,7 @@ def answer_now(
 
 
 def compose_reply(
-    conn: sqlite3.Connection,
+    conn: Connection,
     account_id: str,
     question: str,
     context: Mapping[str, Any],
@@ -313,6 +313,7 @@ def compose_reply(
         earlier_posts=earlier_posts,
         related=_related(conn, account_id, [item.id for item in scope]),
         unknown_dataset_ids=unknown,
+        today=conn.store.clock.today(),
     )
 
 

@@ -28,6 +28,7 @@ from rdskit.sandbox import budget, chaos, guard
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.backend.containers import Containers
 from rdskit.sandbox.backend.runs import ChildRuns, Done, Failed, Outcome, RunKind, RunTable, Step
+from rdskit.sandbox.clock import indexed_until
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.errors import ApiError, invalid
 from rdskit.sandbox.previews import FAIL_TOKEN
@@ -153,7 +154,8 @@ def accepted_run_wire(row: sqlite3.Row) -> dict[str, Any]:
 
 # -- accepting a run ---------------------------------------------------------------
 def _window(request: dict[str, Any], now: float) -> tuple[datetime | None, datetime | None]:
-    """The collection window: explicit range, else the past 365 days; none for url search."""
+    """The collection window: explicit range, else the past 365 days (up to the start of the
+    hour, :func:`~rdskit.sandbox.clock.indexed_until`); none for url search."""
     if request["search_query"]["type"] == "url":
         return None, None
     date_range = request.get("date_range")
@@ -161,7 +163,7 @@ def _window(request: dict[str, Any], now: float) -> tuple[datetime | None, datet
         start = datetime.combine(date.fromisoformat(date_range["from"]), time.min, tzinfo=UTC)
         end = datetime.combine(date.fromisoformat(date_range["to"]), time.max, tzinfo=UTC)
         return start, end
-    end = _dt(now)
+    end = indexed_until(_dt(now))
     return end - PROMPT_WINDOW, end
 
 
@@ -247,8 +249,12 @@ def collect_mentions(
     *,
     ordinal: int,
     window: tuple[datetime | None, datetime | None],
+    now: float | None = None,
 ) -> list[dict[str, Any]]:
-    """The run's mentions: synthetic corpus posts, enriched with the requested analyses."""
+    """The run's mentions: synthetic corpus posts, enriched with the requested analyses.
+
+    ``now`` is the collection time (the run's creation on the sandbox clock; see
+    :func:`rdskit.sandbox.text.corpus.collect`)."""
     from rdskit.sandbox.text import enrichment
 
     posts = corpus.collect(
@@ -261,6 +267,7 @@ def collect_mentions(
         params.get("language"),
         params.get("country_code"),
         ordinal,
+        now=now,
     )
     actions = params.get("content_analysis_actions") or []
     # A query naming a brand the corpus does not know ("Acme") has the corpus write about
@@ -334,6 +341,7 @@ def _work(store: Store, run: sqlite3.Row) -> list[dict[str, Any]]:
         {**params, "count": run["count"]},
         ordinal=run["ordinal"],
         window=_window(params, run["created_at"]),
+        now=run["created_at"],
     )
 
 
@@ -534,7 +542,11 @@ def seed_mentions(
     search_query = {"type": "prompt", "sources": list(SOURCES), "search_query": query}
     params = dict.fromkeys(PARAM_KEYS) | {"search_query": search_query, "count": count}
     templates = collect_mentions(
-        store.seed, {**params, "count": min(count, variety)}, ordinal=1, window=window
+        store.seed,
+        {**params, "count": min(count, variety)},
+        ordinal=1,
+        window=window,
+        now=store.clock.now(),
     )
     mentions = [_copy(templates[n % len(templates)], n // len(templates)) for n in range(count)]
     with store.transaction() as conn:

@@ -173,7 +173,7 @@ def _integers(unit: np.ndarray) -> np.ndarray:
     """
     scale = _MAX_SCALE
     while True:
-        x = np.rint(unit * scale)
+        x: np.ndarray = np.rint(unit * scale)
         if _exact_dot(x.sum(axis=0)) < 2**53 or scale == 1:
             return x
         scale //= 2
@@ -186,7 +186,8 @@ def _exact_dot(total: np.ndarray) -> int:
 
 def _lengths(x: np.ndarray) -> np.ndarray:
     """Euclidean length of each row (its squared length is exact: whole numbers)."""
-    return np.sqrt((x * x).sum(axis=1))
+    lengths: np.ndarray = np.sqrt((x * x).sum(axis=1))
+    return lengths
 
 
 def _kmeans(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:

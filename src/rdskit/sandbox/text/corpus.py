@@ -6,8 +6,9 @@ complaints, questions, comparisons with rival brands, how-tos, stories, listicle
 come from a pool of recurring authors, carry heavy-tailed metrics, comments by recurring
 commenters, media, instagram sounds and full ``ad_meta`` on ads.
 
-Determinism and overlap. Everything is a function of ``(seed, query)``; nothing reads the
-wall clock except a ``url`` search without ``date_to`` (anchored on today's date). Posts of
+Determinism and overlap. Everything is a function of ``(seed, query)`` and the collection
+time ``now`` (a sandbox passes its clock's, :mod:`rdskit.sandbox.clock`): a ``url`` search
+is anchored on that day, and a window ends at most :data:`FUTURE_SLACK_DAYS` after it. Posts of
 a ``prompt`` search live on a fixed per-query timeline: day ``d`` of source ``s`` holds an
 endless sequence of posts ``(d, 0), (d, 1), ...`` whose ids, authors, texts and dates never
 change. A run spreads its ``count`` over the sources and the days of its window (busier
@@ -38,7 +39,6 @@ import hashlib
 import math
 import random
 import re
-import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -49,7 +49,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rdskit.models import vocab
-from rdskit.sandbox import budget
+from rdskit.sandbox import budget, clock
 
 __all__ = [
     "BRANDS",
@@ -99,8 +99,8 @@ HISTORY_DAYS = 5 * 365 + 1
 it, so a run's work does not grow with its window (0001-01-01..9999-12-31 costs what five
 years cost, ~0.1 s of CPU for five sources)."""
 FUTURE_SLACK_DAYS = 366
-"""How far past the real clock a window may end (the sandbox clock can be advanced, e.g.
-to reach a tracking agent's next cycle); later ends are clipped."""
+"""How far past the collection time a window may end (the sandbox clock can be advanced,
+e.g. to reach a tracking agent's next cycle); later ends are clipped."""
 
 
 def _digest(*parts: object) -> bytes:
@@ -1601,24 +1601,31 @@ def collect(
     language: str | None = None,
     country_code: str | None = None,
     run_ordinal: int = 1,
+    *,
+    now: float | None = None,
 ) -> list[dict[str, Any]]:
     """The posts a dataset run collects, newest first, as Mention wire dicts.
 
     ``search_query`` is the run's wire dict: ``{type: prompt, sources, search_query,
     fragments?, content_type?}`` or ``{type: url, source_urls}``. ``date_from``/``date_to``
     bound ``created_at`` (a prompt search without them covers the 365 days before
-    ``date_to`` or now). ``content_type: ad`` returns only ads; organic searches include a
-    few sponsored posts. ``language``/``country_code`` pin every post's locale.
+    ``date_to`` or ``now``). ``content_type: ad`` returns only ads; organic searches include
+    a few sponsored posts. ``language``/``country_code`` pin every post's locale. ``now``
+    is the collection time in Unix seconds: the sandbox passes its clock's; without it, the
+    real clock's (:func:`rdskit.sandbox.clock.wall_time`).
 
     Example:
-        >>> posts = collect(1, {"type": "url", "source_urls": ["https://www.tiktok.com/@maya"]}, 3)
+        >>> url = {"type": "url", "source_urls": ["https://www.tiktok.com/@maya"]}
+        >>> posts = collect(1, url, 3, now=datetime(2026, 11, 20, tzinfo=UTC).timestamp())
         >>> {p["author"]["title_url"] for p in posts}
         {'https://www.tiktok.com/@maya'}
+        >>> max(p["created_at"] for p in posts) <= datetime(2026, 11, 21, tzinfo=UTC).timestamp()
+        True
     """
     if count <= 0:
         return []
-    latest = time.time() + FUTURE_SLACK_DAYS * DAY
-    end = min((date_to or datetime.now(UTC)).timestamp(), latest)
+    now = clock.wall_time() if now is None else now
+    end = min(date_to.timestamp() if date_to else now, now + FUTURE_SLACK_DAYS * DAY)
     text = str(search_query.get("search_query") or "")
     base = _Request(
         seed,
