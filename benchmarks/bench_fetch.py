@@ -9,7 +9,7 @@ The ceiling is the limit itself: 5 requests/s x 100 mentions per page = 500 ment
 Reported: end-to-end mentions/s (requests, parsing, flattening) as a ratio of that ceiling
 and the number of 429 responses (the client's own limiter should keep it at zero).
 
-Targets: at least 90% of the ceiling, zero 429s.
+Targets: at least 90% of the ceiling, zero 429s. Exit status 1 on a miss.
 
 Usage:
     python benchmarks/bench_fetch.py
@@ -77,7 +77,7 @@ def sandbox_process() -> Iterator[tuple[str, AdminClient]]:
         child.wait(timeout=30)
 
 
-def main() -> None:
+def main() -> int:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     with sandbox_process() as (url, admin):
         account = admin.create_account(plan="Business")
@@ -110,7 +110,8 @@ def main() -> None:
         f"ceiling (target >= 90%: {'met' if ratio >= 0.9 else 'NOT met'})"
     )
     print(f"429 responses: {too_many} (target 0: {'met' if too_many == 0 else 'NOT met'})")
+    return 0 if ratio >= 0.9 and too_many == 0 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

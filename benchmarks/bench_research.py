@@ -23,6 +23,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -60,7 +61,7 @@ def make_frames(rows: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return mentions, comments
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
@@ -89,7 +90,8 @@ def main() -> None:
         ratio = seconds / baseline
         verdict = "meets" if ratio < 5 else "misses"
         print(f"{name}: {seconds:.3f} s = {ratio:.2f}x the baseline ({verdict} the < 5x target)")
+    return 0 if max(pseudonymise, network) < 5 * baseline else 1  # exit 1 on a miss
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

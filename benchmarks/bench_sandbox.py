@@ -16,10 +16,21 @@ result does not depend on the machine:
   a deep page cost what the first costs; the target is at most 1.5x.
 
 Two sorts are measured: ``date`` (distinct keys) and ``dataset_run_at`` (one 100k tie group,
-the hardest case for a keyset). Exit status 1 if a page-900 ratio misses the target.
+the hardest case for a keyset).
+
+A third figure is the page a researcher's client reads most: 100 analysed mentions
+(sentiment, hooks, CTA, three comments each) from a second dataset, ``--analysed`` posts.
+Its p50 must be at most 10 ms; it is printed next to ``GET /v1/prices`` and next to a
+minimal app (FastAPI + uvicorn, like the sandbox, in its own process) returning the very
+same bytes, so the ratio shows what serving mentions costs beyond moving the bytes. The
+three are requested in turn, ``--samples`` times each, so load hits them alike.
+
+Exit status 1 if a page-900 ratio misses its target or the analysed page's p50 is over
+10 ms. Figures measured on a busy machine are inflated: compare the ratios.
 
 Usage:
     python benchmarks/bench_sandbox.py [--mentions 100000] [--pages 900] [--limit 20]
+        [--analysed 2000] [--samples 200]
 """
 
 from __future__ import annotations
@@ -45,18 +56,44 @@ from rdskit.sandbox.backend.mention_query import MentionQuery, search
 from rdskit.sandbox.db import Store
 
 TARGET = 1.5  # page 900 may cost at most this many times page 1
+PAGE_P50_MS = 10.0  # the 100-analysed-mention page's median, in milliseconds
+ANALYSES = ("sentiment", "hook", "cta")
 SORTS = ("date", "dataset_run_at")
 REPEATS = 40  # interleaved page-1 / page-900 pairs per measurement
 
 
-def build(path: Path, mentions: int) -> tuple[str, float]:
-    """Create the dataset in a file database; return (dataset id, seconds it took)."""
+def build(path: Path, mentions: int, analysed: int) -> tuple[str, str, float]:
+    """Create both datasets in a file database; return (dataset id, analysed dataset id,
+    seconds the big one took)."""
     with start(db=path, rate_limit=1e6) as handle:
         with httpx.Client(base_url=handle.url, headers={"x-api-key": handle.api_key}) as http:
-            dataset_id = http.post("/v1/datasets", json={"name": "Benchmark"}).json()["data"]["id"]
+            dataset_id, analysed_id = (
+                http.post("/v1/datasets", json={"name": name}).json()["data"]["id"]
+                for name in ("Benchmark", "Analysed")
+            )
+        seed_mentions(
+            handle.store, handle.account_id, analysed_id, analysed, analyses=ANALYSES, comments=3
+        )
         began = time.perf_counter()
         seed_mentions(handle.store, handle.account_id, dataset_id, mentions)
-        return dataset_id, time.perf_counter() - began
+        return dataset_id, analysed_id, time.perf_counter() - began
+
+
+@contextmanager
+def child_server(command: list[str], labels: tuple[str, ...], lines: int) -> Iterator[list[str]]:
+    """A server in a child process; yields the values its banner (the first ``lines``
+    lines) prints after ``labels``."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        banner = "".join(child.stdout.readline() for _ in range(lines))
+        found = [re.search(rf"{label}\s*:\s*(\S+)", banner) for label in labels]
+        if None in found:
+            raise RuntimeError(f"unexpected banner from {command[1:4]}: {banner!r}")
+        yield [match.group(1) for match in found if match is not None]
+    finally:
+        child.terminate()
+        child.wait(30)
 
 
 @contextmanager
@@ -64,20 +101,65 @@ def serve(path: Path) -> Iterator[httpx.Client]:
     """``rdskit sandbox`` on ``path`` in a child process; yields a client with its key."""
     command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--port", "0", "--db", str(path)]
     command += ["--rate-limit", "1000000"]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        banner = "".join(child.stdout.readline() for _ in range(3))
-        url, key = (re.search(rf"{label}\s*:\s*(\S+)", banner) for label in ("base URL", "API key"))
-        if url is None or key is None:
-            raise RuntimeError(f"unexpected banner from rdskit sandbox: {banner!r}")
-        with httpx.Client(
-            base_url=url.group(1), headers={"x-api-key": key.group(1)}, timeout=60
-        ) as http:
-            yield http
-    finally:
-        child.terminate()
-        child.wait(30)
+    with (
+        child_server(command, ("base URL", "API key"), 3) as (url, key),
+        httpx.Client(base_url=url, headers={"x-api-key": key}, timeout=60) as http,
+    ):
+        yield http
+
+
+def serve_bytes(path: Path) -> None:
+    """The minimal app: ``POST /page`` answers the bytes in ``path``, served like the
+    sandbox (FastAPI route on the thread pool, uvicorn, a TCP_NODELAY loopback socket)."""
+    import socket
+
+    import uvicorn
+    from fastapi import FastAPI, Response
+
+    content = path.read_bytes()
+    app = FastAPI()
+
+    @app.post("/page")
+    def page() -> Response:
+        return Response(content, media_type="application/json")
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    print(f"base URL: http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+def analysed_page(http: httpx.Client, analysed_id: str, samples: int) -> bool:
+    """Time the 100-analysed-mention page against its two baselines; True if on target."""
+    body = {"dataset_ids": [analysed_id], "limit": 100}
+    content = http.post("/v1/mentions", json=body).content
+    assert len(http.post("/v1/mentions", json=body).json()["data"]) == 100
+    with tempfile.TemporaryDirectory(prefix="rdskit-bench-") as tmp:
+        copy = Path(tmp) / "page.json"
+        copy.write_bytes(content)
+        command = [sys.executable, __file__, "--serve-bytes", str(copy)]
+        with child_server(command, ("base URL",), 1) as (url,), httpx.Client(base_url=url) as bare:
+            calls = {
+                "POST /v1/mentions (100 analysed)": partial(http.post, "/v1/mentions", json=body),
+                "GET /v1/prices": partial(http.get, "/v1/prices"),
+                "minimal app, same bytes": partial(bare.post, "/page"),
+            }
+            assert bare.post("/page").content == content
+            times: dict[str, list[float]] = {name: [] for name in calls}
+            for _ in range(samples):
+                for name, call in calls.items():
+                    times[name].append(timed(call))
+    p50 = {name: percentile(values, 0.5) for name, values in times.items()}
+    p95 = {name: percentile(values, 0.95) for name, values in times.items()}
+    page, prices, bare_p50 = p50.values()
+    print(f"\n100-analysed-mention page ({len(content) / 1024:.0f} KiB), {samples} samples each:")
+    for name in calls:
+        print(f"  {name:34s} p50 {ms(p50[name])}  p95 {ms(p95[name])}")
+    met = page * 1000 <= PAGE_P50_MS
+    print(f"  page p50 = {page / prices:.1f}x GET /v1/prices, {page / bare_p50:.2f}x the minimal")
+    print(f"  app with the same bytes; target p50 <= {PAGE_P50_MS:.0f} ms:", end=" ")
+    print("met" if met else "NOT met")
+    return met
 
 
 def timed(call: Callable[[], Any]) -> float:
@@ -138,10 +220,10 @@ def sql_costs(
         return interleaved(page(None), page(cursor))
 
 
-def report(path: Path, dataset_id: str, args: argparse.Namespace) -> bool:
-    """Measure and print every figure; True if the deep pages meet the target."""
-    ok = True
+def report(path: Path, dataset_id: str, analysed_id: str, args: argparse.Namespace) -> bool:
+    """Measure and print every figure; True if every target is met."""
     with serve(path) as http:
+        ok = analysed_page(http, analysed_id, args.samples)
         account_id = http.get("/v1/me").json()["data"]["account_id"]
         trivial = [timed(lambda: http.get("/v1/prices").raise_for_status()) for _ in range(200)]
         base_rps = len(trivial) / sum(trivial)
@@ -177,13 +259,19 @@ def main() -> int:
     parser.add_argument("--mentions", type=int, default=100_000, help="dataset size")
     parser.add_argument("--pages", type=int, default=900, help="the deep page to compare")
     parser.add_argument("--limit", type=int, default=20, help="mentions per page")
+    parser.add_argument("--analysed", type=int, default=2_000, help="analysed dataset size")
+    parser.add_argument("--samples", type=int, default=200, help="analysed page requests")
+    parser.add_argument("--serve-bytes", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_bytes is not None:  # the child process of the minimal app
+        serve_bytes(args.serve_bytes)
+        return 0
     with tempfile.TemporaryDirectory(prefix="rdskit-bench-") as tmp:
         path = Path(tmp) / "sandbox.db"
-        dataset_id, seconds = build(path, args.mentions)
+        dataset_id, analysed_id, seconds = build(path, args.mentions, args.analysed)
         rate = args.mentions / seconds
-        print(f"built {args.mentions:,} mentions in {seconds:.1f} s ({rate:,.0f} mentions/s)\n")
-        return 0 if report(path, dataset_id, args) else 1
+        print(f"built {args.mentions:,} mentions in {seconds:.1f} s ({rate:,.0f} mentions/s)")
+        return 0 if report(path, dataset_id, analysed_id, args) else 1
 
 
 if __name__ == "__main__":

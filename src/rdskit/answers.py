@@ -50,6 +50,7 @@ from rdskit.models import (
     PostRef,
     PostReference,
 )
+from rdskit.models._base import Bound
 from rdskit.references import check_references, link_markers
 from rdskit.resources.custom_parameters import get_custom_parameter_run
 
@@ -68,7 +69,7 @@ _RESOURCES = {
 }
 
 
-class Answer(ChatMessage):
+class Answer(ChatMessage, Bound):
     """An assistant reply of a chat, bound to the client that read it.
 
     Example:

@@ -42,7 +42,7 @@ def test_first_page_then_every_item_lazily(three_pages: MockAPI, client: rdskit.
     assert [next(items).id for _ in range(3)] == ["a", "b", "c"]
     assert len(three_pages.calls) == 2  # the third page only when reached
     assert [d.id for d in items] == ["d", "e"]
-    assert all(isinstance(d, Dataset) and d._client is client for d in first.data)
+    assert all(isinstance(d, Dataset) and d.__pydantic_private__ is None for d in first.data)
 
     # Every next page repeats the same limit and order, with the new cursor.
     assert [c.params for c in three_pages.calls] == [

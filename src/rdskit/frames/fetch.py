@@ -26,9 +26,10 @@ from rdskit.frames.loaders import (
     pattern_items_frame,
     usage_frame,
 )
-from rdskit.frames.mentions import mentions_table
+from rdskit.frames.mentions import mentions_table, mentions_table_from_pages
 from rdskit.frames.profiles import profiles_frame
 from rdskit.frames.provenance import from_schema, record_fetch, restore
+from rdskit.resources.mentions import wire_pages
 
 __all__ = [
     "PAGE_SIZE",
@@ -83,7 +84,10 @@ def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.D
         table = cached_mentions(client, query, names)
         frame = restore(_arrow.to_frame(table, "mentions"), from_schema(table.schema))
     else:
-        table = mentions_table((m for page in mention_pages(client, query) for m in page), names)
+        # Page by page, as wire dicts: the frame needs no model objects, and no page's
+        # Python objects outlive its Arrow record batch.
+        pages = wire_pages(client, **{"limit": PAGE_SIZE, **query})
+        table = mentions_table_from_pages(pages, names)
         frame = record_fetch(
             _arrow.to_frame(table, "mentions"),
             client,

@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -33,7 +33,13 @@ from rdskit.frames.columns import (
     TIMESTAMP,
 )
 
-__all__ = ["CHUNK_ROWS", "WIRE", "mentions_frame", "mentions_table"]
+__all__ = [
+    "CHUNK_ROWS",
+    "WIRE",
+    "mentions_frame",
+    "mentions_table",
+    "mentions_table_from_pages",
+]
 
 _S, _F = STRING, pa.float64()
 _UNIX = pa.timestamp("s", tz="UTC")
@@ -178,14 +184,53 @@ def mentions_table(
 ) -> pa.Table:
     """The Arrow table behind :func:`mentions_frame` (same columns, Arrow types)."""
     rows = _arrow.wire_rows(mentions)
-    names = parameter_names or {}
     # Chunks bound the converter's scratch memory (its buffers grow by doubling).
-    chunks = [_chunk(rows[i : i + CHUNK_ROWS], names) for i in range(0, len(rows), CHUNK_ROWS)]
-    return _arrow.combine(chunks or [_chunk([], names)], MENTIONS, ("source", "id"))
+    return mentions_table_from_pages(
+        (rows[i : i + CHUNK_ROWS] for i in range(0, len(rows), CHUNK_ROWS)), parameter_names
+    )
 
 
-def _chunk(rows: list[Mapping[str, Any]], parameter_names: Mapping[str, str]) -> pa.Table:
-    field = _arrow.struct_paths(_arrow.struct_array(rows, WIRE))
+def mentions_table_from_pages(
+    pages: Iterable[Sequence[Any]], parameter_names: Mapping[str, str] | None = None
+) -> pa.Table:
+    """:func:`mentions_table` of pages of mentions, read one page at a time.
+
+    Each page becomes an Arrow record batch of the wire schema as it arrives, so its
+    Python objects can go before the next page is read: memory holds the Arrow data, a
+    page of dicts and one chunk (:data:`CHUNK_ROWS` mentions) being turned into the
+    frame's columns, never Python objects for the whole dataset. The chunks are those
+    :func:`mentions_table` makes of the same mentions, so the table is the same.
+
+    Example:
+        >>> pages = [[{"source": "reddit", "id": "a"}], [{"source": "tiktok", "id": "b"}]]
+        >>> mentions_table_from_pages(pages)["source"].to_pylist()
+        ['reddit', 'tiktok']
+    """
+    names = parameter_names or {}
+    chunks: list[pa.Table] = []
+    pending: list[pa.StructArray] = []  # wire batches not yet in a chunk
+    held = 0
+    for page in pages:
+        batch = _arrow.struct_array(_arrow.wire_rows(page), WIRE)
+        pending.append(batch)
+        held += len(batch)
+        while held >= CHUNK_ROWS:
+            wire = pa.concat_arrays(pending)
+            chunks.append(_chunk(wire.slice(0, CHUNK_ROWS), names))
+            rest = wire.slice(CHUNK_ROWS)
+            # A copy of the rest, so the full batches behind the chunk can be freed.
+            pending = [pa.concat_arrays([rest])] if len(rest) else []
+            held = len(rest)
+    if held or not chunks:
+        chunks.append(_chunk(pa.concat_arrays(pending) if pending else _EMPTY, names))
+    return _arrow.combine(chunks, MENTIONS, ("source", "id"))
+
+
+_EMPTY = pa.array([], WIRE)
+
+
+def _chunk(wire: pa.StructArray, parameter_names: Mapping[str, str]) -> pa.Table:
+    field = _arrow.struct_paths(wire)
 
     def shares(path: str, labels: Iterable[str]) -> dict[str, pa.Array]:
         # Read as numbers once, for their own columns and for the dominant label.

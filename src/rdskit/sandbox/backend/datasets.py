@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from rdskit.models import Dataset, DatasetRun, DatasetRunCreate
+from rdskit.models import Dataset, DatasetRun, DatasetRunCreate, Mention
 from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox import budget, chaos, guard
 from rdskit.sandbox.accounts import plan_of
@@ -452,14 +453,32 @@ def merged_comments(
     return fresh + [c for c in earlier or [] if c.get("id") not in seen]
 
 
+def wire_mention(mention: dict[str, Any]) -> dict[str, Any]:
+    """``mention`` validated as a :class:`~rdskit.models.Mention` and in its wire form.
+
+    Every stored body and comment list goes through this once, when written, so reads
+    serve them as stored (no validation per request): a value the model rejects fails
+    the write, and what is served is exactly the model's wire form (unknown fields kept).
+
+    Example:
+        >>> wire = wire_mention({"source": "reddit", "id": "1", "new_field": [1],
+        ...     "created_at": "2026-01-01T00:00:00Z", "vibe": {"calm": 1}})
+        >>> wire["created_at"], wire["vibe"], wire["new_field"]
+        (1767225600, {'calm': 1.0}, [1])
+    """
+    return Mention.model_validate(mention).to_wire()
+
+
 def _store_mentions(
     conn: Connection, run: sqlite3.Row, mentions: list[dict[str, Any]], now: float
 ) -> tuple[int, int, int]:
     """Upsert the account's mentions and the dataset membership; return (new, images, videos).
 
     Bulk statements (one lookup per 500 posts, ``executemany`` writes): a 100k-post run
-    holds the write lock for seconds, not minutes.
+    holds the write lock for seconds, not minutes. Mentions are stored in their validated
+    wire form (:func:`wire_mention`).
     """
+    mentions = [wire_mention(mention) for mention in mentions]
     keys = [(mention["source"], mention["id"]) for mention in mentions]
     stored = _stored_bodies(conn, run["account_id"], keys)
     images = videos = 0
@@ -527,6 +546,8 @@ def seed_mentions(
     *,
     query: str = "oat milk",
     variety: int = 2_000,
+    analyses: Sequence[str] = (),
+    comments: int = 0,
 ) -> str:
     """Add ``count`` mentions to a dataset as one unbilled run; return its id when completed.
 
@@ -537,10 +558,17 @@ def seed_mentions(
     same writer as a run. No plan cap and no charge: the account's wallet is untouched.
     The run is ``working`` while the mentions are written, :data:`SEED_CHUNK` per
     transaction so that other writers (the worker, requests) are not locked out meanwhile.
+    ``analyses`` (``content_analysis_actions``) and ``comments`` (per post) shape the
+    posts as a run with those parameters would.
     """
     window = _window({"search_query": {"type": "prompt"}}, store.clock.now())
     search_query = {"type": "prompt", "sources": list(SOURCES), "search_query": query}
-    params = dict.fromkeys(PARAM_KEYS) | {"search_query": search_query, "count": count}
+    params = dict.fromkeys(PARAM_KEYS) | {
+        "search_query": search_query,
+        "count": count,
+        "content_analysis_actions": list(analyses) or None,
+        "num_comments_per_post": comments or None,
+    }
     templates = collect_mentions(
         store.seed,
         {**params, "count": min(count, variety)},

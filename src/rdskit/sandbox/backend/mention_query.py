@@ -81,6 +81,10 @@ def mention_defaults() -> dict[str, Any]:
     }
 
 
+_UNSET = dict.fromkeys(Mention.model_fields)
+"""Every Mention field at None, in model order: a stored body laid over it gets the order
+the model would dump it in (empty collections are filled in by :func:`hydrate`)."""
+
 __all__ = [
     "DEFAULT_LIMIT",
     "EMPTY_WHEN_NONE",
@@ -526,9 +530,14 @@ def hydrate(
     parameter_ids: Sequence[str] = (),
     dataset_ids: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Mention dicts: the stored body plus ``datasets``, ``collections``,
+    """Mention wire dicts: the stored body plus ``datasets``, ``collections``,
     ``dataset_run_at``, ``parameters``, ``pattern_assignments`` and ``comments``: those the
     runs of ``dataset_ids`` (all datasets when None) collected, newest run first.
+
+    Served as they are: bodies and comments were validated when written
+    (:func:`rdskit.sandbox.backend.datasets.wire_mention`), and what is added here is
+    built in its wire form (whole Unix seconds, floats for confidences), so each body is
+    parsed once per request and never re-validated.
     """
 
     if not rows:
@@ -562,7 +571,8 @@ def hydrate(
     comments = _run_comments(conn, account_id, page_keys, key_params, dataset_ids)
     out = []
     for row, key in zip(rows, keys, strict=True):
-        body = mention_defaults() | loads(row["body"])
+        # Every Mention field in model order (as the model dumps them), then the body's.
+        body = _UNSET | loads(row["body"])
         body["datasets"] = datasets[key]
         # Each dataset is also a collection (pattern detections and Ask name it by uid).
         body["collections"] = [{"uid": d["id"], "name": d["name"]} for d in datasets[key]]

@@ -1,7 +1,8 @@
 """Mentions backend: query the account's collected posts (free).
 
 The query engine is :mod:`rdskit.sandbox.backend.mention_query`; this module resolves the
-dataset scope, runs the query and renders Mention wire objects. Called by the REST route
+dataset scope, runs the query and returns the Mention wire objects (validated when they
+were stored, served as they are). Called by the REST route
 (:mod:`rdskit.sandbox.api.mentions`) and the MCP tools.
 
 - ``dataset_ids`` omitted (or empty): every live dataset of the account; an absent,
@@ -19,7 +20,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from rdskit.models.mentions import Mention, MentionsQuery
+from rdskit.models.mentions import MentionsQuery
 from rdskit.sandbox.backend import mention_query
 from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError, invalid
@@ -87,9 +88,8 @@ def query_mentions(store: Store, account_id: str, body: MentionsQuery) -> Mentio
             got = mention_query.search(conn, account_id, query)
             rows, has_next, cursor = got.rows, got.has_next, got.cursor
         items = mention_query.hydrate(conn, account_id, rows, parameter_ids, dataset_ids)
-    return MentionsPage(
-        [Mention.model_validate(item).to_wire() for item in items], has_next, cursor
-    )
+    # Hydrated mentions are wire dicts already (validated when stored): no model round trip.
+    return MentionsPage(items, has_next, cursor)
 
 
 def collections(store: Store, account_id: str, limit: int) -> list[dict[str, Any]]:
