@@ -504,14 +504,18 @@ class RdsAccessor:
         key: str | bytes | None = None,
         *,
         allow: Iterable[str] = (),
-        post_urls: str = "redact",
+        post_urls: str = "drop",
+        text: str = "keep",
         prefix: str = "u_",
         length: int = 12,
     ) -> pd.DataFrame:
         """A copy with authors and commenters replaced by keyed pseudonyms
         (HMAC-SHA-256): mentions, comments (``df.rds.comments()``) and profile frames.
         Same key, same pseudonyms across frames and calls; ``allow`` keeps public
-        accounts (see :mod:`rdskit.frames.pseudonymise`).
+        accounts; post and profile links are removed (``post_urls="keep"`` keeps post
+        links). ``text="drop"`` or ``"truncate"`` removes or cuts verbatim texts: a quote
+        kept word for word can be searched for and leads to its author (see
+        :mod:`rdskit.frames.pseudonymise`).
 
         Example:
             >>> safe = df.rds.pseudonymise(os.environ["RDS_PSEUDONYM_KEY"])  # doctest: +SKIP
@@ -528,6 +532,7 @@ class RdsAccessor:
             people,
             kind=kind,
             post_urls=post_urls,  # type: ignore[arg-type]
+            text=text,  # type: ignore[arg-type]
         )
 
     def network(self, kind: str = "reply") -> Any:
