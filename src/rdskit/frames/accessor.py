@@ -183,8 +183,9 @@ class RdsAccessor:
         return table.reindex(counts.index, fill_value=0)
 
     def sentiment_over_time(self, freq: str = "W") -> pd.DataFrame:
-        """Per period: ``mentions``, mean ``sentiment_score`` and the share of analysed
-        posts whose dominant sentiment is ``negative``/``neutral``/``positive``.
+        """Per period: ``mentions``, mean ``sentiment_score``, ``analysed`` (posts with a
+        dominant sentiment: the n of the shares) and the share of analysed posts whose
+        dominant sentiment is ``negative``/``neutral``/``positive``.
 
         ``freq`` as in :meth:`volume` (``"weekly"``, ``"monthly"``, ``"W"``...).
 
@@ -209,7 +210,7 @@ class RdsAccessor:
         )
         analysed = labels.sum(axis=1)
         shares = labels.div(analysed.where(analysed > 0), axis=0).astype("float64")
-        return out.join(shares)
+        return out.assign(analysed=analysed.astype("int64")).join(shares)
 
     # --- rankings ----------------------------------------------------------------------------
 

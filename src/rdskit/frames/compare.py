@@ -50,9 +50,10 @@ from rdskit._safe import one_line
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 from rdskit.frames._table import html_table, interval, text_table
-from rdskit.frames.columns import SENTIMENT_LABELS
+from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
 from rdskit.frames.keywords import ngrams, tokens
 from rdskit.frames.networks import research_import
+from rdskit.frames.plots import legend_outside
 from rdskit.frames.provenance import add_step, provenance_of
 
 __all__ = [
@@ -588,7 +589,7 @@ def plot_comparison(
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots(figsize=(8, 4))
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
     groups = list(comparison.groups)
     series = list(dict.fromkeys(table.index.get_level_values(1)))
     width = 0.8 / len(series)
@@ -609,11 +610,12 @@ def plot_comparison(
             yerr=errors,
             capsize=3,
             label=str(name),
+            color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
         )
     ax.set_xticks(positions, groups)
     ax.set_title(title.format(by=comparison.by, metric=metric))
     ax.set_xlabel(comparison.by)
     ax.set_ylabel(ylabel)
     if len(series) > 1:
-        ax.legend()
+        legend_outside(ax)
     return ax
