@@ -96,7 +96,8 @@ _WORD = re.compile(r"\w+(?:[.'’-]\w+)*")
 # The post's key and the researcher's own labels; ad_* columns describe advertisers.
 _NOT_PEOPLE = frozenset({"source", "id", "datasets", "collections"})
 _MIN_IDENT = 4  # shorter names would rewrite ordinary words ("Al", "Jo")
-_EDGE = r"[^\pL\pN_]"  # RE2: a non-word character, Unicode-aware
+# Punctuation around a word in a text ("(Maya", "chen,", "#oatly", "@sam").
+_TRIM = ".,;:!?()[]{}<>\"'“”‘’«»#@*…/|~-"
 
 
 _SEEN: dict[str, dict[str, str]] = {}
@@ -300,7 +301,7 @@ class Known:
         self.by_source: dict[tuple[str | None, str], str] = {}
         self.anywhere: dict[str, str] = {}
         self.longest = 1
-        self._patterns: list[str] | None = None
+        self._first_words: pa.Array | None = None
 
     def __len__(self) -> int:
         return len(self.anywhere)
@@ -331,31 +332,29 @@ class Known:
             self.by_source.setdefault((source, ident), new)
             self.anywhere.setdefault(ident, new)
             self.longest = max(self.longest, ident.count(" ") + 1)
-        self._patterns = None
+        self._first_words = None
 
-    def patterns(self) -> list[str]:
-        """RE2 patterns (several when the list is long) finding any of them in
-        lower-cased text as whole words."""
-        if self._patterns is None:
-            idents = sorted(self.anywhere, key=len, reverse=True)
-            size = 4000
-            chunks = [idents[i : i + size] for i in range(0, len(idents), size)]
-            self._patterns = [
-                f"(?:^|{_EDGE})(?:{'|'.join(re.escape(i) for i in chunk)})(?:{_EDGE}|$)"
-                for chunk in chunks
-            ]
-        return self._patterns
+    def first_words(self) -> pa.Array:
+        """The first word of every name and handle, as :meth:`found` reads words (and
+        with a possessive ending, ``maya's``)."""
+        if self._first_words is None:
+            firsts = {ident.split(" ", 1)[0].strip(_TRIM) for ident in self.anywhere}
+            firsts |= {f"{w}{s}" for w in firsts for s in ("'s", "’s")}
+            self._first_words = pa.array(sorted(w for w in firsts if w), pa.string())
+        return self._first_words
 
     def found(self, texts: pa.Array) -> np.ndarray:
-        """Which texts may write one of them out (one vectorised search per pattern)."""
+        """Which texts may write one of them out: each text's words (split at
+        whitespace, punctuation trimmed) looked up in one vectorised hash lookup, so the
+        cost does not grow with how many people are known."""
         hits = np.zeros(len(texts), dtype=bool)
         if not self.anywhere or not len(texts):
             return hits
-        lower = pc.utf8_lower(texts)
-        for pattern in self.patterns():
-            hits |= pc.fill_null(pc.match_substring_regex(lower, pattern), False).to_numpy(
-                zero_copy_only=False
-            )
+        words = pc.utf8_split_whitespace(pc.utf8_lower(texts))
+        flat = pc.utf8_trim(pc.list_flatten(words), _TRIM)
+        known = pc.fill_null(pc.is_in(flat, value_set=self.first_words()), False)
+        rows = pc.list_parent_indices(words).filter(known)
+        hits[np.unique(rows.to_numpy(zero_copy_only=False))] = True
         return hits
 
     def replace(self, source: str | None, text: str) -> str:
