@@ -603,25 +603,15 @@ class RdsAccessor:
 
         return compare_frame(self._df, by, **options)
 
-    def agreement(
-        self,
-        reference: pd.DataFrame,
-        *,
-        column: str = "sentiment",
-        reference_column: str = "label",
-        on: str | list[str] = "id",
-        strata: str | None = None,
-        population: pd.DataFrame | None = None,
-        confidence: float = 0.95,
-        n_boot: int = 2000,
-        seed: int = 0,
-    ) -> Agreement:
-        """This frame's labels (``column``) against a hand-coded ``reference`` frame
-        (``reference_column``), joined on ``on``: agreement, Cohen's kappa, per-class
-        error rates, bootstrap intervals. ``strata`` (e.g. ``"sentiment"`` when the sample
-        was drawn per service label) weights them to the strata's sizes in ``population``
-        (default: this frame), so they describe the collection, not the sample (see
-        :mod:`rdskit.frames.agreement`).
+    def agreement(self, reference: pd.DataFrame, **options: Any) -> Agreement:
+        """This frame's labels against a hand-coded ``reference`` frame: agreement,
+        Cohen's kappa, per-class error rates, bootstrap intervals. Options (see
+        :func:`rdskit.frames.agreement.frame_agreement`): ``column="sentiment"``,
+        ``reference_column="label"``, ``on="id"``, ``strata=None`` (e.g. ``"sentiment"``
+        when the sample was drawn per service label: the figures are then weighted to the
+        strata's sizes in ``population``, default this frame, so they describe the
+        collection, not the sample), ``population``, ``confidence=0.95``,
+        ``n_boot=2000``, ``seed=0``.
 
         Example:
             >>> res = df.rds.agreement(coded, strata="sentiment")  # doctest: +SKIP
@@ -629,18 +619,7 @@ class RdsAccessor:
         """
         from rdskit.frames.agreement import frame_agreement
 
-        return frame_agreement(
-            self._df,
-            reference,
-            column=column,
-            reference_column=reference_column,
-            on=on,
-            strata=strata,
-            population=population,
-            confidence=confidence,
-            n_boot=n_boot,
-            seed=seed,
-        )
+        return frame_agreement(self._df, reference, **options)
 
     def to_excel(self, path: str | os.PathLike[str]) -> Path:
         """An .xlsx workbook: ``posts``, ``comments`` and ``provenance`` sheets, lists

@@ -245,6 +245,13 @@ def _normal_quantile(confidence: float) -> float:
     return float(stats.norm.ppf(0.5 + confidence / 2))
 
 
+_DIFFERENCES = (
+    "question", "label", "group_a", "group_b", "share_a", "share_b", "low", "high", "p_value",
+    "n_a", "n_b", "method",
+)  # fmt: skip
+_ORDER = (*_DIFFERENCES[:6], "difference", *_DIFFERENCES[6:9], "significant", *_DIFFERENCES[9:])
+
+
 def _differences(
     groups: tuple[str, ...],
     volume: pd.DataFrame,
@@ -292,42 +299,10 @@ def _differences(
                     "Newcombe hybrid score; z test",
                 )
             )
-    out = pd.DataFrame(
-        rows,
-        columns=[
-            "question",
-            "label",
-            "group_a",
-            "group_b",
-            "share_a",
-            "share_b",
-            "low",
-            "high",
-            "p_value",
-            "n_a",
-            "n_b",
-            "method",
-        ],
-    )
-    out.insert(6, "difference", out["share_a"] - out["share_b"])
+    out = pd.DataFrame(rows, columns=list(_DIFFERENCES))
+    out["difference"] = out["share_a"] - out["share_b"]
     out["significant"] = out["p_value"] < 1 - confidence
-    order = [
-        "question",
-        "label",
-        "group_a",
-        "group_b",
-        "share_a",
-        "share_b",
-        "difference",
-        "low",
-        "high",
-        "p_value",
-        "significant",
-        "n_a",
-        "n_b",
-        "method",
-    ]
-    return out[order]
+    return out[list(_ORDER)]
 
 
 def _query_words(frame: pd.DataFrame) -> set[str]:
