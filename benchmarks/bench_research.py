@@ -14,7 +14,8 @@ Candidates, each timed ``--repeat`` times (best wall time):
 - baseline: ``pd.concat([mentions, comments])``, the same frames stacked: one pass over
   every column of both, the cheapest whole-frame pandas operation on them.
 
-Printed: each time and its ratio to the baseline. Target: each ratio under 5x.
+Printed: each time and its ratio to the baseline. Target: each ratio at most 5x; the
+script exits 1 when either misses it.
 
 Usage:
     python benchmarks/bench_research.py [--rows 100000] [--repeat 3]
@@ -34,6 +35,7 @@ from rdskit.frames import mentions_frame
 from rdskit.sandbox.text import corpus
 
 KEY = "benchmark key, 32 characters long"
+TARGET = 5.0  # each candidate at most 5x the baseline
 
 
 def best(call: Callable[[], Any], repeat: int) -> float:
@@ -86,11 +88,14 @@ def main() -> int:
     graph = mentions.rds.network("reply")
     print(f"reply network: {graph.number_of_nodes():,} nodes, {graph.number_of_edges():,} edges")
     print(f"baseline pd.concat([mentions, comments]): {baseline:.3f} s")
+    missed = []
     for name, seconds in (("pseudonymise", pseudonymise), ("reply network", network)):
         ratio = seconds / baseline
-        verdict = "meets" if ratio < 5 else "misses"
-        print(f"{name}: {seconds:.3f} s = {ratio:.2f}x the baseline ({verdict} the < 5x target)")
-    return 0 if max(pseudonymise, network) < 5 * baseline else 1  # exit 1 on a miss
+        verdict = "meets" if ratio <= TARGET else "misses"
+        print(f"{name}: {seconds:.3f} s = {ratio:.2f}x the baseline ({verdict} the <= 5x target)")
+        if ratio > TARGET:
+            missed.append(name)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import numbers
 import os
 import weakref
@@ -40,9 +41,10 @@ from rdskit.frames.columns import (
 )
 from rdskit.frames.keywords import count_terms
 from rdskit.frames.periods import parse_period
-from rdskit.frames.provenance import Provenance, carry, provenance_of
+from rdskit.frames.provenance import Provenance, add_step, carry, provenance_of
 
 if TYPE_CHECKING:
+    from rdskit.frames.agreement import Agreement
     from rdskit.frames.compare import Comparison
     from rdskit.frames.methods import MethodsText
     from rdskit.frames.plots import RdsPlots
@@ -181,8 +183,9 @@ class RdsAccessor:
         return table.reindex(counts.index, fill_value=0)
 
     def sentiment_over_time(self, freq: str = "W") -> pd.DataFrame:
-        """Per period: ``mentions``, mean ``sentiment_score`` and the share of analysed
-        posts whose dominant sentiment is ``negative``/``neutral``/``positive``.
+        """Per period: ``mentions``, mean ``sentiment_score``, ``analysed`` (posts with a
+        dominant sentiment: the n of the shares) and the share of analysed posts whose
+        dominant sentiment is ``negative``/``neutral``/``positive``.
 
         ``freq`` as in :meth:`volume` (``"weekly"``, ``"monthly"``, ``"W"``...).
 
@@ -207,7 +210,7 @@ class RdsAccessor:
         )
         analysed = labels.sum(axis=1)
         shares = labels.div(analysed.where(analysed > 0), axis=0).astype("float64")
-        return out.join(shares)
+        return out.assign(analysed=analysed.astype("int64")).join(shares)
 
     # --- rankings ----------------------------------------------------------------------------
 
@@ -256,10 +259,11 @@ class RdsAccessor:
             False
         """
         frame = self._need("organic", "content_type")
-        ad = frame["content_type"].astype("string").eq("ad").fillna(False)
-        if "ad_advertiser_id" in frame.columns:
-            ad |= frame["ad_advertiser_id"].notna()
-        return frame[~ad.to_numpy(dtype=bool)]
+        ad = ad_rows(frame)
+        out = frame[~ad]
+        # The methods paragraph says ads were left out (and how many) from this record.
+        out.attrs = copy.deepcopy(frame.attrs)
+        return add_step(out, "exclude_ads", {"removed": int(ad.sum()), "by": "df.rds.organic()"})
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
@@ -302,12 +306,28 @@ class RdsAccessor:
 
     def engagement(self, by: str = "source") -> pd.Series:
         """Mean ``engagement_rate`` per value of ``by``, highest first (posts without a
-        rate are left out).
+        rate are left out). Some sources only estimate views (``are_views_estimated``),
+        and the rate divides by views: when the frame mixes estimated and counted views
+        this warns (:class:`~rdskit.errors.EstimatedViewsWarning`); compare within a
+        source (filter first).
 
         Example:
             >>> df.rds.engagement("content_type")  # doctest: +SKIP
         """
         frame = self._need("engagement", by, "engagement_rate")
+        if by != "source":  # per source, each rate is compared with its own source's
+            views_mixed(
+                frame,
+                f"this comparison of engagement rates by {by}",
+                f"compare within each source: df[df.source == 'tiktok'].rds.engagement({by!r})",
+            )
+        else:
+            views_mixed(
+                frame,
+                "this comparison of engagement rates across sources",
+                "engagement rates of sources that estimate views are not comparable with "
+                "the others; compare within a source",
+            )
         means = frame.groupby(by, observed=True)["engagement_rate"].mean().astype("float64")
         return means.sort_values(ascending=False, kind="stable")
 
@@ -504,14 +524,18 @@ class RdsAccessor:
         key: str | bytes | None = None,
         *,
         allow: Iterable[str] = (),
-        post_urls: str = "redact",
+        post_urls: str = "drop",
+        text: str = "keep",
         prefix: str = "u_",
         length: int = 12,
     ) -> pd.DataFrame:
         """A copy with authors and commenters replaced by keyed pseudonyms
         (HMAC-SHA-256): mentions, comments (``df.rds.comments()``) and profile frames.
         Same key, same pseudonyms across frames and calls; ``allow`` keeps public
-        accounts (see :mod:`rdskit.frames.pseudonymise`).
+        accounts; post and profile links are removed (``post_urls="keep"`` keeps post
+        links). ``text="drop"`` or ``"truncate"`` removes or cuts verbatim texts: a quote
+        kept word for word can be searched for and leads to its author (see
+        :mod:`rdskit.frames.pseudonymise`).
 
         Example:
             >>> safe = df.rds.pseudonymise(os.environ["RDS_PSEUDONYM_KEY"])  # doctest: +SKIP
@@ -528,6 +552,7 @@ class RdsAccessor:
             people,
             kind=kind,
             post_urls=post_urls,  # type: ignore[arg-type]
+            text=text,  # type: ignore[arg-type]
         )
 
     def network(self, kind: str = "reply") -> Any:
@@ -578,6 +603,24 @@ class RdsAccessor:
 
         return compare_frame(self._df, by, **options)
 
+    def agreement(self, reference: pd.DataFrame, **options: Any) -> Agreement:
+        """This frame's labels against a hand-coded ``reference`` frame: agreement,
+        Cohen's kappa, per-class error rates, bootstrap intervals. Options (see
+        :func:`rdskit.frames.agreement.frame_agreement`): ``column="sentiment"``,
+        ``reference_column="label"``, ``on="id"``, ``strata=None`` (e.g. ``"sentiment"``
+        when the sample was drawn per service label: the figures are then weighted to the
+        strata's sizes in ``population``, default this frame, so they describe the
+        collection, not the sample), ``population``, ``confidence=0.95``,
+        ``n_boot=2000``, ``seed=0``.
+
+        Example:
+            >>> res = df.rds.agreement(coded, strata="sentiment")  # doctest: +SKIP
+            >>> res.kappa, res.unweighted.kappa  # doctest: +SKIP
+        """
+        from rdskit.frames.agreement import frame_agreement
+
+        return frame_agreement(self._df, reference, **options)
+
     def to_excel(self, path: str | os.PathLike[str]) -> Path:
         """An .xlsx workbook: ``posts``, ``comments`` and ``provenance`` sheets, lists
         flattened (see :mod:`rdskit.frames.exports`).
@@ -602,6 +645,21 @@ class RdsAccessor:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def ad_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows are ads: ``content_type`` ``"ad"`` or an advertiser (unknown: not).
+
+    Example:
+        >>> ad_rows(pd.DataFrame({"content_type": ["ad", "organic", None]})).tolist()
+        [True, False, False]
+    """
+    ad = pd.Series(False, index=frame.index)
+    if "content_type" in frame.columns:
+        ad |= frame["content_type"].astype("string").eq("ad").fillna(False)
+    if "ad_advertiser_id" in frame.columns:
+        ad |= frame["ad_advertiser_id"].notna()
+    return ad.to_numpy(dtype=bool)
 
 
 def _value_counts(values: pd.Series) -> pd.Series:
@@ -651,15 +709,25 @@ VIEW_BASED = frozenset({"num_views", "engagement_rate"})
 
 def _warn_if_views_mixed(frame: pd.DataFrame, by: str) -> None:
     """Warn when one ranking by views compares estimated views with counted ones."""
-    if by not in VIEW_BASED or "are_views_estimated" not in frame.columns or frame.empty:
-        return
+    if by in VIEW_BASED:
+        views_mixed(
+            frame, f"this ranking by {by}", "rank within each source: df.rds.top(n, per='source')"
+        )
+
+
+def views_mixed(frame: pd.DataFrame, what: str, advice: str) -> str | None:
+    """When ``frame`` mixes estimated views with counted ones, warn that ``what``
+    compares them (:class:`~rdskit.errors.EstimatedViewsWarning`, with ``advice``) and
+    return the sources that estimate; else None."""
+    if "are_views_estimated" not in frame.columns or frame.empty:
+        return None
     estimated = frame["are_views_estimated"].astype("boolean").fillna(False).to_numpy(bool)
     if estimated.all() or not estimated.any():
-        return
+        return None
     where = frame.loc[estimated, "source"] if "source" in frame.columns else pd.Series(["?"])
-    sources = sorted(map(str, where.unique()))
+    sources = ", ".join(sorted(map(str, where.unique())))
     warn(
-        f"this ranking by {by} mixes estimated views ({', '.join(sources)}) with counted "
-        "ones; rank within each source: df.rds.top(n, per='source')",
+        f"{what} mixes estimated views ({sources}) with counted ones; {advice}",
         EstimatedViewsWarning,
     )
+    return sources

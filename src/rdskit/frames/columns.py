@@ -218,6 +218,13 @@ def _derived(name: str, arrow: pa.DataType, source: str, note: str = "") -> Colu
 # --- mentions --------------------------------------------------------------------------
 
 SENTIMENT_LABELS = vocab.SENTIMENTS
+SENTIMENT_COLORS: dict[str, str] = {
+    "negative": "#D55E00",  # vermillion
+    "neutral": "#999999",  # grey
+    "positive": "#0072B2",  # blue
+}
+"""One colour per sentiment label in every chart (Okabe and Ito's palette: told apart
+with every common colour-vision deficiency, and in greyscale by lightness)."""
 EMOTIONS = vocab.EMOTIONS
 _AD_META_TYPES: dict[str, pa.DataType] = {
     "is_active": BOOL,
@@ -311,6 +318,26 @@ MENTIONS = FrameSpec(
     "are numbers; nested lists stay Arrow list columns (`df.rds.comments()` and friends "
     "explode them).",
 )
+
+VERBATIM_TEXTS: dict[str, tuple[str, ...]] = {
+    "mentions": (
+        "title",
+        "text",
+        "cta_text",
+        "cta_evidence",
+        "tone_of_voice_evidence",
+        "narrative_structure_evidence",
+        "comments[].body",
+        "hooks[].text",
+        "content_topics[].evidence",
+        "questions[].text",
+        "questions[].evidence",
+    ),
+    "comments": ("body",),
+    "profiles": ("bio",),
+}
+"""The columns (``column[].field`` inside list columns) that hold what people wrote, word
+for word, or a quote of it: ``pseudonymise(text="drop" | "truncate")`` acts on these."""
 
 # --- audience profiles -----------------------------------------------------------------
 
