@@ -169,4 +169,3 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line(f"ERROR: {message} ({GUARD_ENV}=warn: warn only)", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
