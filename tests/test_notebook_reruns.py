@@ -12,7 +12,8 @@ whatever plan their key has. For each notebook (code cells, then every challenge
   capped at 100) and one on Starter (no custom date filter, one agent) run it once; the Pro
   run is nbval's (``pytest --nbval``).
 
-No pass may raise, and no output may carry ``date_filter_unavailable`` or
+No pass may raise, no checkpoint (challenge solutions' included: they check the answers the
+solutions state) may be off track, and no output may carry ``date_filter_unavailable`` or
 ``tracking_agent_limit_reached`` (a notebook that catches them and prints them has not
 fallen back).
 """
@@ -53,6 +54,8 @@ def _clean(results: list[PassResult]) -> None:
     for result in results:
         assert result.error is None, f"{result.label} failed at {result.error}"
         assert result.refused == [], f"{result.label} met {result.refused}"
+        off = [text[:300] for text in result.outputs if "✗ Not yet" in text]
+        assert not off, f"{result.label}: a checkpoint (or a solution's) is off track: {off}"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
