@@ -68,7 +68,7 @@ def test_a_filtered_frame_reports_its_own_numbers(research: Research) -> None:
     text = reddit.rds.methods().text
     check_numbers(reddit, text)
     assert text != df.rds.methods().text
-    assert "pseudonymised" not in text
+    assert "Authors and commenters were not pseudonymised" in text
 
 
 def test_a_frame_without_comments_says_none_were_collected(research: Research) -> None:
@@ -102,10 +102,69 @@ def test_steps_and_overlap_are_reported() -> None:
     assert "(1 of them belong to more than one dataset)" in text
     safe = df.rds.pseudonymise("a key for the methods test, 32ch", allow=["oatly"])
     text = safe.rds.methods().text
-    assert (
-        "pseudonymised" in text and "HMAC-SHA-256" in text and "public accounts kept: oatly" in text
-    )
+    assert "pseudonymised before analysis" in text and "HMAC-SHA-256" in text
+    assert "Public accounts kept as they are: oatly." in text
     assert "a key for the methods test" not in text
+
+
+KEY = "a key for the methods test, 32ch"
+
+
+def _posts() -> pd.DataFrame:
+    rows = [
+        {
+            "source": "tiktok",
+            "id": str(i),
+            "created_at": 1767225600 + i,
+            "content_type": "ad" if i == 0 else "organic",
+            "url": f"https://www.tiktok.com/@maya{i}/video/{i}",
+            "text": f"Tried it with Sam Roe {i}",
+            "author": {"title": f"Maya {i}", "title_url": f"https://www.tiktok.com/@maya{i}"},
+            "comments": [{"id": f"c{i}", "author_username": "samroe", "author_name": "Sam Roe"}],
+        }
+        for i in range(4)
+    ]
+    return frames.mentions_frame(rows)
+
+
+def test_each_step_is_stated_only_when_applied() -> None:
+    """Flip each step (ads, pseudonymisation and its options, a comparison) and read the
+    sentence that says whether it was taken."""
+    df = _posts()
+    base = df.rds.methods().text
+    assert "They include 1 ad (paid posts by brands), analysed together" in base
+    assert "Authors and commenters were not pseudonymised" in base
+    assert "Post URLs" not in base and "post URLs were removed" not in base
+    assert "compared" not in base
+    # Ads out.
+    organic = df.rds.organic().rds.methods().text
+    assert "Ads were left out before analysis (1 ad removed)." in organic
+    assert "They include" not in organic
+    assert "The collection holds no ads." in df[df["content_type"] != "ad"].rds.methods().text
+    # Pseudonymised: exactly what was done, with counts.
+    safe = str(df.rds.pseudonymise(KEY).rds.methods())  # Markdown: `column` names
+    assert "were not pseudonymised" not in safe
+    assert "`author_title`" in safe and "`comments[].author_name`" in safe
+    assert "4 post URLs were removed." in safe
+    assert "`author_title_url` (4)" in safe
+    assert "replaced in 4 texts" in safe  # "Sam Roe" written in each text
+    assert "Verbatim texts were kept: a quoted passage can be searched for" in safe
+    assert "Post ids were kept." in safe
+    kept = df.rds.pseudonymise(KEY, post_urls="keep").rds.methods().text
+    assert "Post URLs were kept" in kept and "post URLs were removed" not in kept
+    dropped = df.rds.pseudonymise(KEY, text="drop").rds.methods().text
+    assert (
+        "Verbatim texts were removed (4 texts)." in dropped and "were kept: a quoted" not in dropped
+    )
+    cut = df.rds.pseudonymise(KEY, text="truncate").rds.methods().text
+    assert "Verbatim texts were cut to their first words (4 texts)" in cut
+    nobody = df.drop(columns=["text"]).rds.pseudonymise(KEY).rds.methods().text
+    assert "written in texts were replaced" not in nobody
+    # A comparison run on the frame is described with its methods.
+    df.rds.compare(by="content_type")
+    compared = df.rds.methods().text
+    assert "Groups by content_type were compared (95% intervals)" in compared
+    assert "Newcombe's hybrid score intervals" in compared
 
 
 def test_bad_input_is_named() -> None:

@@ -7,7 +7,7 @@ import hashlib
 import hmac
 import json
 import warnings
-import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
@@ -23,24 +23,78 @@ KEY = "0f8c6e2d9b7a41c3a5e9d2b8c4f6a1e7"
 OTHER_KEY = "an entirely different key, 32 ch"
 
 
+BRANDS = ["oatly", "alpro"]
+
+
+def _leaves(value: object) -> Iterator[str]:
+    """Every string inside a cell, however nested."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _leaves(v)
+    elif hasattr(value, "tolist"):
+        yield from _leaves(value.tolist())
+
+
 def identities(mentions: pd.DataFrame, profiles: pd.DataFrame) -> set[str]:
-    """Every handle, display name and profile URL of the original frames that is not also
-    an ordinary word of the posts (a brand account's name is its brand)."""
+    """Every URL, handle and name of a person in the original frames (lower-cased, four
+    characters or more: shorter ones are ordinary words), public accounts left out."""
     comments = mentions.rds.comments()
-    found = {
-        *mentions["author_title"].dropna(),
-        *mentions["author_title_url"].dropna(),
-        *(handle_from_url(u) for u in mentions["author_title_url"].dropna()),
-        *comments["author_username"].dropna(),
-        *comments["author_name"].dropna(),
-        *profiles["username"].dropna(),
-        *profiles["display_name"].dropna(),
-        *profiles["external_link"].dropna(),
-        *profiles["avatar_url"].dropna(),
-        *mentions["author_avatar_url"].dropna(),
+    from_url = mentions["author_title_url"].map(handle_from_url, na_action="ignore")
+    at = mentions["author_headline"].where(mentions["author_headline"].str.startswith("@"))
+    handle = from_url.fillna(at.str.lstrip("@")).str.lower()
+    public = handle.isin(BRANDS)
+
+    def values(m: pd.DataFrame) -> set[str]:
+        found = [
+            *m["url"],
+            *m["author_title_url"],
+            *m["author_avatar_url"],
+            *m["sound_url"],
+            *m["sound_cover_image_url"],
+            *m["author_title"],
+            *handle[m.index],
+            *(h for h in m["author_headline"].dropna() if h.startswith("@")),
+            *(u for u in m["author_headline_url"].dropna() if "/r/" not in u),
+            *m["sound_author"],
+            *(v["url"] for media in m["media"].dropna() for x in media for v in x["version_list"]),
+        ]
+        return {x.lstrip("@").lower() for x in found if isinstance(x, str)}
+
+    people = values(mentions[~public]) - values(mentions[public])
+    commenters = comments[~comments["author_username"].str.lower().isin(BRANDS)]
+    profiles = profiles[~profiles["username"].str.lower().isin(BRANDS)]
+    people |= {
+        x.lstrip("@").lower()
+        for x in [
+            *commenters["author_username"],
+            *commenters["author_name"],
+            *profiles["username"],
+            *profiles["display_name"],
+            *profiles["external_link"],
+            *profiles["avatar_url"],
+        ]
+        if isinstance(x, str)
     }
-    words = " ".join(mentions["text"].fillna("")).casefold()
-    return {x for x in found if x and x.casefold() not in words and len(x) > 3}
+    return {x for x in people if len(x) >= 4 and x not in BRANDS}
+
+
+def survivors(frame: pd.DataFrame, secrets: set[str]) -> dict[str, list[str]]:
+    """``{column: identifiers found in it}``, walking every string of every column (ad
+    columns describe advertisers, and are kept by design)."""
+    left = {}
+    for column in frame.columns:
+        if column.startswith("ad_"):
+            continue
+        blob = "\n".join(s for v in frame[column].tolist() for s in _leaves(v)).lower()
+        found = sorted(s for s in secrets if s in blob)
+        if found:
+            left[column] = found
+    return left
 
 
 @pytest.fixture(scope="module")
@@ -106,37 +160,137 @@ def test_stable_across_frames_and_calls(frames_in: tuple[pd.DataFrame, pd.DataFr
     assert not set(mentions.rds.pseudonymise(OTHER_KEY)["author_title"]) & set(safe["author_title"])
 
 
-def test_nothing_identifying_remains_anywhere(
+def test_no_identifier_survives_in_any_column(
+    frames_in: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    mentions, profiles = frames_in
+    secrets = identities(mentions, profiles)
+    comments = mentions.rds.comments()
+    assert len(secrets) > 500  # the scan has something to look for...
+    for frame in (mentions, comments, profiles):  # ...and finds it in the originals
+        assert survivors(frame, secrets)
+    safe = mentions.rds.pseudonymise(KEY, allow=BRANDS)
+    for frame in (
+        safe,
+        safe.rds.comments(),
+        comments.rds.pseudonymise(KEY, allow=BRANDS),
+        profiles.rds.pseudonymise(KEY, allow=BRANDS),
+    ):
+        assert survivors(frame, secrets) == {}, frame.rds.kind
+    # The provenance records what was done, with counts.
+    step = safe.rds.provenance().pseudonymised
+    assert step is not None
+    settings = step.settings
+    assert settings["post_urls"] == "drop" and settings["text"] == "keep"
+    assert settings["removed"]["url"] == mentions["url"].notna().sum() - safe["url"].notna().sum()
+    assert {"author_title", "comments[].author_username"} <= set(settings["pseudonymised"])
+    assert settings["removed"]["author_avatar_url"] > 0 and "media" in settings["removed"]
+
+
+def test_nothing_identifying_in_exported_files(
     frames_in: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
 ) -> None:
     mentions, profiles = frames_in
     secrets = identities(mentions, profiles)
-    assert len(secrets) > 100  # the scan has something to look for
-    safe = mentions.rds.pseudonymise(KEY)
-    safe_profiles = profiles.rds.pseudonymise(KEY)
-    safe_comments = mentions.rds.comments().rds.pseudonymise(KEY)
+    safe = mentions.rds.pseudonymise(KEY, allow=BRANDS)
+    safe_profiles = profiles.rds.pseudonymise(KEY, allow=BRANDS)
+    safe_comments = mentions.rds.comments().rds.pseudonymise(KEY, allow=BRANDS)
     written = [
-        safe.rds.to_csv(tmp_path / "posts.csv"),
+        safe.drop(columns=[c for c in safe.columns if c.startswith("ad_")]).rds.to_csv(
+            tmp_path / "posts.csv"
+        ),
         tmp_path / "posts.csv.provenance.json",
-        safe.rds.to_excel(tmp_path / "posts.xlsx"),
         safe_profiles.rds.to_csv(tmp_path / "profiles.csv", excel=False),
         safe_comments.rds.to_csv(tmp_path / "comments.csv"),
     ]
-    safe.to_parquet(tmp_path / "posts.parquet")
-    written.append(tmp_path / "posts.parquet")
     nx.write_gexf(safe.rds.network("reply"), tmp_path / "reply.gexf")
     nx.write_graphml(safe.rds.network("author-brand"), tmp_path / "brands.graphml")
     written += [tmp_path / "reply.gexf", tmp_path / "brands.graphml"]
-    blobs = {p.name: p.read_bytes() for p in written}
-    # An .xlsx is a zip of XML files: scan what is inside.
-    with zipfile.ZipFile(tmp_path / "posts.xlsx") as book:
-        blobs["posts.xlsx"] = b"".join(book.read(n) for n in book.namelist())
-    for frame in (safe, safe_profiles, safe_comments):
-        blobs[f"frame {frame.rds.kind}"] = frame.to_csv().encode() + repr(frame).encode()
-    for name, blob in blobs.items():
-        text = blob.decode("utf-8", errors="replace")
-        assert not [s for s in secrets if s in text], f"identities left in {name}"
-        assert KEY not in text and KEY.encode().hex() not in text, f"the key is in {name}"
+    for path in written:
+        text = path.read_text(encoding="utf-8-sig").lower()
+        assert not [s for s in secrets if s in text], f"identities left in {path.name}"
+        assert KEY.lower() not in text, f"the key is in {path.name}"
+
+
+def test_names_and_bare_handles_in_texts_and_comments() -> None:
+    df = frames.mentions_frame(
+        [
+            {
+                "source": "instagram",
+                "id": "1",
+                "author": {"title": "Maya Chen", "title_url": "https://www.instagram.com/maya.c"},
+                "url": "https://www.instagram.com/p/Abc123/",
+                "text": "Maya  Chen here. Sam Roe's foam tip, ask sam_99 or MAYA.C",
+                "entities": ["Sam Roe", "Oatly"],
+                "comments": [
+                    {
+                        "id": "c1",
+                        "author_username": "sam_99",
+                        "author_name": "Sam Roe",
+                        "body": "Maya Chen, you're right (says sam_99)",
+                    },
+                ],
+            },
+            {
+                "source": "reddit",
+                "id": "t3_b",
+                "url": "https://www.reddit.com/r/x/comments/b/",
+                "author": {"title": "Al", "title_url": "https://www.reddit.com/user/al"},
+                "text": "Al likes it",
+            },
+        ]
+    )
+    safe = df.rds.pseudonymise(KEY)
+    people = Pseudonymiser(KEY)
+    maya, sam = people.pseudonym("instagram", "maya.c"), people.pseudonym("instagram", "sam_99")
+    assert safe.loc[0, "text"] == f"{maya} here. {sam}'s foam tip, ask {sam} or {maya}"
+    assert list(safe.loc[0, "entities"]) == [sam, "Oatly"]
+    assert safe.rds.comments().loc[0, "body"] == f"{maya}, you're right (says {sam})"
+    # Every platform's post URL leads to its author: all removed.
+    assert safe["url"].isna().all()
+    # Names under four characters are not searched for in texts (they are words).
+    assert safe.loc[1, "text"] == "Al likes it"
+    assert safe.loc[1, "author_title"].startswith("u_")
+
+
+def test_verbatim_text_policies() -> None:
+    long = "one two three four five six seven eight nine ten"
+    df = frames.mentions_frame(
+        [
+            {
+                "source": "tiktok",
+                "id": "1",
+                "title": "short title",
+                "text": long,
+                "summary": "a summary by the service",
+                "hooks": [{"type": "question", "text": long}],
+                "comments": [{"id": "c", "author_username": "sam_99", "body": long}],
+            }
+        ]
+    )
+    kept = df.rds.pseudonymise(KEY)
+    assert (
+        kept.loc[0, "text"] == long
+        and kept.rds.provenance().pseudonymised.settings["text"] == "keep"
+    )
+    cut = df.rds.pseudonymise(KEY, text="truncate")
+    assert cut.loc[0, "text"] == "one two three four five six seven eight […]"
+    assert cut.loc[0, "title"] == "short title"
+    assert cut.loc[0, "hooks"][0]["text"] == cut.loc[0, "text"]
+    assert cut.rds.comments().loc[0, "body"] == cut.loc[0, "text"]
+    assert cut.loc[0, "summary"] == "a summary by the service"
+    rewritten = cut.rds.provenance().pseudonymised.settings["rewritten"]
+    assert rewritten["text (truncated)"] == 1 and rewritten["comments[].body (truncated)"] == 1
+    dropped = df.rds.pseudonymise(KEY, text="drop")
+    assert dropped[["title", "text"]].isna().all(axis=None)
+    assert pd.isna(dropped.rds.comments().loc[0, "body"])
+    assert dropped.loc[0, "summary"] == "a summary by the service"
+    removed = dropped.rds.provenance().pseudonymised.settings["removed"]
+    assert removed["text (dropped)"] == 1 and removed["hooks[].text (dropped)"] == 1
+    with pytest.raises(InvalidParameter, match="text"):
+        df.rds.pseudonymise(KEY, text="hide")
+    with pytest.raises(InvalidParameter, match="post_urls"):
+        df.rds.pseudonymise(KEY, post_urls="redact")
 
 
 def test_the_key_is_nowhere(frames_in: tuple[pd.DataFrame, pd.DataFrame]) -> None:
@@ -197,10 +351,9 @@ def test_handles_in_texts_and_profile_links() -> None:
     comment = safe.rds.comments().iloc[0]
     assert comment["author_username"] == comment["author_name"] == sam
     assert comment["body"] == f"@{maya} yes"
-    # The tiktok post URL names its author: removed; the reddit one does not: kept.
-    assert pd.isna(safe.loc[0, "url"]) and safe.loc[1, "url"] == df.loc[1, "url"]
-    assert safe.rds.pseudonymise(KEY, post_urls="drop")["url"].isna().all()
-    assert safe.rds.pseudonymise(KEY, post_urls="keep").loc[1, "url"] == df.loc[1, "url"]
+    # Post URLs are removed (the reddit one leads to its author too), unless kept.
+    assert safe["url"].isna().all()
+    assert df.rds.pseudonymise(KEY, post_urls="keep").loc[1, "url"] == df.loc[1, "url"]
     # The input is left unchanged.
     assert df.loc[0, "author_title"] == "Maya Chen"
 

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import numbers
 import os
 import weakref
@@ -40,7 +41,7 @@ from rdskit.frames.columns import (
 )
 from rdskit.frames.keywords import count_terms
 from rdskit.frames.periods import parse_period
-from rdskit.frames.provenance import Provenance, carry, provenance_of
+from rdskit.frames.provenance import Provenance, add_step, carry, provenance_of
 
 if TYPE_CHECKING:
     from rdskit.frames.compare import Comparison
@@ -256,10 +257,11 @@ class RdsAccessor:
             False
         """
         frame = self._need("organic", "content_type")
-        ad = frame["content_type"].astype("string").eq("ad").fillna(False)
-        if "ad_advertiser_id" in frame.columns:
-            ad |= frame["ad_advertiser_id"].notna()
-        return frame[~ad.to_numpy(dtype=bool)]
+        ad = ad_rows(frame)
+        out = frame[~ad]
+        # The methods paragraph says ads were left out (and how many) from this record.
+        out.attrs = copy.deepcopy(frame.attrs)
+        return add_step(out, "exclude_ads", {"removed": int(ad.sum()), "by": "df.rds.organic()"})
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
@@ -504,14 +506,18 @@ class RdsAccessor:
         key: str | bytes | None = None,
         *,
         allow: Iterable[str] = (),
-        post_urls: str = "redact",
+        post_urls: str = "drop",
+        text: str = "keep",
         prefix: str = "u_",
         length: int = 12,
     ) -> pd.DataFrame:
         """A copy with authors and commenters replaced by keyed pseudonyms
         (HMAC-SHA-256): mentions, comments (``df.rds.comments()``) and profile frames.
         Same key, same pseudonyms across frames and calls; ``allow`` keeps public
-        accounts (see :mod:`rdskit.frames.pseudonymise`).
+        accounts; post and profile links are removed (``post_urls="keep"`` keeps post
+        links). ``text="drop"`` or ``"truncate"`` removes or cuts verbatim texts: a quote
+        kept word for word can be searched for and leads to its author (see
+        :mod:`rdskit.frames.pseudonymise`).
 
         Example:
             >>> safe = df.rds.pseudonymise(os.environ["RDS_PSEUDONYM_KEY"])  # doctest: +SKIP
@@ -528,6 +534,7 @@ class RdsAccessor:
             people,
             kind=kind,
             post_urls=post_urls,  # type: ignore[arg-type]
+            text=text,  # type: ignore[arg-type]
         )
 
     def network(self, kind: str = "reply") -> Any:
@@ -602,6 +609,21 @@ class RdsAccessor:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def ad_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows are ads: ``content_type`` ``"ad"`` or an advertiser (unknown: not).
+
+    Example:
+        >>> ad_rows(pd.DataFrame({"content_type": ["ad", "organic", None]})).tolist()
+        [True, False, False]
+    """
+    ad = pd.Series(False, index=frame.index)
+    if "content_type" in frame.columns:
+        ad |= frame["content_type"].astype("string").eq("ad").fillna(False)
+    if "ad_advertiser_id" in frame.columns:
+        ad |= frame["ad_advertiser_id"].notna()
+    return ad.to_numpy(dtype=bool)
 
 
 def _value_counts(values: pd.Series) -> pd.Series:

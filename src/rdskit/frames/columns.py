@@ -312,6 +312,26 @@ MENTIONS = FrameSpec(
     "explode them).",
 )
 
+VERBATIM_TEXTS: dict[str, tuple[str, ...]] = {
+    "mentions": (
+        "title",
+        "text",
+        "cta_text",
+        "cta_evidence",
+        "tone_of_voice_evidence",
+        "narrative_structure_evidence",
+        "comments[].body",
+        "hooks[].text",
+        "content_topics[].evidence",
+        "questions[].text",
+        "questions[].evidence",
+    ),
+    "comments": ("body",),
+    "profiles": ("bio",),
+}
+"""The columns (``column[].field`` inside list columns) that hold what people wrote, word
+for word, or a quote of it: ``pseudonymise(text="drop" | "truncate")`` acts on these."""
+
 # --- audience profiles -----------------------------------------------------------------
 
 OCEAN = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")

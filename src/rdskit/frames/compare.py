@@ -37,6 +37,7 @@ from rdskit.frames import _arrow
 from rdskit.frames.columns import SENTIMENT_LABELS
 from rdskit.frames.keywords import ngrams, tokens
 from rdskit.frames.networks import research_import
+from rdskit.frames.provenance import add_step
 
 __all__ = [
     "ENGAGEMENT_METRICS",
@@ -279,6 +280,9 @@ def compare_frame(
         .head(terms)
         .reset_index(drop=True)
     )
+    # The frame's record says it was compared, so its methods paragraph can say how.
+    settings = {"by": by, "confidence": confidence, "resamples": resamples, "seed": seed}
+    add_step(frame, "compare", settings)
     return Comparison(by, groups, confidence, overlap, volume, sentiment, engagement, top)
 
 

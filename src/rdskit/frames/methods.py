@@ -1,9 +1,12 @@
 """A methods paragraph for a paper: ``df.rds.methods()``.
 
-Every number (posts, posts per source and per dataset, publication dates, comments,
+Every number (posts, posts per source and per dataset, ads, publication dates, comments,
 posts with sentiment analysed, posts in several datasets) is computed from the frame as
-it is, filtered or not; what was asked (queries, sources, date windows, analyses, the
-mentions query, when it was fetched, from which service) comes from its provenance.
+it is, filtered or not; what was asked (queries, sources, date windows, plan features,
+analyses, the mentions query, when it was fetched, from which service) and what was done
+to it (ads left out, pseudonymisation, comparisons) comes from its provenance, so a step
+not recorded there is never claimed, and the paragraph says when one was not taken
+(authors not pseudonymised, verbatim texts kept, ads included).
 
 Example:
     >>> print(df.rds.methods().text)  # doctest: +SKIP
@@ -86,7 +89,7 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
         )
     prov = provenance_of(frame)
     n = len(frame)
-    parts = [_collected(frame, n)]
+    parts = [_collected(frame, n), *_ads(frame, prov)]
     parts += _datasets(frame, prov)
     parts += _runs(prov)
     parts += _fetches(prov)
@@ -100,18 +103,8 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
             else "."
         )
     )
-    step = prov.pseudonymised
-    if step is not None:
-        prefix = step.settings.get("prefix", "")
-        kept = step.settings.get("allow") or []
-        parts.append(
-            "Authors and commenters were pseudonymised before analysis: handles and display "
-            f"names were replaced by keyed hashes (HMAC-SHA-256, truncated, prefixed `{prefix}`; "
-            "the key is held by the researchers and not published), `@handles` in texts "
-            "were replaced the same way, and profile links, avatars and post URLs revealing "
-            "an author were removed"
-            + (f"; public accounts kept: {', '.join(kept)}." if kept else ".")
-        )
+    parts += _pseudonymisation(prov)
+    parts += _comparisons(prov)
     version = prov.rdskit_version or _version()
     parts.append(
         f"Data were collected and processed with {SOFTWARE} {version} "
@@ -119,6 +112,122 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
         f"version {version})."
     )
     return MethodsText(" ".join(parts))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _ads(frame: pd.DataFrame, prov: Provenance) -> list[str]:
+    """Ads in or out, from the frame (and, when none is left, from the record of
+    ``df.rds.organic()``)."""
+    from rdskit.frames.accessor import ad_rows
+
+    if "content_type" not in frame.columns and "ad_advertiser_id" not in frame.columns:
+        return ["Whether posts are ads is not known (the frame has no `content_type`)."]
+    ads = int(ad_rows(frame).sum())
+    if ads:
+        return [
+            f"They include {_plural(ads, 'ad')} (paid posts by brands), analysed together "
+            "with the organic posts."
+        ]
+    left_out = [s for s in prov.steps if s.step == "exclude_ads"]
+    if left_out:
+        removed = sum(int(s.settings.get("removed", 0)) for s in left_out)
+        return [f"Ads were left out before analysis ({_plural(removed, 'ad')} removed)."]
+    return ["The collection holds no ads."]
+
+
+def _pseudonymisation(prov: Provenance) -> list[str]:
+    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed."""
+    step = prov.pseudonymised
+    if step is None:
+        return [
+            "Authors and commenters were not pseudonymised: the data hold their handles, "
+            "names and profile links."
+        ]
+    settings = step.settings
+    prefix, length = settings.get("prefix", ""), settings.get("length")
+    kept = settings.get("allow") or []
+    text = (
+        "Authors and commenters were pseudonymised before analysis with keyed hashes "
+        f"(HMAC-SHA-256 truncated to {length} hex digits, prefixed `{prefix}`; the key is "
+        "held by the researchers and not published)"
+    )
+    if "removed" not in settings:  # a record from an rdskit that did not list its steps
+        return [
+            text + "; the record does not say which fields were removed, so none is claimed here."
+        ]
+    done = [f"`{c}`" for c in settings.get("pseudonymised", [])]
+    sentences = [text + (f": {_join(done)} were replaced by pseudonyms." if done else ".")]
+    removed = dict(settings.get("removed") or {})
+    urls = removed.pop("url", 0)
+    dropped = {k: v for k, v in removed.items() if k.endswith("(dropped)")}
+    other = {k: v for k, v in removed.items() if k not in dropped}
+    if other:
+        listed = _join([f"`{k}` ({v:,})" for k, v in other.items()])
+        sentences.append(f"Links and avatars removed (values per column): {listed}.")
+    if settings.get("post_urls") == "keep":
+        sentences.append("Post URLs were kept: each leads to its post and its author.")
+    elif urls:
+        sentences.append(f"{_plural(urls, 'post URL')} were removed.")
+    rewritten = {
+        k: v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" not in k
+    }
+    if rewritten:
+        total = sum(rewritten.values())
+        sentences.append(
+            f"Handles, names and profile links written in texts were replaced in "
+            f"{_plural(total, 'text')} ({settings.get('people_known', 0):,} people searched "
+            "for by name and handle; people the data do not list cannot be found by name)."
+        )
+    policy = settings.get("text")
+    if policy == "drop":
+        n = sum(dropped.values())
+        sentences.append(f"Verbatim texts were removed ({_plural(n, 'text')}).")
+    elif policy == "truncate":
+        cut = sum(v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" in k)
+        sentences.append(
+            f"Verbatim texts were cut to their first words ({_plural(cut, 'text')}); a "
+            "short quote can still be searched for."
+        )
+    else:
+        sentences.append(
+            "Verbatim texts were kept: a quoted passage can be searched for and leads to "
+            "its author."
+        )
+    if kept:
+        sentences.append(f"Public accounts kept as they are: {', '.join(kept)}.")
+    sentences.append("Post ids were kept.")
+    return sentences
+
+
+def _comparisons(prov: Provenance) -> list[str]:
+    """The comparisons run on this frame (``df.rds.compare``), each once."""
+    seen: dict[str, dict[str, Any]] = {}
+    for step in prov.steps:
+        if step.step == "compare":
+            settings = dict(step.settings)
+            seen.setdefault(repr(sorted(settings.items())), settings)
+    out = []
+    for settings in seen.values():
+        confidence = f"{float(settings.get('confidence', 0.95)):.0%}"
+        out.append(
+            f"Groups by {settings.get('by')} were compared ({confidence} intervals): each "
+            "group's shares with Wilson score intervals; differences between two groups' "
+            "shares with Newcombe's hybrid score intervals and two-sided z tests of equal "
+            "proportions; median engagement with percentile bootstrap intervals "
+            f"({settings.get('resamples', 2000):,} resamples, seed {settings.get('seed', 0)}); "
+            "distinguishing words by log-odds ratios with an informative Dirichlet prior "
+            "(Monroe, Colaresi and Quinn 2008), words of the search query marked."
+        )
+        if settings.get("mixed_views"):
+            out.append(
+                "Views and engagement rates were compared within each source only: "
+                f"{settings['mixed_views']} estimate{'' if ',' in settings['mixed_views'] else 's'}"
+                " views."
+            )
+    return out
 
 
 def _version() -> str:
@@ -177,6 +286,11 @@ def _runs(prov: Provenance) -> list[str]:
     if comments:
         text += f", with up to {_join([str(c) for c in comments])} comments per post"
     text += "; analyses run: " + (_join(analyses) if analyses else "none requested") + "."
+    for plan in prov.plans:
+        features = [f"`{f}`" for f in plan.get("features") or []]
+        text += f" The account's plan was {plan.get('name') or 'unnamed'}" + (
+            f", with {_join(features)}." if features else ", with no features shown."
+        )
     return [text]
 
 

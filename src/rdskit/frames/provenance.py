@@ -144,6 +144,7 @@ class Fetch:
     runs: tuple[RunRecord, ...] = ()
     cache: bool = False
     rdskit_version: str | None = None
+    plan: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,7 @@ class Provenance:
                 ),
                 cache=bool(f.get("cache")),
                 rdskit_version=f.get("rdskit_version"),
+                plan=f.get("plan"),
             )
             for f in record.get("fetches", [])
         )
@@ -259,6 +261,12 @@ class Provenance:
         """The pseudonymisation step, if one was applied."""
         return next((s for s in reversed(self.steps) if s.step == "pseudonymise"), None)
 
+    @property
+    def plans(self) -> tuple[Mapping[str, Any], ...]:
+        """The plans (``name``, enabled ``features``) of the accounts read from, each once."""
+        seen = {json.dumps(f.plan, sort_keys=True): f.plan for f in self.fetches if f.plan}
+        return tuple(seen.values())
+
 
 def _unique(values: Iterable[str | None]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in values if v))
@@ -286,6 +294,7 @@ def _fetch_dict(f: Fetch) -> dict[str, Any]:
         ],
         "cache": f.cache,
         "rdskit_version": f.rdskit_version,
+        **({"plan": dict(f.plan)} if f.plan is not None else {}),
     }
 
 
@@ -326,12 +335,15 @@ def fetch_record(
     field empty rather than failing the load.
     """
     account_id: str | None = None
+    plan: dict[str, Any] | None = None
     runs: list[dict[str, Any]] = []
     # Stand-ins for a client (tests, wrappers) may lack the account or runs lookups.
     me = getattr(client, "me", None)
     run_list = getattr(getattr(getattr(client, "datasets", None), "runs", None), "list", None)
     try:
-        account_id = me().account_id if me is not None else None
+        account = me() if me is not None else None
+        account_id = account.account_id if account is not None else None
+        plan = _plan(getattr(account, "plan", None))
         if dataset_runs and run_list is not None:
             runs = [_run_dict(r) for d in datasets for r in run_list(d["id"])]
     except RdsError:
@@ -349,8 +361,18 @@ def fetch_record(
             "runs": runs,
             "cache": cache,
             "rdskit_version": _version(),
+            **({"plan": plan} if plan else {}),
         }
     )
+
+
+def _plan(plan: Any) -> dict[str, Any] | None:
+    """The plan as recorded: its name and the features it has on (what shaped the data:
+    date windows, several sources a search...)."""
+    if plan is None or not hasattr(plan, "name"):
+        return None
+    flags = plan.features.model_dump() if getattr(plan, "features", None) is not None else {}
+    return {"name": plan.name, "features": sorted(k for k, v in flags.items() if v is True)}
 
 
 def attach(

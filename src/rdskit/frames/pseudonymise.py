@@ -16,15 +16,31 @@ What changes (columns absent from a frame are skipped):
 - profile URLs and avatars are removed (``author_title_url``, ``author_headline_url``
   when it is the profile, ``author_avatar_url``, ``avatar_url``, ``external_link``);
   other identifiers of a profile (``platform_*`` text such as a channel id) are hashed;
-- post URLs that reveal an author (``/@handle/...``, ``/user/...``, or containing the
-  author's handle) are removed (``post_urls="drop"`` removes every post URL);
-- in every text, nested ones included (comment bodies, hook texts, evidence...),
-  ``@handles`` become ``@pseudonym`` and profile URLs are removed.
+- post URLs are removed (``post_urls="drop"``, the default): on every platform a post's
+  page shows who wrote it. So are the other links to a post's content (media files,
+  the sound's page and cover), which show the author or their face; ``post_urls="keep"``
+  keeps post and content links (profile links are removed either way);
+- in every text, nested ones included (comment bodies, hook texts, evidence, entity
+  lists...), ``@handles`` become ``@pseudonym``, profile URLs are removed, and the
+  display names and bare handles of every person in the frame (authors, commenters,
+  profiles; four characters or more) written out become their pseudonym. A person the
+  frame does not list (a friend named in a comment) cannot be recognised by name.
+
+Verbatim text (``text=``): a quoted sentence pasted into a search engine or the
+platform's own search finds the post, and the post shows its author, so a pseudonymised
+frame whose texts are kept is *not* anonymous: anyone can re-identify a person whose
+words it quotes. ``text="keep"`` (the default) keeps them for analysis;
+``text="truncate"`` keeps the first :data:`TRUNCATE_WORDS` words of each (a short quote
+is harder, not impossible, to find); ``text="drop"`` removes them. The columns are
+:data:`rdskit.frames.columns.VERBATIM_TEXTS` (post titles and texts, comment bodies,
+profile bios, hook texts and quoted evidence); service summaries are kept.
 
 Accounts in ``allow`` (brands, advertisers, public figures; handles, with or without
 ``@``) are kept as they are. Ad columns (``ad_*``) describe advertisers and are kept.
-The key is never stored: the frame's provenance records the method, the prefix, the
-length and the allow-list, not the key.
+Post ids (``id``) are kept: they are the join keys, and whoever holds the service account
+can look the posts up. The key is never stored: the frame's provenance records the
+method, the prefix, the length, the allow-list, the URL and text policies, and what was
+done (the columns pseudonymised, removed and rewritten, with counts).
 
 Example:
     >>> p = Pseudonymiser("a long secret key held by the team")
@@ -37,6 +53,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -49,14 +66,19 @@ import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
+from rdskit.frames.columns import VERBATIM_TEXTS
 from rdskit.frames.provenance import add_step
 
-__all__ = ["MIN_KEY_LENGTH", "Pseudonymiser", "pseudonymise_frame"]
+__all__ = ["MIN_KEY_LENGTH", "TRUNCATE_WORDS", "Pseudonymiser", "pseudonymise_frame"]
 
 MIN_KEY_LENGTH = 16
 """Shorter keys work but warn: a short key can be guessed, and with it every pseudonym."""
 
-PostUrls = Literal["redact", "drop", "keep"]
+TRUNCATE_WORDS = 8
+"""``text="truncate"`` keeps this many words of each verbatim text (then ``[…]``)."""
+
+PostUrls = Literal["drop", "keep"]
+TextPolicy = Literal["keep", "drop", "truncate"]
 
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9_](?:[\w.-]*\w)?)")
 # Profile pages on the five sources and link-in-bio hosts: never kept in a text.
@@ -66,8 +88,15 @@ _PROFILE_URL = re.compile(
     r"linktr\.ee/)[^\s)\]>\"']*",
     re.IGNORECASE,
 )
-_REVEALING_POST_URL = r"/@|/(?:user|u|in|channel|c)/"
 _URL_REMOVED = "[profile link removed]"
+# A value that is a link and nothing else (media files, a sound's page...).
+_URL_ONLY = r"^\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*\s*$"
+# Names and bare handles as found in texts: words joined by . ' ’ - (maya.chen, o'neil).
+_WORD = re.compile(r"\w+(?:[.'’-]\w+)*")
+# The post's key and the researcher's own labels; ad_* columns describe advertisers.
+_NOT_PEOPLE = frozenset({"source", "id", "datasets", "collections"})
+_MIN_IDENT = 4  # shorter names would rewrite ordinary words ("Al", "Jo")
+_EDGE = r"[^\pL\pN_]"  # RE2: a non-word character, Unicode-aware
 
 
 _SEEN: dict[str, dict[str, str]] = {}
@@ -220,29 +249,140 @@ class Pseudonymiser:
         return texts if changed is None else changed
 
     def scrubbed(
-        self, sources: Sequence[str | None], rows: np.ndarray, texts: pa.Array
+        self,
+        sources: Sequence[str | None],
+        rows: np.ndarray,
+        texts: pa.Array,
+        known: Known | None = None,
     ) -> pa.Array | None:
-        """:meth:`scrub`, or None when no text needs it (nothing is copied then)."""
+        """:meth:`scrub` (and the names and bare handles ``known`` written out replaced),
+        or None when no text needs it (nothing is copied then)."""
         texts = texts.cast(pa.string())
-        hits = pc.fill_null(_suspect(texts), False)
-        found = np.flatnonzero(hits.to_numpy(zero_copy_only=False))
+        hits = pc.fill_null(_suspect(texts), False).to_numpy(zero_copy_only=False)
+        if known is not None:
+            hits = hits | known.found(texts)
+        found = np.flatnonzero(hits)
         if not len(found):
             return None
         values = texts.to_pylist()
         cleaned = {i: _without_profile_links(values[i]) for i in found}
         pairs = [(sources[rows[i]], h) for i, t in cleaned.items() for h in _HANDLE.findall(t)]
+        lookup: dict[tuple[str | None, str], str] = {}
         if pairs:
             where, named = zip(*pairs, strict=True)
             mapped = self.handles(pa.array(where, pa.string()), pa.array(named, pa.string()))
             lookup = dict(zip(pairs, mapped.to_pylist(), strict=True))
         for i, text in cleaned.items():
-            values[i] = _HANDLE.sub(_replacer(lookup, sources[rows[i]]), text) if pairs else text
+            source = sources[rows[i]]
+            text = _HANDLE.sub(_replacer(lookup, source), text) if pairs else text
+            values[i] = known.replace(source, text) if known is not None else text
         return pa.array(values, pa.string())
 
     def scrub_text(self, source: str | None, text: str) -> str:
         """One text with ``@handles`` replaced and profile URLs removed."""
         out = self.scrub([source], np.zeros(1, dtype=np.int64), pa.array([text], pa.string()))
         return str(out[0].as_py())
+
+
+class Known:
+    """The people of one frame by the display names and bare handles they may be written
+    as in texts (lower-cased, inner whitespace collapsed, four characters or more), with
+    their pseudonyms: per source first, else the first seen on any source.
+
+    Example:
+        >>> known = Known()
+        >>> known.add(pa.array(["tiktok"]), pa.array(["Maya Chen"]), pa.array(["u_1"]))
+        >>> known.replace("tiktok", "met maya  chen, Maya Chen's friend")
+        "met u_1, u_1's friend"
+    """
+
+    def __init__(self) -> None:
+        self.by_source: dict[tuple[str | None, str], str] = {}
+        self.anywhere: dict[str, str] = {}
+        self.longest = 1
+        self._patterns: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.anywhere)
+
+    def add(self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array) -> None:
+        """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]`` (allow-listed
+        people, kept as they are, are left out)."""
+        normal = pc.utf8_ltrim(_normal(idents.cast(pa.string()), names=True), "@")
+        keep = pc.and_(
+            pc.greater_equal(pc.utf8_length(normal), _MIN_IDENT),
+            pc.not_equal(normal, pc.utf8_lower(pseudonyms.cast(pa.string()))),
+        )
+        keep = pc.fill_null(keep, False)
+        table = pa.table(
+            {
+                "s": sources.cast(pa.string()).filter(keep),
+                "i": normal.filter(keep),
+                "p": pseudonyms.cast(pa.string()).filter(keep),
+            }
+        )
+        if not table.num_rows:
+            return
+        # Each (source, ident) once: the Python loop runs over distinct people only.
+        firsts = _arrow.first_indices([table["s"], table["i"]])
+        if firsts is not None:
+            table = table.take(firsts)
+        for source, ident, new in zip(*(table[c].to_pylist() for c in "sip"), strict=True):
+            self.by_source.setdefault((source, ident), new)
+            self.anywhere.setdefault(ident, new)
+            self.longest = max(self.longest, ident.count(" ") + 1)
+        self._patterns = None
+
+    def patterns(self) -> list[str]:
+        """RE2 patterns (several when the list is long) finding any of them in
+        lower-cased text as whole words."""
+        if self._patterns is None:
+            idents = sorted(self.anywhere, key=len, reverse=True)
+            size = 4000
+            chunks = [idents[i : i + size] for i in range(0, len(idents), size)]
+            self._patterns = [
+                f"(?:^|{_EDGE})(?:{'|'.join(re.escape(i) for i in chunk)})(?:{_EDGE}|$)"
+                for chunk in chunks
+            ]
+        return self._patterns
+
+    def found(self, texts: pa.Array) -> np.ndarray:
+        """Which texts may write one of them out (one vectorised search per pattern)."""
+        hits = np.zeros(len(texts), dtype=bool)
+        if not self.anywhere or not len(texts):
+            return hits
+        lower = pc.utf8_lower(texts)
+        for pattern in self.patterns():
+            hits |= pc.fill_null(pc.match_substring_regex(lower, pattern), False).to_numpy(
+                zero_copy_only=False
+            )
+        return hits
+
+    def replace(self, source: str | None, text: str) -> str:
+        """``text`` with every known name or bare handle replaced by its pseudonym."""
+        words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+        out: list[str] = []
+        last = i = 0
+        while i < len(words):
+            for n in range(min(self.longest, len(words) - i), 0, -1):
+                span = words[i : i + n]
+                if n > 1 and not all(
+                    text[a[1] : b[0]].isspace() for a, b in itertools.pairwise(span)
+                ):
+                    continue
+                ident = " ".join(w[2] for w in span)
+                # A possessive ("Maya Chen's") is the name and its ending.
+                end = span[-1][1]
+                if ident[-2:] in ("'s", "’s") and ident not in self.anywhere:
+                    ident, end = ident[:-2], end - 2
+                new = self.by_source.get((source, ident)) or self.anywhere.get(ident)
+                if new is not None:
+                    out += [text[last : span[0][0]], new]
+                    last, i = end, i + n
+                    break
+            else:
+                i += 1
+        return "".join(out) + text[last:] if out else text
 
 
 _PROFILE_HOSTS = (
@@ -403,13 +543,15 @@ def pseudonymise_frame(
     *,
     kind: str,
     allow: Iterable[str] = (),
-    post_urls: PostUrls = "redact",
+    post_urls: PostUrls = "drop",
+    text: TextPolicy = "keep",
     prefix: str = "u_",
     length: int = 12,
 ) -> pd.DataFrame:
     """A pseudonymised copy of a ``mentions``, ``comments`` or ``profiles`` frame (see
-    the module docs); the input is left unchanged. ``key`` may be a
-    :class:`Pseudonymiser` (``allow``, ``prefix`` and ``length`` are then its own).
+    the module docs, which also explain why verbatim ``text`` re-identifies people); the
+    input is left unchanged. ``key`` may be a :class:`Pseudonymiser` (``allow``,
+    ``prefix`` and ``length`` are then its own).
 
     Example:
         >>> from rdskit.frames import mentions_frame
@@ -430,10 +572,14 @@ def pseudonymise_frame(
         raise InvalidParameter(
             "kind", f"pseudonymise() works on mentions, comments and profiles frames, not {kind}"
         )
-    if post_urls not in ("redact", "drop", "keep"):
+    if post_urls not in ("drop", "keep"):
         raise InvalidParameter(
-            "post_urls", f"must be 'redact', 'drop' or 'keep', not {post_urls!r}"
+            "post_urls",
+            f"must be 'drop' or 'keep', not {post_urls!r} (every platform's post page shows "
+            "its author, so no post URL is safe to keep by its look)",
         )
+    if text not in ("keep", "drop", "truncate"):
+        raise InvalidParameter("text", f"must be 'keep', 'drop' or 'truncate', not {text!r}")
     if "source" not in frame.columns:
         raise InvalidParameter(
             "source",
@@ -442,140 +588,224 @@ def pseudonymise_frame(
         )
     out = frame.copy()
     sources = pa.array(out["source"].astype("string").to_numpy(na_value=None), pa.string())
-    done: set[str] = set()
+    done = _Done(out)
+    known = Known()
+    allowed = np.zeros(len(out), dtype=bool)  # rows whose author is a public account
 
     def handles(name: str, values: pa.Array | None = None, names: bool = False) -> None:
         if name in out.columns:
             raw = _arrow_column(out, name) if values is None else values
-            _set(out, name, people.handles(sources, raw, names=names))
-            done.add(name)
+            new = people.handles(sources, raw, names=names)
+            known.add(sources, raw, new)
+            done.replace(name, new)
 
-    # (pseudonym per row, the row's own names, the text columns they may appear in)
-    identity: tuple[pa.Array, list[pa.Array], Sequence[str] | None] | None = None
-
-    def person(
-        handle: str, name: str, texts: Sequence[str] | None
-    ) -> tuple[pa.Array, list[pa.Array], Sequence[str] | None] | None:
+    def person(handle: str, name: str) -> None:
         """The ``handle`` and ``name`` columns both become the person's pseudonym."""
         if handle not in out.columns:
             handles(name, names=True)
-            return None
+            return
         ids = _arrow_column(out, handle)
         shown = _arrow_column(out, name) if name in out.columns else None
         pseudonyms = people.people(sources, ids, shown)
-        for column in (handle, name) if shown is not None else (handle,):
-            _set(out, column, pseudonyms)
-            done.add(column)
-        return pseudonyms, [ids] + ([] if shown is None else [shown]), texts
+        for column, raw in ((handle, ids), (name, shown)):
+            if raw is not None:
+                known.add(sources, raw, pseudonyms)
+                done.replace(column, pseudonyms)
 
     if kind == "mentions":
         author = author_handles(out)
         allowed = people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
         pseudonyms = people.handles(sources, author)
+        known.add(sources, author, pseudonyms)
         if "author_title" in out.columns:
             # The display name becomes the handle's pseudonym (the same person everywhere).
             kept = _arrow_column(out, "author_title")
-            title = people.people(sources, author, kept)
-            _set(out, "author_title", pc.if_else(pa.array(allowed), kept, title))
-            done.add("author_title")
-            # Display names written out in the post (a bare handle is rare; @handles are
-            # replaced below).
-            identity = (title, [kept], ("title", "text", "summary"))
+            title = pc.if_else(pa.array(allowed), kept, people.people(sources, author, kept))
+            known.add(sources, kept, title)
+            done.replace("author_title", title)
         if "author_headline" in out.columns:
             head = _arrow_column(out, "author_headline")
             is_handle = pc.fill_null(pc.starts_with(head, "@"), False)
             new = pc.binary_join_element_wise(pa.scalar("@"), pseudonyms, "")
             mask = pc.and_(is_handle, pc.invert(pa.array(allowed)))
-            _set(out, "author_headline", pc.if_else(mask, new, head))
-            done.add("author_headline")
+            done.replace("author_headline", pc.if_else(mask, new, head))
         profile = ~allowed
         for name in ("author_title_url", "author_avatar_url"):
-            _null(out, name, profile)
-            done.add(name)
+            done.remove(name, profile)
         if "author_headline_url" in out.columns:
             # The headline link is the profile (tiktok...) or a community (reddit r/...).
             link = _arrow_column(out, "author_headline_url").cast(pa.string())
             if "author_title_url" in frame.columns:
                 same = pc.equal(link, _arrow_column(frame, "author_title_url").cast(pa.string()))
+                same = pc.or_kleene(same, handles_from_urls(link).is_valid())
             else:
                 same = handles_from_urls(link).is_valid()
-            own = pc.fill_null(same, False).to_numpy(zero_copy_only=False) & profile
-            _null(out, "author_headline_url", own)
-            done.add("author_headline_url")
-        handles("sound_author", names=True)
-        if "url" in out.columns and post_urls != "keep":
-            _redact_post_urls(out, author, allowed, post_urls)
-            done.add("url")
+            # A community link (r/Cooking) stays: it names a place, not a person.
+            community = pc.match_substring_regex(link, r"/r/[^/]+/?$")
+            own = pc.and_kleene(same, pc.invert(pc.fill_null(community, False)))
+            done.remove("author_headline_url", pc.fill_null(own, False).to_numpy(False) & profile)
+        if "sound_author" in out.columns:
+            # An original sound is its creator's: the sound's links lead to them.
+            handles("sound_author", names=True)
+        if post_urls == "drop" and "url" in out.columns:
+            done.remove("url", profile)
         if "comments" in out.columns:
-            comments = _comments(people, sources, _arrow_column(out, "comments"))
-            _set(out, "comments", comments)
-            done.add("comments")
+            comments = _comments(people, known, sources, _arrow_column(out, "comments"))
+            done.replace("comments", comments)
+            done.pseudonymised += ["comments[].author_username", "comments[].author_name"]
     elif kind == "comments":
-        # A commenter's own name in their comment is left (texts=()): rare, and the
-        # mentions frame's nested comments are treated the same way.
-        identity = person("author_username", "author_name", ())
+        person("author_username", "author_name")
     else:
-        identity = person("username", "display_name", None)
+        person("username", "display_name")
         handles("platform_vanity_name")
         for name in ("avatar_url", "external_link"):
-            _null(out, name)
-            done.add(name)
-        for name in [c for c in out.columns if c.startswith("platform_") and c not in done]:
+            done.remove(name)
+        for name in [c for c in out.columns if c.startswith("platform_") and c not in done.names]:
             if pd.api.types.is_string_dtype(out[name].dtype) or out[name].dtype == object:
                 handles(name, _arrow_column(out, name).cast(pa.string()), names=True)
 
-    if identity is not None:
-        _own_names(out, *identity, done)
-    # Every other text, nested ones included: @handles and profile links.
+    # Every other text, nested ones included: @handles, profile links, the frame's people
+    # written out; a value that is only a link to the post's content is removed.
     source_list = sources.to_pylist()
+    content_links = post_urls == "drop"
+
+    counts = {"rewritten": 0, "removed": 0}
+
+    def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
+        texts = texts.cast(pa.string())
+        changed = people.scrubbed(source_list, rows, texts, known)
+        if changed is not None:
+            differs = pc.fill_null(pc.not_equal(texts, changed), False)
+            counts["rewritten"] += int(pc.sum(differs).as_py() or 0)
+        if not content_links:
+            return changed
+        link = pc.fill_null(pc.match_substring_regex(texts, _URL_ONLY), False)
+        drop = link.to_numpy(zero_copy_only=False) & ~allowed[rows]
+        if not drop.any():
+            return changed
+        counts["removed"] += int(drop.sum())
+        kept = texts if changed is None else changed
+        return pc.if_else(pa.array(drop), pa.nulls(len(texts), pa.string()), kept)
+
     for name in out.columns:
-        if name in done or name in ("source", "id") or name.startswith("ad_"):
+        if name in done.names or name in _NOT_PEOPLE or name.startswith("ad_"):
             continue
         if isinstance(out[name].dtype, pd.CategoricalDtype):
             continue
         array = _arrow_column(out, name)
         if not _has_strings(array.type):
             continue
-        scrubbed = _leaves(
-            array,
-            np.arange(len(out)),
-            lambda rows, texts: people.scrubbed(source_list, rows, texts),
-        )
+        counts.update(rewritten=0, removed=0)
+        scrubbed = _leaves(array, np.arange(len(out)), clean)
         if scrubbed is not None:
             _set(out, name, scrubbed)
-    return add_step(out, "pseudonymise", {**people.settings(), "post_urls": post_urls})
+            done.count(name, **counts)
+    if text != "keep":
+        _verbatim(out, VERBATIM_TEXTS.get(kind, ()), text, done)
+    settings = {
+        **people.settings(),
+        "post_urls": post_urls,
+        "text": text,
+        "people_known": len(known),
+        **done.record(),
+    }
+    return add_step(out, "pseudonymise", settings)
 
 
-def _own_names(
-    out: pd.DataFrame,
-    pseudonyms: pa.Array,
-    names: list[pa.Array],
-    columns: Sequence[str] | None,
-    done: set[str],
-) -> None:
-    """A row's own handle and display name, written out in its texts (a profile summary
-    naming its person...), replaced by the row's pseudonym; ``columns=None``: every
-    text column not handled yet."""
-    targets = [c for c in (out.columns if columns is None else columns) if c in out.columns]
-    pseudonym = pseudonyms.to_pylist()
-    own = [n.cast(pa.string()).to_pylist() for n in names]
-    for name in targets:
-        if name in done or name in ("source", "id") or not pd.api.types.is_string_dtype(out[name]):
+class _Done:
+    """What pseudonymisation did to a frame, column by column, for its provenance:
+    ``pseudonymised`` (columns of handles and names), ``removed`` (values removed per
+    column) and ``rewritten`` (texts changed per column: handles, names or links
+    replaced, or cut; nested columns count their texts)."""
+
+    def __init__(self, out: pd.DataFrame) -> None:
+        self.out = out
+        self.names: set[str] = set()
+        self.pseudonymised: list[str] = []
+        self.removed: dict[str, int] = {}
+        self.rewritten: dict[str, int] = {}
+
+    def replace(self, name: str, values: pa.Array) -> None:
+        _set(self.out, name, values)
+        self.names.add(name)
+        if name != "comments":
+            self.pseudonymised.append(name)
+
+    def remove(self, name: str, where: np.ndarray | None = None) -> None:
+        if name not in self.out.columns:
+            return
+        before = int(self.out[name].notna().sum())
+        _null(self.out, name, where)
+        self.names.add(name)
+        gone = before - int(self.out[name].notna().sum())
+        if gone:
+            self.removed[name] = self.removed.get(name, 0) + gone
+
+    def count(self, name: str, rewritten: int, removed: int) -> None:
+        if rewritten:
+            self.rewritten[name] = self.rewritten.get(name, 0) + rewritten
+        if removed:
+            self.removed[name] = self.removed.get(name, 0) + removed
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "pseudonymised": sorted(set(self.pseudonymised)),
+            "removed": dict(sorted(self.removed.items())),
+            "rewritten": dict(sorted(self.rewritten.items())),
+        }
+
+
+def _verbatim(out: pd.DataFrame, columns: Sequence[str], policy: TextPolicy, done: _Done) -> None:
+    """Drop or truncate the verbatim texts (``column`` or ``column[].field``)."""
+    for path in columns:
+        name, _, field = path.partition("[].")
+        if name not in out.columns:
             continue
-        values = _arrow_column(out, name).cast(pa.string()).to_pylist()
-        changed = False
-        for idents in own:
-            for i, (value, ident, new) in enumerate(zip(values, idents, pseudonym, strict=True)):
-                # Very short names (two letters) would rewrite ordinary words.
-                if value and ident and new and ident in value and ident != new and len(ident) > 2:
-                    values[i] = value.replace(ident, new)
-                    changed = True
-        if changed:
-            _set(out, name, pa.array(values, pa.string()))
+        array = _arrow_column(out, name)
+        if field:
+            new = _list_field(array, field, lambda texts: _cut(texts, policy))
+            flat = pc.list_flatten(array)
+            texts = pc.struct_field(flat, [field]) if new is not None else pa.array([])
+        else:
+            texts = array.cast(pa.string())
+            new = _cut(texts, policy)
+        if new is None:
+            continue
+        _set(out, name, new)
+        present = len(texts) - texts.null_count
+        if present:
+            label = f"{path} ({'dropped' if policy == 'drop' else 'truncated'})"
+            target = done.removed if policy == "drop" else done.rewritten
+            target[label] = present
 
 
-def _comments(people: Pseudonymiser, sources: pa.Array, comments: pa.Array) -> pa.Array:
-    """The ``comments`` list column with commenters pseudonymised and bodies scrubbed."""
+def _cut(texts: pa.Array, policy: TextPolicy) -> pa.Array:
+    if policy == "drop":
+        return pa.nulls(len(texts), pa.string())
+    words = TRUNCATE_WORDS - 1
+    return pc.replace_substring_regex(texts, rf"(?s)^(\s*(?:\S+\s+){{{words}}}\S+)\s.*$", r"\1 […]")
+
+
+def _list_field(lists: pa.Array, field: str, fn: Callable[[pa.Array], pa.Array]) -> pa.Array | None:
+    """A ``list<struct>`` column with ``fn`` applied to one string field of its items."""
+    flat = pc.list_flatten(lists)
+    if not pa.types.is_struct(flat.type) or flat.type.get_field_index(field) < 0:
+        return None
+    names = flat.type.names
+    children = dict(zip(names, flat.flatten(), strict=True))
+    children[field] = fn(children[field].cast(pa.string()))
+    items = pa.StructArray.from_arrays(
+        list(children.values()), fields=list(flat.type), mask=flat.is_null()
+    )
+    return pa.ListArray.from_arrays(_arrow.offsets(lists), items, mask=lists.is_null())
+
+
+def _comments(
+    people: Pseudonymiser, known: Known, sources: pa.Array, comments: pa.Array
+) -> pa.Array:
+    """The ``comments`` list column with commenters pseudonymised and bodies scrubbed
+    (the commenters are learnt first, so one commenter named in another's comment is
+    found)."""
     flat = pc.list_flatten(comments)
     parents = pc.list_parent_indices(comments)
     where = sources.take(parents)
@@ -584,28 +814,15 @@ def _comments(people: Pseudonymiser, sources: pa.Array, comments: pa.Array) -> p
     fields = dict(zip(names, flat.flatten(), strict=True))
     if "author_username" in fields:
         pseudonyms = people.people(where, fields["author_username"], fields.get("author_name"))
+        known.add(where, fields["author_username"], pseudonyms)
         if "author_name" in fields:
+            known.add(where, fields["author_name"], pseudonyms)
             fields["author_name"] = pseudonyms
         fields["author_username"] = pseudonyms
     if "body" in fields:
-        fields["body"] = people.scrub(sources.to_pylist(), rows, fields["body"])
+        body = people.scrubbed(sources.to_pylist(), rows, fields["body"], known)
+        fields["body"] = fields["body"] if body is None else body
     values = pa.StructArray.from_arrays(
         list(fields.values()), fields=list(flat.type), mask=flat.is_null()
     )
     return pa.ListArray.from_arrays(_arrow.offsets(comments), values, mask=comments.is_null())
-
-
-def _redact_post_urls(
-    out: pd.DataFrame, author: pa.Array, allowed: np.ndarray, policy: PostUrls
-) -> None:
-    urls = _arrow_column(out, "url")
-    if policy == "drop":
-        _null(out, "url", ~allowed)
-        return
-    revealing = pc.fill_null(pc.match_substring_regex(urls, _REVEALING_POST_URL), False)
-    reveal = revealing.to_numpy(zero_copy_only=False).copy()
-    normal = _normal(author).to_pylist()
-    for i, (url, handle) in enumerate(zip(urls.to_pylist(), normal, strict=True)):
-        if url and handle and handle in url.lower():
-            reveal[i] = True
-    _null(out, "url", reveal & ~allowed)
