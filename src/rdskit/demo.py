@@ -5,6 +5,12 @@ live progress line, loads them into a DataFrame, asks the assistant a question a
 prints the answer with its references, then saves charts (PNG), the frame (parquet) and
 the answer (markdown) into ``--out`` (default ``./rdskit-demo``).
 
+The charts follow the rules the answer follows: they show the organic posts only (the
+assistant leaves ads out of what people think, and says so), every share per period
+carries its n (periods under :data:`rdskit.frames.plots.MIN_N` posts are not drawn),
+and the engagement chart marks the sources whose views are estimated, saying so on the
+terminal too.
+
 Service text is hostile until proven otherwise: what reaches the terminal goes through
 :func:`rdskit._safe.terminal` (no escape sequences), and ``answer.md`` is the answer's
 safe markdown form (no raw HTML or images, names escaped, one line each).
@@ -17,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from rdskit._safe import terminal
+from rdskit.errors import EstimatedViewsWarning
 
 __all__ = ["CHARTS", "QUESTION", "add_demo", "run_demo"]
 
@@ -29,6 +37,7 @@ QUESTION = "What do people complain about most, and how does sentiment split by 
 """The question the demo asks about its dataset: two parts, answered as two sections of one
 reply whose ``[N]`` markers are numbered across the whole message."""
 
+# Every chart is drawn on the organic posts (see run_demo).
 CHARTS: dict[str, Callable[[Any, Any], Any]] = {
     "volume.png": lambda df, ax: df.rds.plot.volume("weekly", ax=ax),
     "sentiment.png": lambda df, ax: df.rds.plot.sentiment("monthly", ax=ax),
@@ -76,16 +85,28 @@ def run_demo(
         frame = client.mentions.to_frame(dataset_ids=[dataset.id])
         by_source = ", ".join(f"{n} {s}" for s, n in frame["source"].value_counts().items() if n)
         say(f"Loaded {len(frame)} posts into a DataFrame ({by_source}).")
+        organic = frame.rds.organic()  # what people say: the answer leaves ads out too
 
         say(f"\nAsking the assistant: {QUESTION}")
         answer = client.ask(QUESTION, dataset_ids=[dataset.id]).wait(progress=True)
         bundle = answer_bundle(answer)
         say("\n" + bundle["text/plain"] + "\n")  # the markdown with numbered footnotes
 
+        ads = len(frame) - len(organic)
+        say(
+            f"Charts: the {len(organic)} organic posts ({_plural(ads, 'ad')} left out, as in "
+            "the answer); shares per month show their n."
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", EstimatedViewsWarning)
+            charts = _save_charts(out, organic)
+        for warning in caught:
+            if issubclass(warning.category, EstimatedViewsWarning):
+                say(f"engagement.png: {warning.message} (their bars are hatched).")
         saved = [
             _save_answer(out, bundle["text/markdown"]),
             _save_frame(out, frame),
-            *_save_charts(out, frame),
+            *charts,
         ]
     say(f"Saved into {out.resolve()}:")
     for path in saved:
@@ -96,6 +117,10 @@ def run_demo(
     )
     say("Next: open a notebook, run `%load_ext rdskit`, then `%%ask` a question of your own.")
     return 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _printer(stream: IO[str]) -> Callable[[str], None]:

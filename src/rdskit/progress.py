@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, Literal, Protocol
 
@@ -39,7 +39,7 @@ from rdskit._text import number
 from rdskit.billing import Estimate
 from rdskit.errors import APIConnectionError, APIError, RunFailed, WaitTimeout
 from rdskit.models import Prices, UsageRow
-from rdskit.runs import ChargeTerms, RunView, charge_terms, describe
+from rdskit.runs import ChargeTerms, RunView, charge_terms, describe, kind_of
 
 __all__ = [
     "TICK",
@@ -88,6 +88,53 @@ def _money(credits: Decimal | None, usd: Decimal | None) -> str:
     return money(credits, usd)  # for people: "0.2 credits (0.0049 USD)"
 
 
+def reused_lines(
+    terms: ChargeTerms,
+    rows: list[UsageRow] | None,
+    truncated: bool = False,
+    *,
+    units: int | None = None,
+    prices: Prices | None = None,
+) -> list[BillingLine]:
+    """The bill of a reused run: this call charged nothing; what the run cost when it
+    ran: the one charge booked while it ran (``rows``; None: unreadable), else, when
+    several were (other work at the same time), its ``units`` at the current ``prices``.
+
+    Example:
+        >>> rows = [UsageRow.model_validate({"id": 3, "category": "mention", "quantity": 2,
+        ...     "created_at": 0, "quantity_credits": "100.000000"})]
+        >>> for line in reused_lines(ChargeTerms(("mention",)), rows):
+        ...     print(line.label, line.figure, "|", line.detail)
+        charged 0 credits (0 USD) | this call reused the run: nothing was charged
+        run cost 100 credits (2.00 USD) | charged when it ran
+    """
+    nothing = BillingLine(
+        "charged", _money(Decimal(0), Decimal(0)), "this call reused the run: nothing was charged"
+    )
+    charged = None if rows is None else [row for row in rows if row.category in terms.categories]
+    if charged is not None and len(charged) == 1:
+        detail = "charged when it ran" + (
+            f" (among the newest {USAGE_ROWS_READ} usage rows)" if truncated else ""
+        )
+        cost = BillingLine(
+            "run cost", _money(charged[0].quantity_credits, charged[0].quantity), detail
+        )
+        return [nothing, cost]
+    estimate = (
+        Estimate.from_prices(terms.kind, units, prices)
+        if terms.kind is not None and units is not None and prices is not None
+        else None
+    )
+    if estimate is not None and (estimate.credits is not None or estimate.usd is not None):
+        detail = (
+            f"{number(units)} x the {estimate.category} price today (its charge is not told "
+            "apart from other work's in the usage history)"
+        )
+        return [nothing, BillingLine("run cost", _money(estimate.credits, estimate.usd), detail)]
+    why = "the usage history could not be read" if rows is None else "its charge was not found"
+    return [nothing, BillingLine("run cost", "unknown", why)]
+
+
 def billing_lines(
     terms: ChargeTerms,
     *,
@@ -98,7 +145,8 @@ def billing_lines(
 ) -> list[BillingLine]:
     """Reserved, charged and refunded, from the pricing rules and new usage ``rows``.
 
-    ``rows`` are the usage rows booked since the wait began (None: unreadable).
+    ``rows`` are the usage rows booked for this run: since the wait began or the run was
+    created, and not after it ended (None: unreadable).
 
     Example:
         >>> terms = ChargeTerms(("mention",), "dataset_run", 40)
@@ -384,23 +432,34 @@ class Reporter:
         prices: Prices | None = None
         rows: list[UsageRow] | None = None
         truncated = False
+        reused = bool(getattr(self._first, "_reused", False))
         try:
             if terms.kind is not None and terms.quantity is not None:
                 prices = yield from core.owner._prices.get(core.owner)
             if mark is not None:
                 page = yield from core.call_page(_usage_rows(USAGE_ROWS_READ))
                 # Since the wait began, or since the run was created: a fast run may have
-                # been charged before the wait read its first mark.
-                created = getattr(self._first, "created_at", None)
+                # been charged before the wait read its first mark. Never after the run
+                # ended: later charges are other work (a reused run's later re-runs).
+                created = getattr(obj, "created_at", None)
                 since = created.replace(microsecond=0) if isinstance(created, datetime) else None
+                ended = getattr(obj, "updated_at", None)
+                until = ended + timedelta(seconds=1) if isinstance(ended, datetime) else None
                 rows = [
                     row
                     for row in page.data
-                    if row.id > mark or (since is not None and row.created_at >= since)
+                    if (row.id > mark and not reused)
+                    or (since is not None and row.created_at >= since)
                 ]
+                rows = [row for row in rows if until is None or row.created_at <= until]
                 truncated = len(rows) == USAGE_ROWS_READ
         except (APIError, APIConnectionError):
             pass  # billing_lines says which figure is unknown
+        if reused:
+            counter = kind_of(obj)
+            main = counter.done_of(obj) if counter is not None else None
+            units = main[1] if main is not None else None
+            return reused_lines(terms, rows, truncated, units=units, prices=prices)
         return billing_lines(terms, failed=failed, prices=prices, rows=rows, truncated=truncated)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -14,7 +15,7 @@ from research_sandbox import Research
 from scipy import stats
 
 import rdskit.frames as frames
-from rdskit.errors import InvalidParameter
+from rdskit.errors import EstimatedViewsWarning, InvalidParameter
 from rdskit.frames.accessor import MissingColumnsError
 from rdskit.frames.compare import log_odds, wilson
 
@@ -127,6 +128,7 @@ def test_log_odds_is_the_published_estimator() -> None:
     )
 
 
+@pytest.mark.filterwarnings("ignore::rdskit.errors.EstimatedViewsWarning")
 def test_by_dataset_on_the_sandbox(research: Research) -> None:
     df = research.mentions()
     cmp = df.rds.compare(by="dataset", resamples=300)
@@ -171,3 +173,91 @@ def test_bad_input_is_named() -> None:
     )
     with pytest.raises(InvalidParameter, match="what"):
         two.rds.plot.compare(by="source", what="colour")
+
+
+def _two_groups(k_a: int, n_a: int, k_b: int, n_b: int, name_b: str = "B") -> pd.DataFrame:
+    rows = [
+        sentiment_post(i, "tiktok", "positive" if i < k_a else "negative", 1, "oat foam")
+        | {"content_type": "A"}
+        for i in range(n_a)
+    ]
+    rows += [
+        sentiment_post(1000 + i, "tiktok", "positive" if i < k_b else "negative", 1, "soy latte")
+        | {"content_type": name_b}
+        for i in range(n_b)
+    ]
+    return frames.mentions_frame(rows)
+
+
+def test_overlapping_intervals_yet_a_significant_difference() -> None:
+    """60 % vs 45 % of 100 posts each: the groups' 95 % Wilson intervals overlap, yet the
+    difference is significant, and compare() says so with Newcombe's interval."""
+    cmp = _two_groups(60, 100, 45, 100).rds.compare(by="content_type", resamples=200)
+    a, b = cmp.sentiment.loc[("A", "positive")], cmp.sentiment.loc[("B", "positive")]
+    assert a["low"] < b["high"]  # the intervals overlap
+    row = cmp.differences.set_index(["question", "label"]).loc[("sentiment", "positive")]
+    assert (row["group_a"], row["group_b"]) == ("A", "B")
+    assert row["difference"] == pytest.approx(0.15)
+    # Newcombe (1998) method 10, by hand from the two Wilson intervals.
+    (la, ha), (lb, hb) = wilson_by_hand(60, 100), wilson_by_hand(45, 100)
+    low = 0.15 - math.sqrt((0.6 - la) ** 2 + (hb - 0.45) ** 2)
+    high = 0.15 + math.sqrt((ha - 0.6) ** 2 + (0.45 - lb) ** 2)
+    assert (row["low"], row["high"]) == pytest.approx((low, high), abs=1e-9)
+    assert 0 < row["low"] < row["high"]
+    # The pooled z test of equal proportions (statsmodels' proportions_ztest computes the same).
+    pooled = 105 / 200
+    z = 0.15 / math.sqrt(pooled * (1 - pooled) * (2 / 100))
+    assert row["p_value"] == pytest.approx(2 * stats.norm.sf(z), rel=1e-9)
+    assert row["p_value"] < 0.05 and row["significant"]
+    text = repr(cmp)
+    assert "not whether the groups' own intervals overlap" in text
+    assert "+0.150 *" in text and "[0.502, 0.691]" in text
+    # A clear non-difference is reported as such.
+    same = _two_groups(50, 100, 50, 100).rds.compare(by="content_type", resamples=200)
+    row = same.differences.set_index(["question", "label"]).loc[("sentiment", "positive")]
+    assert row["difference"] == 0 and not row["significant"] and row["low"] < 0 < row["high"]
+
+
+def test_the_html_repr_is_a_safe_inline_styled_table() -> None:
+    hostile = '<img src=x onerror=alert(1)>"\x1b[31m'
+    cmp = _two_groups(6, 10, 4, 10, name_b=hostile).rds.compare(by="content_type", resamples=50)
+    page = cmp._repr_html_()
+    assert "<table" in page and "<style" not in page and "class=" not in page
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;&quot;" in page
+    assert "\x1b" not in page and "\x1b" not in repr(cmp)
+    assert "not whether the groups&#x27; own intervals overlap" in page
+
+
+def test_query_words_are_marked_among_distinguishing_terms() -> None:
+    df = _two_groups(6, 10, 4, 10)
+    df.attrs["rdskit"]["fetches"] = [
+        {
+            "resource": "mentions",
+            "fetched_at": "2026-01-01T00:00:00Z",
+            "query": {},
+            "runs": [{"id": "r1", "params": {"search_query": {"search_query": "oat foam"}}}],
+        }
+    ]
+    cmp = df.rds.compare(by="content_type", resamples=50)
+    marked = cmp.terms.set_index(["group", "term"])["in_query"]
+    assert marked[("A", "oat")] and marked[("A", "foam")] and not marked[("B", "soy")]
+    assert "part of the search query (foam, oat)" in repr(cmp)
+
+
+def test_cross_platform_engagement_comparisons_warn() -> None:
+    rows = [
+        sentiment_post(i, source, "positive", 10 * i, "x")
+        | {"num_views": 100, "are_views_estimated": source == "reddit"}
+        for i, source in enumerate(["reddit", "tiktok"] * 5)
+    ]
+    df = frames.mentions_frame(rows)
+    with pytest.warns(EstimatedViewsWarning, match=r"reddit"):
+        cmp = df.rds.compare(by="source", resamples=50)
+    assert any("estimated" in note for note in cmp.notes)
+    with pytest.warns(EstimatedViewsWarning, match="engagement rates"):
+        df.rds.engagement("source")
+    with pytest.warns(EstimatedViewsWarning):
+        df.rds.plot.engagement("source")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df[df["source"] == "tiktok"].rds.engagement("source")  # one source: no warning

@@ -31,6 +31,13 @@ def test_demo_writes_charts_frame_and_answer(
     assert "\n**References**\n\n- [1] " in answer and "\nReferences\n[1] " in captured.out
     assert answer.splitlines()[0].split("[[1]]")[0].strip() in captured.out
 
+    # The charts leave ads out wherever the answer does, and say how many.
+    organic = frame.rds.organic()
+    ads = len(frame) - len(organic)
+    assert f"Charts: the {len(organic)} organic posts ({ads} ad" in captured.out
+    if ads:
+        assert f"({ads} ad{'s' if ads > 1 else ''} left out" in answer
+
     assert f"Saved into {out.resolve()}:" in captured.out
     assert "Loaded 40 posts into a DataFrame" in captured.out
     progress = captured.err.splitlines()

@@ -274,6 +274,29 @@ def test_wait_shows_progress_and_the_bill(
     assert f"refunded {(20 * unit - charged).normalize():f} credits" in final
 
 
+def test_a_reused_run_says_this_call_charged_nothing_and_what_the_run_cost(
+    client: rdskit.Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Runs charged after the reused one (here a second, different run) are not its cost,
+    and reusing it charges nothing."""
+    dataset = client.datasets.create("reuse bill")
+    first = client.datasets.runs.create(dataset.id, search_query=QUERY, count=12, reuse=True)
+    done = first.wait(progress=False)
+    other = client.datasets.runs.create(dataset.id, search_query=QUERY, count=7)
+    other.wait(progress=False)
+    again = client.datasets.runs.create(dataset.id, search_query=QUERY, count=12, reuse=True)
+    assert again.id == first.id and again._reused
+    before = client.me().usage.credits_used
+    again.wait(progress=True)
+    assert client.me().usage.credits_used == before  # nothing charged by the reuse
+    final = capsys.readouterr().err.strip().splitlines()[-1]
+    unit = client.prices().prices_credits["mention"]
+    cost = (done.mentions_count * unit).normalize()
+    assert "| charged 0 credits (0 USD) |" in final, final
+    assert f"| run cost {cost:f} credits" in final, final
+    assert "reserved" not in final and "refunded" not in final
+
+
 def test_progress_off_and_auto_outside_a_terminal(
     client: rdskit.Client, seeded: Seeded, capsys: pytest.CaptureFixture[str]
 ) -> None:

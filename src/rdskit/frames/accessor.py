@@ -44,6 +44,7 @@ from rdskit.frames.periods import parse_period
 from rdskit.frames.provenance import Provenance, add_step, carry, provenance_of
 
 if TYPE_CHECKING:
+    from rdskit.frames.agreement import Agreement
     from rdskit.frames.compare import Comparison
     from rdskit.frames.methods import MethodsText
     from rdskit.frames.plots import RdsPlots
@@ -182,8 +183,9 @@ class RdsAccessor:
         return table.reindex(counts.index, fill_value=0)
 
     def sentiment_over_time(self, freq: str = "W") -> pd.DataFrame:
-        """Per period: ``mentions``, mean ``sentiment_score`` and the share of analysed
-        posts whose dominant sentiment is ``negative``/``neutral``/``positive``.
+        """Per period: ``mentions``, mean ``sentiment_score``, ``analysed`` (posts with a
+        dominant sentiment: the n of the shares) and the share of analysed posts whose
+        dominant sentiment is ``negative``/``neutral``/``positive``.
 
         ``freq`` as in :meth:`volume` (``"weekly"``, ``"monthly"``, ``"W"``...).
 
@@ -208,7 +210,7 @@ class RdsAccessor:
         )
         analysed = labels.sum(axis=1)
         shares = labels.div(analysed.where(analysed > 0), axis=0).astype("float64")
-        return out.join(shares)
+        return out.assign(analysed=analysed.astype("int64")).join(shares)
 
     # --- rankings ----------------------------------------------------------------------------
 
@@ -304,12 +306,28 @@ class RdsAccessor:
 
     def engagement(self, by: str = "source") -> pd.Series:
         """Mean ``engagement_rate`` per value of ``by``, highest first (posts without a
-        rate are left out).
+        rate are left out). Some sources only estimate views (``are_views_estimated``),
+        and the rate divides by views: when the frame mixes estimated and counted views
+        this warns (:class:`~rdskit.errors.EstimatedViewsWarning`); compare within a
+        source (filter first).
 
         Example:
             >>> df.rds.engagement("content_type")  # doctest: +SKIP
         """
         frame = self._need("engagement", by, "engagement_rate")
+        if by != "source":  # per source, each rate is compared with its own source's
+            views_mixed(
+                frame,
+                f"this comparison of engagement rates by {by}",
+                f"compare within each source: df[df.source == 'tiktok'].rds.engagement({by!r})",
+            )
+        else:
+            views_mixed(
+                frame,
+                "this comparison of engagement rates across sources",
+                "engagement rates of sources that estimate views are not comparable with "
+                "the others; compare within a source",
+            )
         means = frame.groupby(by, observed=True)["engagement_rate"].mean().astype("float64")
         return means.sort_values(ascending=False, kind="stable")
 
@@ -585,6 +603,45 @@ class RdsAccessor:
 
         return compare_frame(self._df, by, **options)
 
+    def agreement(
+        self,
+        reference: pd.DataFrame,
+        *,
+        column: str = "sentiment",
+        reference_column: str = "label",
+        on: str | list[str] = "id",
+        strata: str | None = None,
+        population: pd.DataFrame | None = None,
+        confidence: float = 0.95,
+        n_boot: int = 2000,
+        seed: int = 0,
+    ) -> Agreement:
+        """This frame's labels (``column``) against a hand-coded ``reference`` frame
+        (``reference_column``), joined on ``on``: agreement, Cohen's kappa, per-class
+        error rates, bootstrap intervals. ``strata`` (e.g. ``"sentiment"`` when the sample
+        was drawn per service label) weights them to the strata's sizes in ``population``
+        (default: this frame), so they describe the collection, not the sample (see
+        :mod:`rdskit.frames.agreement`).
+
+        Example:
+            >>> res = df.rds.agreement(coded, strata="sentiment")  # doctest: +SKIP
+            >>> res.kappa, res.unweighted.kappa  # doctest: +SKIP
+        """
+        from rdskit.frames.agreement import frame_agreement
+
+        return frame_agreement(
+            self._df,
+            reference,
+            column=column,
+            reference_column=reference_column,
+            on=on,
+            strata=strata,
+            population=population,
+            confidence=confidence,
+            n_boot=n_boot,
+            seed=seed,
+        )
+
     def to_excel(self, path: str | os.PathLike[str]) -> Path:
         """An .xlsx workbook: ``posts``, ``comments`` and ``provenance`` sheets, lists
         flattened (see :mod:`rdskit.frames.exports`).
@@ -673,15 +730,25 @@ VIEW_BASED = frozenset({"num_views", "engagement_rate"})
 
 def _warn_if_views_mixed(frame: pd.DataFrame, by: str) -> None:
     """Warn when one ranking by views compares estimated views with counted ones."""
-    if by not in VIEW_BASED or "are_views_estimated" not in frame.columns or frame.empty:
-        return
+    if by in VIEW_BASED:
+        views_mixed(
+            frame, f"this ranking by {by}", "rank within each source: df.rds.top(n, per='source')"
+        )
+
+
+def views_mixed(frame: pd.DataFrame, what: str, advice: str) -> str | None:
+    """When ``frame`` mixes estimated views with counted ones, warn that ``what``
+    compares them (:class:`~rdskit.errors.EstimatedViewsWarning`, with ``advice``) and
+    return the sources that estimate; else None."""
+    if "are_views_estimated" not in frame.columns or frame.empty:
+        return None
     estimated = frame["are_views_estimated"].astype("boolean").fillna(False).to_numpy(bool)
     if estimated.all() or not estimated.any():
-        return
+        return None
     where = frame.loc[estimated, "source"] if "source" in frame.columns else pd.Series(["?"])
-    sources = sorted(map(str, where.unique()))
+    sources = ", ".join(sorted(map(str, where.unique())))
     warn(
-        f"this ranking by {by} mixes estimated views ({', '.join(sources)}) with counted "
-        "ones; rank within each source: df.rds.top(n, per='source')",
+        f"{what} mixes estimated views ({sources}) with counted ones; {advice}",
         EstimatedViewsWarning,
     )
+    return sources

@@ -218,6 +218,13 @@ def _derived(name: str, arrow: pa.DataType, source: str, note: str = "") -> Colu
 # --- mentions --------------------------------------------------------------------------
 
 SENTIMENT_LABELS = vocab.SENTIMENTS
+SENTIMENT_COLORS: dict[str, str] = {
+    "negative": "#D55E00",  # vermillion
+    "neutral": "#999999",  # grey
+    "positive": "#0072B2",  # blue
+}
+"""One colour per sentiment label in every chart (Okabe and Ito's palette: told apart
+with every common colour-vision deficiency, and in greyscale by lightness)."""
 EMOTIONS = vocab.EMOTIONS
 _AD_META_TYPES: dict[str, pa.DataType] = {
     "is_active": BOOL,

@@ -5,12 +5,24 @@ For each group (a dataset, a source, or the values of any column):
 - ``volume``: posts, their share of all posts, and its 95 % Wilson interval;
 - ``sentiment``: the share of analysed posts per dominant sentiment, with Wilson
   intervals (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``);
+- ``differences``: for every pair of groups, the difference of their sentiment shares
+  with Newcombe's hybrid score interval (method 10 of Newcombe 1998, built from the two
+  Wilson intervals) and a two-sided z test of equal proportions (pooled), and of their
+  volume shares (one sample: a Wald interval for two multinomial shares). **Read these**,
+  not whether the groups' own intervals overlap: two 95 % intervals can overlap while
+  the difference is clearly significant;
 - ``engagement``: medians of the engagement metrics with percentile bootstrap intervals
   (``scipy.stats.bootstrap``, seeded, so the same frame gives the same intervals);
 - ``terms``: the words that distinguish the group from the others, by the log-odds ratio
   with an informative Dirichlet prior (Monroe, Colaresi and Quinn 2008, "Fightin' Words"):
   the prior is the pooled corpus' word frequencies scaled to ``prior_size`` pseudo-counts,
-  and ``z`` (the log-odds over its standard error) ranks the terms.
+  and ``z`` (the log-odds over its standard error) ranks the terms. ``in_query`` marks
+  the words of the runs' search queries (and the mentions query): groups collected with
+  different queries differ in those words by construction.
+
+Engagement compares views, which some sources only estimate (``are_views_estimated``):
+when the compared posts mix estimated and counted views, ``compare()`` warns
+(:class:`~rdskit.errors.EstimatedViewsWarning`) and says so in ``notes``.
 
 A post in two datasets counts in both (``overlap`` says how many such posts there are).
 scipy comes with the ``research`` extra.
@@ -23,8 +35,10 @@ Example:
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,24 +46,36 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit._safe import one_line
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
-from rdskit.frames.columns import SENTIMENT_LABELS
+from rdskit.frames._table import html_table, interval, text_table
+from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
 from rdskit.frames.keywords import ngrams, tokens
 from rdskit.frames.networks import research_import
-from rdskit.frames.provenance import add_step
+from rdskit.frames.plots import legend_outside
+from rdskit.frames.provenance import add_step, provenance_of
 
 __all__ = [
     "ENGAGEMENT_METRICS",
     "Comparison",
     "compare_frame",
     "log_odds",
+    "newcombe",
     "plot_comparison",
+    "proportions_test",
     "wilson",
 ]
 
 ENGAGEMENT_METRICS = ("engagement_rate", "num_likes", "num_comments", "num_shares", "num_views")
 """The columns whose medians :func:`compare_frame` compares (those present)."""
+
+
+_READ = (
+    "Read each difference and its interval (and p), not whether the groups' own "
+    "intervals overlap: two {level} intervals can overlap while the difference is "
+    "significant."
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +84,11 @@ class Comparison:
 
     ``volume``, ``sentiment`` (index ``group, sentiment``) and ``engagement`` (index
     ``group, metric``) have ``low``/``high`` interval bounds at ``confidence``;
-    ``terms`` has the ``n`` most distinguishing terms of each group.
+    ``differences`` has one row per pair of groups and compared share (``question``,
+    ``label``, ``group_a``, ``group_b``, ``share_a``, ``share_b``, ``difference``,
+    ``low``, ``high``, ``p_value``, ``significant``, ``n_a``, ``n_b``, ``method``);
+    ``terms`` has the ``n`` most distinguishing terms of each group (``in_query``: a
+    word of the search query); ``notes`` say what the figures do not allow.
     """
 
     by: str
@@ -69,12 +99,80 @@ class Comparison:
     sentiment: pd.DataFrame
     engagement: pd.DataFrame
     terms: pd.DataFrame
+    differences: pd.DataFrame = field(default_factory=pd.DataFrame)
+    notes: tuple[str, ...] = ()
+
+    def _table(self) -> tuple[list[str], list[list[str]]]:
+        level = f"{self.confidence:.0%}"
+        headers = [
+            "question",
+            "groups",
+            "share a",
+            f"{level} interval a",
+            "share b",
+            f"{level} interval b",
+            "difference",
+            f"{level} interval",
+            "p",
+        ]
+        rows = []
+        for r in self.differences.itertuples(index=False):
+            a, b = (
+                self._interval(r.question, r.label, r.group_a),
+                self._interval(r.question, r.label, r.group_b),
+            )
+            rows.append(
+                [
+                    r.question if r.question == "volume" else f"{r.question}: {r.label}",
+                    f"{r.group_a} vs {r.group_b}",
+                    f"{r.share_a:.3f}",
+                    a,
+                    f"{r.share_b:.3f}",
+                    b,
+                    f"{r.difference:+.3f}" + (" *" if r.significant else ""),
+                    interval(r.low, r.high),
+                    _p(r.p_value),
+                ]
+            )
+        return headers, rows
+
+    def _interval(self, question: str, label: str, group: str) -> str:
+        table = (
+            self.volume.loc[group] if question == "volume" else self.sentiment.loc[(group, label)]
+        )
+        return interval(float(table["low"]), float(table["high"]))
+
+    def _note(self) -> str:
+        level = f"{self.confidence:.0%}"
+        marked = f"* significant at {1 - self.confidence:.0%}."
+        words = ""
+        if "in_query" in self.terms and self.terms["in_query"].any():
+            listed = ", ".join(sorted(set(self.terms.loc[self.terms["in_query"], "term"])))
+            words = (
+                f" Distinguishing words that are part of the search query ({listed}) "
+                "differ by construction."
+            )
+        overlap = f" {self.overlap:,} posts are in more than one group." if self.overlap else ""
+        return " ".join([_READ.format(level=level), marked + words + overlap, *self.notes]).strip()
 
     def __repr__(self) -> str:
+        headers, rows = self._table()
         return (
-            f"Comparison(by={self.by!r}, groups={list(self.groups)}, "
-            f"confidence={self.confidence}, overlap={self.overlap})"
+            f"Comparison by {one_line(self.by)} ({len(self.groups)} groups: "
+            f"{', '.join(map(one_line, self.groups))})\n"
+            f"{text_table(headers, rows)}\n{self._note()}"
         )
+
+    def _repr_html_(self) -> str:
+        headers, rows = self._table()
+        title = f"Comparison by {self.by}: {', '.join(self.groups)}"
+        return html_table(headers, rows, title=title, note=self._note())
+
+
+def _p(value: float) -> str:
+    if value != value:
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -89,6 +187,155 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     stats = research_import("scipy.stats")
     ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
+
+
+def newcombe(
+    k_a: int, n_a: int, k_b: int, n_b: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for ``k_a/n_a - k_b/n_b`` (independent groups;
+    method 10 of Newcombe 1998, Statistics in Medicine 17(8)), from the two Wilson
+    intervals; NaN when a group is empty.
+
+    Example:
+        >>> [round(x, 4) for x in newcombe(56, 70, 48, 80)]
+        [0.0524, 0.3339]
+    """
+    if not n_a or not n_b:
+        return float("nan"), float("nan")
+    p_a, p_b = k_a / n_a, k_b / n_b
+    low_a, high_a = wilson(k_a, n_a, confidence)
+    low_b, high_b = wilson(k_b, n_b, confidence)
+    d = p_a - p_b
+    return (
+        d - math.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2),
+        d + math.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2),
+    )
+
+
+def proportions_test(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
+    """The two-sided p-value of the z test that two proportions are equal (pooled
+    variance); 1.0 when both are 0 or both 1, NaN when a group is empty.
+
+    Example:
+        >>> round(proportions_test(60, 100, 45, 100), 4)
+        0.0337
+    """
+    if not n_a or not n_b:
+        return float("nan")
+    pooled = (k_a + k_b) / (n_a + n_b)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+    if se == 0:
+        return 1.0
+    z = (k_a / n_a - k_b / n_b) / se
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def _multinomial(k_a: int, k_b: int, n: int, confidence: float) -> tuple[float, float, float]:
+    """Wald interval and p-value of ``(k_a - k_b) / n``, two shares of one sample."""
+    p_a, p_b = k_a / n, k_b / n
+    d = p_a - p_b
+    se = math.sqrt(max(p_a + p_b - d**2, 0.0) / n)
+    z = _normal_quantile(confidence)
+    p_value = 1.0 if se == 0 else math.erfc(abs(d / se) / math.sqrt(2))
+    return d - z * se, d + z * se, p_value
+
+
+def _normal_quantile(confidence: float) -> float:
+    stats = research_import("scipy.stats")
+    return float(stats.norm.ppf(0.5 + confidence / 2))
+
+
+def _differences(
+    groups: tuple[str, ...],
+    volume: pd.DataFrame,
+    sentiment: pd.DataFrame,
+    total: int,
+    confidence: float,
+) -> pd.DataFrame:
+    rows = []
+    for a, b in itertools.combinations(groups, 2):
+        k_a, k_b = int(volume.loc[a, "posts"]), int(volume.loc[b, "posts"])
+        low, high, p_value = _multinomial(k_a, k_b, total, confidence)
+        rows.append(
+            (
+                "volume",
+                "posts",
+                a,
+                b,
+                k_a / total,
+                k_b / total,
+                low,
+                high,
+                p_value,
+                total,
+                total,
+                "Wald, two shares of one sample",
+            )
+        )
+        for label in SENTIMENT_LABELS if len(sentiment) else ():
+            ka, na = (int(x) for x in sentiment.loc[(a, label), ["posts", "analysed"]])
+            kb, nb = (int(x) for x in sentiment.loc[(b, label), ["posts", "analysed"]])
+            low, high = newcombe(ka, na, kb, nb, confidence)
+            rows.append(
+                (
+                    "sentiment",
+                    label,
+                    a,
+                    b,
+                    ka / na if na else float("nan"),
+                    kb / nb if nb else float("nan"),
+                    low,
+                    high,
+                    proportions_test(ka, na, kb, nb),
+                    na,
+                    nb,
+                    "Newcombe hybrid score; z test",
+                )
+            )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "question",
+            "label",
+            "group_a",
+            "group_b",
+            "share_a",
+            "share_b",
+            "low",
+            "high",
+            "p_value",
+            "n_a",
+            "n_b",
+            "method",
+        ],
+    )
+    out.insert(6, "difference", out["share_a"] - out["share_b"])
+    out["significant"] = out["p_value"] < 1 - confidence
+    order = [
+        "question",
+        "label",
+        "group_a",
+        "group_b",
+        "share_a",
+        "share_b",
+        "difference",
+        "low",
+        "high",
+        "p_value",
+        "significant",
+        "n_a",
+        "n_b",
+        "method",
+    ]
+    return out[order]
+
+
+def _query_words(frame: pd.DataFrame) -> set[str]:
+    """The words of the runs' search queries and of the mentions query (``q``)."""
+    prov = provenance_of(frame)
+    queries = [r.search_query for r in prov.runs if r.search_query]
+    queries += [str(f.query["q"]) for f in prov.fetches if f.query.get("q")]
+    return {t for q in queries for t in tokens(q)}
 
 
 def _median_ci(
@@ -280,10 +527,38 @@ def compare_frame(
         .head(terms)
         .reset_index(drop=True)
     )
+    top["in_query"] = top["term"].isin(_query_words(frame))
+    differences = _differences(groups, volume, sentiment, total, confidence)
+    notes = []
+    mixed = None
+    if not engagement.empty:
+        from rdskit.frames.accessor import views_mixed
+
+        mixed = views_mixed(
+            rows,
+            f"compare(by={by!r}) of views and engagement rates",
+            "compare them within one source: df[df.source == 'tiktok'].rds.compare(...)",
+        )
+        if mixed:
+            notes.append(
+                f"Views of {mixed} are estimated: their medians of num_views and "
+                "engagement_rate are not comparable with the other sources'."
+            )
     # The frame's record says it was compared, so its methods paragraph can say how.
     settings = {"by": by, "confidence": confidence, "resamples": resamples, "seed": seed}
-    add_step(frame, "compare", settings)
-    return Comparison(by, groups, confidence, overlap, volume, sentiment, engagement, top)
+    add_step(frame, "compare", {**settings, **({"mixed_views": mixed} if mixed else {})})
+    return Comparison(
+        by,
+        groups,
+        confidence,
+        overlap,
+        volume,
+        sentiment,
+        engagement,
+        top,
+        differences,
+        tuple(notes),
+    )
 
 
 def plot_comparison(
@@ -314,7 +589,7 @@ def plot_comparison(
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots(figsize=(8, 4))
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
     groups = list(comparison.groups)
     series = list(dict.fromkeys(table.index.get_level_values(1)))
     width = 0.8 / len(series)
@@ -335,11 +610,12 @@ def plot_comparison(
             yerr=errors,
             capsize=3,
             label=str(name),
+            color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
         )
     ax.set_xticks(positions, groups)
     ax.set_title(title.format(by=comparison.by, metric=metric))
     ax.set_xlabel(comparison.by)
     ax.set_ylabel(ylabel)
     if len(series) > 1:
-        ax.legend()
+        legend_outside(ax)
     return ax

@@ -223,9 +223,9 @@ def _comparisons(prov: Provenance) -> list[str]:
         )
         if settings.get("mixed_views"):
             out.append(
-                "Views and engagement rates were compared within each source only: "
-                f"{settings['mixed_views']} estimate{'' if ',' in settings['mixed_views'] else 's'}"
-                " views."
+                "Median views and engagement rates were compared across posts of sources "
+                f"that estimate views ({settings['mixed_views']}) and sources that count "
+                "them; those medians are not comparable."
             )
     return out
 

@@ -4,6 +4,13 @@ Each method draws on ``ax`` (a new figure when omitted) and returns the Axes, wi
 labelled axes and a title; the plotted numbers are exactly the analysis method's output.
 matplotlib is imported on first use (the ``jupyter`` extra installs it).
 
+Our rules, in every chart: sentiment labels always have the same colours
+(:data:`rdskit.frames.columns.SENTIMENT_COLORS`, colour-blind safe); legends sit outside
+the plotted data (right of the axes); a chart of shares per period shows how many posts
+each share is of, and leaves out periods with fewer than ``min_n`` (saying so in the
+legend); bars of sources that estimate views are hatched and labelled, and comparing them
+warns (:class:`~rdskit.errors.EstimatedViewsWarning`).
+
 Example:
     >>> ax = df.rds.plot.volume("weekly")  # doctest: +SKIP
     >>> ax.figure.savefig("volume.png")  # doctest: +SKIP
@@ -16,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rdskit.frames.columns import SENTIMENT_LABELS
+from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
 from rdskit.frames.periods import parse_period
 
 if TYPE_CHECKING:
@@ -24,16 +31,18 @@ if TYPE_CHECKING:
 
     from rdskit.frames.accessor import RdsAccessor
 
-__all__ = ["SENTIMENT_COLORS", "RdsPlots"]
+__all__ = ["MIN_N", "SENTIMENT_COLORS", "RdsPlots", "legend_outside"]
 
-SENTIMENT_COLORS = {"negative": "#d62728", "neutral": "#7f7f7f", "positive": "#2ca02c"}
+MIN_N = 10
+"""Shares per period computed from fewer posts than this are not drawn (``min_n=``)."""
 
 
 def _axes(ax: Axes | None, title: str, xlabel: str, ylabel: str) -> Axes:
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots(figsize=(8, 4))
+        # Constrained layout makes room for a legend outside the axes.
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -56,8 +65,24 @@ def _percent() -> Any:
     return PercentFormatter(xmax=1.0, decimals=0)
 
 
+def legend_outside(ax: Axes, **options: Any) -> Any:
+    """The legend to the right of the axes, never over the data.
+
+    Example:
+        >>> legend_outside(ax, title="source")  # doctest: +SKIP
+    """
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **options)
+
+
 def _floats(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
     return values.to_numpy(dtype="float64", na_value=np.nan)
+
+
+def _bar_width(index: pd.Index) -> Any:
+    """Bars as wide as 80 % of the spacing of a date index (one bar per period)."""
+    if len(index) > 1:
+        return (index[1:] - index[:-1]).min() * 0.8
+    return pd.Timedelta(days=1)
 
 
 def _bars(ax: Axes, values: pd.Series) -> Axes:
@@ -86,11 +111,14 @@ class RdsPlots:
         for label, values in series.items():
             ax.plot(counts.index, _floats(values), marker=".", label=label)
         if by is not None:
-            ax.legend(title=by)
+            legend_outside(ax, title=by)
         return _dates(ax)
 
-    def sentiment(self, freq: str = "W", ax: Axes | None = None) -> Axes:
-        """Share of negative, neutral and positive posts per period (three lines).
+    def sentiment(self, freq: str = "W", ax: Axes | None = None, *, min_n: int = MIN_N) -> Axes:
+        """Share of negative, neutral and positive posts per period (three lines), with
+        the number of analysed posts per period as grey bars (right axis); periods with
+        fewer than ``min_n`` analysed posts are left out of the lines (the legend says
+        so): a share of 4 posts says little.
 
         Example:
             >>> df.rds.plot.sentiment("monthly")  # doctest: +SKIP
@@ -99,17 +127,41 @@ class RdsPlots:
         table = self._rds.sentiment_over_time(period.alias)
         title = f"Sentiment per {period.words}"
         ax = _axes(ax, title, "date", "share of analysed posts")
+        analysed = _floats(table["analysed"])
+        shown = analysed >= max(min_n, 1)
+        counts = ax.twinx()
+        width = _bar_width(table.index)
+        bars = counts.bar(
+            table.index,
+            analysed,
+            width=width,
+            color="#dddddd",
+            zorder=0,
+            label="analysed posts (n)",
+        )
+        counts.set_ylabel("analysed posts (n)")
+        counts.set_ylim(0, max(analysed.max(initial=0), 1) * 3)  # bars stay low, under the lines
+        ax.set_zorder(counts.get_zorder() + 1)
+        ax.patch.set_visible(False)
+        lines = []
         for label in SENTIMENT_LABELS:
-            ax.plot(
-                table.index,
-                _floats(table[label]),
-                marker=".",
-                label=label,
-                color=SENTIMENT_COLORS[label],
+            values = np.where(shown, _floats(table[label]), np.nan)
+            (line,) = ax.plot(
+                table.index, values, marker=".", label=label, color=SENTIMENT_COLORS[label]
             )
+            lines.append(line)
         ax.set_ylim(0, 1)
         ax.yaxis.set_major_formatter(_percent())
-        ax.legend()
+        hidden = int((~shown & (analysed > 0)).sum())
+        note = f"periods under {min_n} posts not shown ({hidden})" if hidden else None
+        handles = [*lines, bars]
+        labels = [*SENTIMENT_LABELS, "analysed posts (n)"]
+        if note:
+            from matplotlib.patches import Patch
+
+            handles.append(Patch(color="none"))
+            labels.append(note)
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.12, 1.0), borderaxespad=0)
         return _dates(ax)
 
     def sources(self, ax: Axes | None = None) -> Axes:
@@ -125,9 +177,37 @@ class RdsPlots:
         return _bars(_axes(ax, "Emotions", "emotion", "mean score"), means)
 
     def engagement(self, by: str = "source", ax: Axes | None = None) -> Axes:
-        """Mean engagement rate per value of ``by`` (bars), highest first."""
+        """Mean engagement rate per value of ``by`` (bars), highest first, with the
+        number of posts on each bar. Groups holding posts whose views are estimated are
+        hatched and named in the legend, and the chart warns (as
+        :meth:`~rdskit.frames.accessor.RdsAccessor.engagement` does): their rates are
+        not comparable with counted ones."""
+        means = self._rds.engagement(by)
+        frame = self._rds._df
         ax = _axes(ax, f"Mean engagement rate by {by}", by, "mean engagement rate")
-        return _bars(ax, self._rds.engagement(by))
+        ax = _bars(ax, means)
+        counts = frame.groupby(by, observed=True)["engagement_rate"].count()
+        for patch, group in zip(ax.patches, means.index, strict=True):
+            ax.annotate(
+                f"n={int(counts.get(group, 0)):,}",
+                (patch.get_x() + patch.get_width() / 2, patch.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize="small",
+            )
+        if "are_views_estimated" in frame.columns:
+            flag = frame["are_views_estimated"].astype("boolean").fillna(False)
+            estimated = flag.groupby(frame[by], observed=True).any()
+            marked = [g for g in means.index if bool(estimated.get(g, False))]
+            if marked and len(marked) < len(means):
+                for patch, group in zip(ax.patches, means.index, strict=True):
+                    if group in marked:
+                        patch.set_hatch("//")
+                        patch.set_facecolor("white")
+                        patch.set_edgecolor("#555555")
+                        patch.set_label("views estimated: not comparable")
+                legend_outside(ax, handles=[p for p in ax.patches if p.get_hatch()][:1])
+        return ax
 
     def compare(
         self, by: str = "dataset", what: str = "sentiment", ax: Axes | None = None, **options: Any

@@ -179,6 +179,9 @@ class RdsModel(BaseModel):
 
     # The client that returned this object, so run-like objects can ``.wait()``.
     _client: Any = PrivateAttr(default=None)
+    # True when a reuse call returned this existing object instead of paying for a new
+    # one: its wait then says this call charged nothing (rdskit.progress.billing_lines).
+    _reused: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _mark_wire_defaults(self) -> Self:

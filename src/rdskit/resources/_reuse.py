@@ -171,8 +171,15 @@ def reuse_or_start(
     usable = [run for run in found if _status(run) != "failed"]
     if usable:
         start.close()  # never sent: nothing is charged
-        return max(usable, key=created_order)
+        return _mark_reused(max(usable, key=created_order))
     return (yield from start)
+
+
+def _mark_reused(found: T) -> T:
+    """``found`` flagged as reused, so its wait says this call charged nothing."""
+    if isinstance(found, RdsModel):
+        found._reused = True
+    return found
 
 
 def _status(run: Any) -> str | None:
@@ -225,7 +232,7 @@ def remembered(
         if found is not None:
             start.close()  # never sent: nothing is charged
             log.info("reused a %s recorded in the ledger; nothing was charged", kind)
-            return found
+            return _mark_reused(found)
     made = yield from start
     keys = [key, *(ledger_key(identity, kind, comparable(other)) for other in aliases(made))]
     wire = made.to_wire()

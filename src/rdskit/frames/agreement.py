@@ -1,0 +1,353 @@
+"""Agreement between two labellings: the service's labels against a hand-coded
+reference, or two coders (``df.rds.agreement(reference)``, :func:`agreement`).
+
+For ``a`` (the labels judged: the service's, or coder 1) and ``b`` (the reference, or
+coder 2), of equal length:
+
+- ``observed``: the share of items on which they agree;
+- ``kappa``: Cohen's kappa, ``(po - pe) / (1 - pe)``, ``pe`` from the two labellings'
+  marginal shares;
+- ``per_class``: for each label, ``n`` (items the reference gives it), ``predicted``
+  (items ``a`` gives it), ``precision`` (of ``a``'s labels, the share the reference
+  confirms), ``recall`` (of the reference's, the share ``a`` finds) and ``error_rate``
+  (``1 - recall``: the reference's items ``a`` labels otherwise);
+- ``confusion``: counts (weighted: estimated counts), rows ``a``, columns ``b``.
+
+**Weights.** A hand-coded sample is often stratified by the service's own label (say 50
+posts of each sentiment). Read as is, it over-represents the rare labels, and agreement
+and kappa describe the sample, not the collection. ``weights`` (one per item, e.g. the
+stratum's size in the collection over its size in the sample) make every count an
+estimate for the collection: the confusion matrix sums weights, and observed agreement,
+kappa and the per-class rates are computed from it. ``df.rds.agreement(...,
+strata="sentiment")`` builds those weights from the frame (the whole collection) and
+gives the unweighted figures too (``.unweighted``).
+
+**Intervals.** Percentile bootstrap (``n_boot`` resamples, seeded: the same input gives
+the same intervals), resampling within each stratum when ``strata`` are given.
+
+numpy only: no scikit-learn or statsmodels is needed.
+
+Example:
+    >>> res = agreement(["pos", "neg", "neg", "pos"], ["pos", "neg", "pos", "pos"])
+    >>> res.n, res.observed, round(res.kappa, 3)
+    (4, 0.75, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rdskit.errors import InvalidParameter
+from rdskit.frames._table import html_table, interval, text_table
+
+__all__ = ["Agreement", "agreement", "frame_agreement", "stratum_weights"]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The result of :func:`agreement` (see the module docs)."""
+
+    n: int
+    observed: float
+    observed_ci: tuple[float, float]
+    kappa: float
+    kappa_ci: tuple[float, float]
+    per_class: pd.DataFrame
+    confusion: pd.DataFrame
+    weighted: bool
+    confidence: float
+    n_boot: int
+    unweighted: Agreement | None = None
+    notes: tuple[str, ...] = ()
+
+    def _rows(self) -> list[list[str]]:
+        shown = [("weighted" if self.weighted else "unweighted", self)]
+        if self.unweighted is not None:
+            shown.append(("unweighted", self.unweighted))
+        return [
+            [
+                name,
+                f"{res.n:,}",
+                f"{res.observed:.3f}",
+                interval(*res.observed_ci),
+                f"{res.kappa:.3f}",
+                interval(*res.kappa_ci),
+            ]
+            for name, res in shown
+        ]
+
+    _HEADERS = ("", "n", "agreement", "interval", "Cohen's kappa", "interval")
+
+    def _note(self) -> str:
+        level = f"{self.confidence:.0%} percentile bootstrap intervals ({self.n_boot:,} resamples)"
+        read = (
+            "Weighted figures estimate the collection (each stratum counted at its size in "
+            "it); unweighted ones describe the sample only."
+            if self.weighted
+            else "Unweighted: the figures describe this sample; if it was stratified, pass "
+            "strata= to estimate the collection."
+        )
+        return " ".join([f"{level}.", read, *self.notes])
+
+    def __repr__(self) -> str:
+        classes = text_table(
+            ["label", "n", "predicted", "precision", "recall", "error_rate"],
+            [
+                [r.label, f"{r.n:,}", f"{r.predicted:,}", *(f"{x:.3f}" for x in r[3:])]
+                for r in self.per_class.itertuples(index=False)
+            ],
+        )
+        return (
+            f"Agreement ({'weighted to the strata' if self.weighted else 'unweighted'})\n"
+            f"{text_table(list(self._HEADERS), self._rows())}\n\n{classes}\n{self._note()}"
+        )
+
+    def _repr_html_(self) -> str:
+        summary = html_table(
+            list(self._HEADERS), self._rows(), title="Agreement", note=self._note()
+        )
+        classes = html_table(
+            ["label", "n", "predicted", "precision", "recall", "error rate"],
+            [
+                [r.label, f"{r.n:,}", f"{r.predicted:,}", *(f"{x:.3f}" for x in r[3:])]
+                for r in self.per_class.itertuples(index=False)
+            ],
+            title="Per class" + (" (weighted)" if self.weighted else ""),
+        )
+        return summary + classes
+
+
+def _codes(a: Sequence[Any], b: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    left, right = pd.Series(list(a), dtype="object"), pd.Series(list(b), dtype="object")
+    if len(left) != len(right):
+        raise InvalidParameter(
+            "b", f"the two labellings must have the same length ({len(left)} and {len(right)})"
+        )
+    if not len(left):
+        raise InvalidParameter("a", "agreement() needs at least one labelled item")
+    missing = left.isna() | right.isna()
+    if missing.any():
+        raise InvalidParameter(
+            "a" if left.isna().any() else "b",
+            f"{int(missing.sum())} item(s) have no label; drop them first (say how many)",
+        )
+    labels = sorted({str(x) for x in left} | {str(x) for x in right})
+    index = {label: i for i, label in enumerate(labels)}
+    return (
+        np.array([index[str(x)] for x in left]),
+        np.array([index[str(x)] for x in right]),
+        labels,
+    )
+
+
+def _matrices(
+    a: np.ndarray, b: np.ndarray, w: np.ndarray, k: int, samples: np.ndarray
+) -> np.ndarray:
+    """Weighted confusion matrices (rows ``a``, columns ``b``) of each resample (rows of
+    ``samples``, item indices): one bincount for all of them."""
+    cells = a * k + b
+    boot = samples.shape[0]
+    flat = (np.arange(boot)[:, None] * k * k + cells[samples]).ravel()
+    counts = np.bincount(flat, weights=w[samples].ravel(), minlength=boot * k * k)
+    return counts.reshape(boot, k, k)
+
+
+def _scores(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Observed agreement and Cohen's kappa of confusion matrices ``m`` (..., k, k)."""
+    total = m.sum(axis=(-2, -1))
+    po = np.trace(m, axis1=-2, axis2=-1) / total
+    pe = (m.sum(axis=-1) * m.sum(axis=-2)).sum(axis=-1) / total**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+    return po, kappa
+
+
+def _resamples(n: int, strata: np.ndarray | None, n_boot: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if strata is None:
+        return rng.integers(0, n, size=(n_boot, n))
+    out = np.empty((n_boot, n), dtype=np.int64)
+    for value in np.unique(strata):
+        members = np.flatnonzero(strata == value)
+        out[:, members] = members[rng.integers(0, len(members), size=(n_boot, len(members)))]
+    return out
+
+
+def _percentile(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return float("nan"), float("nan")
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def agreement(
+    a: Sequence[Any],
+    b: Sequence[Any],
+    *,
+    weights: Sequence[float] | None = None,
+    strata: Sequence[Any] | None = None,
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Agreement:
+    """Agreement of labels ``a`` with the reference ``b`` (see the module docs):
+    ``weights`` per item make the figures estimates for the collection; ``strata`` per
+    item make the bootstrap resample within each stratum.
+
+    Example:
+        >>> res = agreement(["x", "x", "y", "y"], ["x", "y", "y", "y"], weights=[1, 1, 3, 3])
+        >>> res.weighted, res.observed, float(res.confusion.loc["x", "y"])
+        (True, 0.875, 1.0)
+    """
+    if not 0 < confidence < 1:
+        raise InvalidParameter("confidence", f"must be between 0 and 1, not {confidence}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
+        raise InvalidParameter("n_boot", f"must be a whole number, 1 or more; got {n_boot!r}")
+    codes_a, codes_b, labels = _codes(a, b)
+    n, k = len(codes_a), len(labels)
+    weighted = weights is not None
+    w = np.ones(n) if weights is None else np.asarray(list(weights), dtype="float64")
+    if len(w) != n or not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
+        raise InvalidParameter(
+            "weights", f"must be {n} finite numbers, 0 or more, not all 0 (one per item)"
+        )
+    groups = None if strata is None else np.asarray([str(s) for s in strata])
+    if groups is not None and len(groups) != n:
+        raise InvalidParameter("strata", f"must have one value per item ({n}), not {len(groups)}")
+    matrix = _matrices(codes_a, codes_b, w, k, np.arange(n)[None, :])[0]
+    po, kappa = (float(x) for x in _scores(matrix))
+    boot_po, boot_kappa = _scores(
+        _matrices(codes_a, codes_b, w, k, _resamples(n, groups, n_boot, seed))
+    )
+    reference, predicted = matrix.sum(axis=0), matrix.sum(axis=1)
+    hits = np.diag(matrix)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision, recall = hits / predicted, hits / reference
+    per_class = pd.DataFrame(
+        {
+            "label": labels,
+            "n": np.bincount(codes_b, minlength=k).astype("int64"),
+            "predicted": np.bincount(codes_a, minlength=k).astype("int64"),
+            "precision": precision,
+            "recall": recall,
+            "error_rate": 1 - recall,
+        }
+    )
+    confusion = pd.DataFrame(matrix, index=labels, columns=labels)
+    confusion.index.name, confusion.columns.name = "labels", "reference"
+    result = Agreement(
+        n=n,
+        observed=po,
+        observed_ci=_percentile(boot_po, confidence),
+        kappa=kappa,
+        kappa_ci=_percentile(boot_kappa, confidence),
+        per_class=per_class,
+        confusion=confusion,
+        weighted=weighted,
+        confidence=confidence,
+        n_boot=n_boot,
+    )
+    if not weighted:
+        return result
+    plain = agreement(a, b, strata=strata, confidence=confidence, n_boot=n_boot, seed=seed)
+    return Agreement(**{**result.__dict__, "unweighted": plain})
+
+
+def stratum_weights(sample: pd.Series, population: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Each sample item's weight: its stratum's size in ``population`` over its size in
+    ``sample``; and notes on population strata the sample lacks (they cannot be
+    estimated, and the weighted figures leave them out).
+
+    Example:
+        >>> w, notes = stratum_weights(pd.Series(["a", "b", "b"]), pd.Series(["a"] * 6 + ["b"] * 2))
+        >>> w.tolist(), notes
+        ([6.0, 1.0, 1.0], [])
+    """
+    in_sample = sample.astype(str).value_counts()
+    in_population = population.dropna().astype(str).value_counts()
+    unknown = sorted(set(in_sample.index) - set(in_population.index))
+    if unknown:
+        raise InvalidParameter(
+            "strata", f"stratum {unknown[0]!r} of the sample is not in the population frame"
+        )
+    absent = in_population.drop(in_sample.index)
+    notes = (
+        [
+            f"Strata absent from the sample, left out of the estimate: "
+            f"{', '.join(f'{s} ({n:,} posts)' for s, n in absent.items())}."
+        ]
+        if len(absent)
+        else []
+    )
+    ratio = in_population.reindex(in_sample.index) / in_sample
+    return sample.astype(str).map(ratio).to_numpy(dtype="float64"), notes
+
+
+def frame_agreement(
+    frame: pd.DataFrame,
+    reference: pd.DataFrame,
+    *,
+    column: str = "sentiment",
+    reference_column: str = "label",
+    on: str | Sequence[str] = "id",
+    strata: str | None = None,
+    population: pd.DataFrame | None = None,
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Agreement:
+    """``frame[column]`` against ``reference[reference_column]``, joined on ``on``; with
+    ``strata`` (a column of ``frame``), weighted to the strata's sizes in ``population``
+    (default: ``frame``) and resampled within them. Items the reference does not label
+    are left out (the repr says how many of the reference's rows matched)."""
+    from rdskit.frames.accessor import MissingColumnsError
+
+    keys = [on] if isinstance(on, str) else list(on)
+    needed = [*keys, column, *([strata] if strata and strata != column else [])]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise MissingColumnsError("agreement", missing, frame.rds.kind)
+    missing = [c for c in [*keys, reference_column] if c not in reference.columns]
+    if missing:
+        raise InvalidParameter(
+            "reference", f"the reference frame lacks the column(s) {', '.join(missing)}"
+        )
+    left = frame[list(dict.fromkeys(needed))].drop_duplicates(keys)
+    right = reference[[*keys, reference_column]].rename(columns={reference_column: "_reference"})
+    joined = left.merge(right, on=keys, how="inner")
+    joined = joined[joined[column].notna() & joined["_reference"].notna()]
+    if joined.empty:
+        raise InvalidParameter(
+            "reference", f"no row of the reference matches the frame on {', '.join(keys)}"
+        )
+    notes = []
+    if len(joined) < len(reference):
+        notes.append(
+            f"{len(joined):,} of the reference's {len(reference):,} rows matched a labelled "
+            "post of the frame."
+        )
+    weights = stratum_of = None
+    if strata is not None:
+        pool = frame if population is None else population
+        if strata not in pool.columns:
+            raise MissingColumnsError("agreement", [strata], pool.rds.kind)
+        stratum_of = joined[strata].astype(str)
+        weights, absent = stratum_weights(stratum_of, pool[strata])
+        notes += absent
+    result = agreement(
+        joined[column].astype(str).tolist(),
+        joined["_reference"].astype(str).tolist(),
+        weights=weights,
+        strata=None if stratum_of is None else stratum_of.tolist(),
+        confidence=confidence,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    return Agreement(**{**result.__dict__, "notes": tuple(notes)})
