@@ -24,6 +24,7 @@ import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -100,14 +101,29 @@ def footprint(db: Path) -> dict[str, int]:
         }
 
 
+def spent_usd(db: Path) -> Decimal:
+    """USD the ready account has used so far (settled charges; 0 before a sandbox started)."""
+    if not db.exists():
+        return Decimal(0)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        row = conn.execute(
+            "SELECT w.used_usd FROM wallets w JOIN meta m"
+            " ON m.key = 'default_account' AND w.account_id = m.value"
+        ).fetchone()
+    return Decimal(row[0]) if row else Decimal(0)
+
+
 @dataclass
 class PassResult:
-    """One pass: the first error (``None`` if none), what the outputs said, the footprint."""
+    """One pass: the first error (``None`` if none), what the outputs said, the footprint,
+    and the USD the account had used when it ended."""
 
     label: str
     error: str | None = None
     refused: list[str] = field(default_factory=list)
     footprint: dict[str, int] = field(default_factory=dict)
+    used_usd: Decimal = Decimal(0)
+    outputs: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -122,7 +138,7 @@ class Job:
 
 
 def _outputs_text(cell: Any) -> str:
-    return json.dumps(cell.get("outputs", []))
+    return json.dumps(cell.get("outputs", []), ensure_ascii=False)
 
 
 async def _run_kernel(job: Job, kernel: int, passes: int, env: dict[str, str]) -> None:
@@ -150,8 +166,10 @@ async def _run_kernel(job: Job, kernel: int, passes: int, env: dict[str, str]) -
                     break
                 finally:
                     text = _outputs_text(cell)
+                    result.outputs.append(text)
                     result.refused += [name for name in REFUSED_CODES if name in text]
             result.footprint = footprint(db)
+            result.used_usd = spent_usd(db)
             job.results.append(result)
             if result.error:
                 break
@@ -159,17 +177,21 @@ async def _run_kernel(job: Job, kernel: int, passes: int, env: dict[str, str]) -
     atexit.unregister(client._cleanup_kernel)
 
 
-async def _run_job(job: Job, slots: asyncio.Semaphore) -> None:
-    job.workdir.mkdir(parents=True, exist_ok=True)
-    env = {
+def _env(plan: str, workdir: Path) -> dict[str, str]:
+    return {
         **os.environ,
-        "RDSKIT_SANDBOX_DB": str(job.workdir / "sandbox.db"),
-        "RDSKIT_SANDBOX_PLAN": job.plan,
+        "RDSKIT_SANDBOX_DB": str(workdir / "sandbox.db"),
+        "RDSKIT_SANDBOX_PLAN": plan,
         "RDSKIT_SANDBOX_SPEED": "50",
         ENV_TODAY: NOTEBOOK_TODAY,  # the date the committed outputs were made under
-        "RDSKIT_CACHE_DIR": str(job.workdir / "cache"),
+        "RDSKIT_CACHE_DIR": str(workdir / "cache"),
         "MPLBACKEND": "agg",
     }
+
+
+async def _run_job(job: Job, slots: asyncio.Semaphore) -> None:
+    job.workdir.mkdir(parents=True, exist_ok=True)
+    env = _env(job.plan, job.workdir)
     for kernel, passes in enumerate(job.kernels, start=1):
         async with slots:
             await _run_kernel(job, kernel, passes, env)
@@ -185,3 +207,23 @@ def run_all(jobs: Sequence[Job], parallel: int = 2) -> None:
         await asyncio.gather(*(_run_job(job, slots) for job in jobs))
 
     asyncio.run(main())
+
+
+def run_in_order(notebooks: Sequence[str], plan: str, workdir: Path) -> list[Job]:
+    """Run ``notebooks`` one after the other, one kernel and one pass each, on one sandbox
+    file and one ledger (a learner working through the course on one account); stops at
+    the first notebook that fails. Each job's result carries the account's spend after it."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    env = _env(plan, workdir)
+    jobs = []
+
+    async def main() -> None:
+        for name in notebooks:
+            job = Job(name, plan, (1,), workdir)
+            jobs.append(job)
+            await _run_kernel(job, 1, 1, env)
+            if job.results[-1].error:
+                return
+
+    asyncio.run(main())
+    return jobs

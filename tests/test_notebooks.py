@@ -3,10 +3,12 @@
 ``pytest --nbval`` (on by default, see pyproject.toml) re-runs every notebook and compares
 its outputs; these checks cover what that cannot see: that outputs were committed at all
 (a notebook without outputs passes nbval vacuously), the lesson structure every notebook
-shares (objectives, prerequisites, time, checkpoints, challenges with solutions, key
-points), short outputs, how to leave the sandbox, no API key anywhere in the file, and the
-kernelspec nbval falls back to. ``tests/test_notebook_reruns.py`` runs each notebook twice
-and on every plan, challenge solutions included.
+shares (questions, objectives, prerequisites, teaching and exercise time, what the sandbox
+cannot teach, checkpoints, challenges with solutions, key points), statistics taught right
+(no "overlapping intervals" rule), short outputs, how to leave the sandbox, no API key
+anywhere in the file, the kernelspec nbval falls back to, and the course's pages.
+``tests/test_notebook_reruns.py`` runs each notebook twice and on every plan, challenge
+solutions included; ``tests/test_course_on_trial.py`` runs the course in order on Trial.
 """
 
 from __future__ import annotations
@@ -29,13 +31,22 @@ EXPECTED = [
     "07-research-workflow.ipynb",
     "08-designing-a-collection.ipynb",
     "09-validating-labels.ipynb",
+    "10-ethics-and-law.ipynb",
 ]
 KEY = re.compile(r"bz_(live|test)_[0-9a-fA-F]{32}")
 MARKER = re.compile(r"NBVAL_\w+")
 CHALLENGE = re.compile(r"## Challenge (\d+): \S")
 MAX_LINES = 25
 MAX_ROWS = 10
-LINK = re.compile(r"\]\((?P<target>[^)#\s]+\.ipynb)(#[^)]*)?\)")
+LINK = re.compile(r"\]\((?P<target>[^)#\s]+\.(ipynb|md))(#[^)]*)?\)")
+TIME = re.compile(
+    r"\*\*Time\.\*\* about (?P<total>\d+) minutes "
+    r"\((?P<teaching>\d+) teaching, (?P<exercises>\d+) exercises\)"
+)
+OVERLAP_RULE = re.compile(
+    r"(overlap\w*|closer than their margins)[^.]{0,80}"
+    r"\b(no|not)\b[^.]{0,40}(differen|separat|evidence)"
+)
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -88,14 +99,23 @@ def test_first_cell_is_a_lesson_card(name: str) -> None:
     text = _source(first)
     assert first["cell_type"] == "markdown"
     assert text.startswith(f"# {name[:2]} · "), f"{name}: the title is '# {name[:2]} · Title'"
-    parts = [text.find(part) for part in ("**Objectives.**", "**Prerequisites.**", "**Time.**")]
+    heads = ("**Questions.**", "**Objectives.**", "**Prerequisites.**", "**Time.**")
+    parts = [text.find(part) for part in heads]
     assert -1 not in parts and parts == sorted(parts), (
-        f"{name}: the first cell needs Objectives, Prerequisites and Time, in that order"
+        f"{name}: the first cell needs Questions, Objectives, Prerequisites and Time, in order"
     )
-    objectives = text[parts[0] : parts[1]]
+    questions = [line for line in text[parts[0] : parts[1]].splitlines() if line.startswith("- ")]
+    assert 1 <= len(questions) <= 3 and all(q.endswith("?") for q in questions), (
+        f"{name}: 1 to 3 questions, each ending with '?'"
+    )
+    objectives = text[parts[1] : parts[2]]
     bullets = [line for line in objectives.splitlines() if line.lstrip().startswith("- ")]
     assert 2 <= len(bullets) <= 4, f"{name}: {len(bullets)} objectives (2 to 4)"
-    assert re.search(r"\*\*Time\.\*\* about \d+ minutes", text), f"{name}: 'about N minutes'"
+    time = TIME.search(text)
+    assert time, f"{name}: '**Time.** about N minutes (T teaching, E exercises)'"
+    assert int(time["total"]) == int(time["teaching"]) + int(time["exercises"]), name
+    caveat = text.partition("**About the sandbox.**")[2].split("\n\n")[0]
+    assert len(caveat) > 80, f"{name}: say what the sandbox emulates and what it cannot teach"
     assert "README.md#using-a-real-key" in text, f"{name}: link to the course map's real-key part"
     for jargon in ("RDSKIT_BASE_URL", "gateway", "server extension"):
         assert jargon not in text, f"{name}: {jargon!r} belongs in the course map, not here"
@@ -195,7 +215,7 @@ def test_links_to_other_notebooks_resolve(name: str) -> None:
 
 COURSE_ROW = re.compile(
     r"^\| (?P<number>\d\d) \| \[(?P<title>[^\]]+)\]\((?P<file>[^)]+)\) \|"
-    r"[^|]+\| (?P<minutes>\d+) min \|$",
+    r"[^|]+\| (?P<minutes>\d+) min \| (?P<credits>\d+) \|$",
     re.M,
 )
 
@@ -209,3 +229,35 @@ def test_the_course_map_lists_every_lesson_as_it_is() -> None:
         card = _source(_load(row["file"])["cells"][0])
         assert card.splitlines()[0] == f"# {row['number']} · {row['title']}", row["file"]
         assert f"**Time.** about {row['minutes']} minutes" in card, row["file"]
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_no_overlapping_intervals_rule(name: str) -> None:
+    """Overlapping intervals are not a test: comparisons are read from the difference and its
+    interval. No lesson may teach the overlap rule, in prose, a solution or a comment."""
+    for cell in _load(name)["cells"]:
+        text = " ".join(_source(cell).split()).lower()
+        found = OVERLAP_RULE.search(text)
+        allowed = found and "do not show" in text[found.start() : found.end() + 40]
+        assert not found or allowed, f"{name}: teaches the overlap rule: {found and found[0]!r}"
+
+
+def test_the_course_pages_are_there() -> None:
+    """The lesson standard beyond the notebooks: setup, glossary, instructor notes per lesson,
+    a final project with a rubric, learner profiles and a content licence."""
+    readme = (NOTEBOOKS_DIR / "README.md").read_text(encoding="utf-8")
+    for heading in ("## Who this course is for", "## Licence", "## The lessons"):
+        assert heading in readme, heading
+    assert "CC BY 4.0" in readme
+    for page, headings in {
+        "setup.md": ("## On your own computer", "## A class on JupyterHub", "## With a real key"),
+        "glossary.md": ("**kappa**", "**pseudonymisation**", "**share of voice**"),
+        "final-project.md": ("## Rubric", "## What to hand in"),
+        "instructors.md": tuple(f"## {n[:2]} · " for n in EXPECTED),
+    }.items():
+        text = (NOTEBOOKS_DIR / page).read_text(encoding="utf-8")
+        for heading in headings:
+            assert heading in text, f"{page}: {heading}"
+    notes = (NOTEBOOKS_DIR / "instructors.md").read_text(encoding="utf-8")
+    for section in notes.split("\n## ")[1:]:
+        assert "Misconceptions" in section and "Timing" in section, section[:40]

@@ -323,7 +323,8 @@ def embedded() -> SandboxHandle:
     ``RDSKIT_SANDBOX_SEED`` (corpus and id seed, default 0), ``RDSKIT_SANDBOX_DB``
     (a SQLite file that keeps the state across restarts; default a temporary one),
     ``RDSKIT_SANDBOX_PLAN`` (the ready account's plan: Trial, Starter, Pro, Business or
-    Legacy; default Pro), so a lesson can be tried under each plan a class may hold, and
+    Legacy, with one allotment of it in the wallet, e.g. Trial's 1,000 credits; default
+    Pro with ten allotments), so a lesson can be tried under each plan a class may hold, and
     ``RDSKIT_SANDBOX_TODAY`` (a fixed date, ``YYYY-MM-DD``: see :func:`start`), so a class
     sees the same dates whatever day it runs the lessons.
 
@@ -342,8 +343,27 @@ def embedded() -> SandboxHandle:
             )
             atexit.register(_embedded.stop)
             if plan:
-                _embedded.admin.set_plan(_embedded.account_id, plan)
+                _give_plan(_embedded, plan)
         return _embedded
+
+
+def _give_plan(handle: SandboxHandle, plan: str) -> None:
+    """Put the ready account on ``plan`` with one allotment of it in the wallet (Trial:
+    1,000 credits), as a new account on that plan has, so a course run on Trial meets
+    Trial's wallet. Only a fresh account (on another plan, or the untouched default
+    wallet) is changed: a kernel restarted on the same ``RDSKIT_SANDBOX_DB`` keeps what
+    was spent."""
+    from rdskit.sandbox.accounts import DEFAULT_WALLET_USD, PLANS
+
+    account = handle.admin.account(handle.account_id)
+    wallet = account["wallet"]
+    untouched = (
+        Decimal(wallet["total_usd"]) == DEFAULT_WALLET_USD and Decimal(wallet["used_usd"]) == 0
+    )
+    if account["plan"] == plan and not untouched:
+        return
+    handle.admin.set_plan(handle.account_id, plan)
+    handle.admin.set_wallet(handle.account_id, total_usd=PLANS[plan].allotment_usd(), used_usd="0")
 
 
 def _plan_from_env() -> str | None:

@@ -35,6 +35,7 @@ from rdskit.sandbox.errors import ApiError
 __all__ = [
     "CATALOG_VERSION",
     "DEFAULT_EMAIL",
+    "DEFAULT_WALLET_USD",
     "PLANS",
     "NewAccount",
     "bootstrap",
@@ -123,6 +124,11 @@ class _Plan:
         exact = Decimal(self.price_usd) * credits / self.credits
         return exact.quantize(_RATE_PLACES).normalize()
 
+    def allotment_usd(self) -> Decimal:
+        """The wallet a new account on this plan starts with: its price (Trial: 1 USD, i.e.
+        1,000 credits; Legacy, billed in USD: its monthly fee)."""
+        return Decimal(self.price_usd)
+
     def row(self) -> tuple[Any, ...]:
         prices = {k: str(self.unit_usd(Decimal(str(v)))) for k, v in _CREDITS.items()}
         limits = {
@@ -179,6 +185,9 @@ PLANS: dict[str, _Plan] = {
     )
 }
 """The sandbox's plan catalog, seeded into the ``plans`` table."""
+
+DEFAULT_WALLET_USD = PLANS["Pro"].allotment_usd() * 10
+"""The default account's wallet: ten Pro allotments (1,780 USD = 120,000 credits)."""
 
 
 def plan_of(conn: sqlite3.Connection, account_id: str) -> dict[str, Any]:
@@ -238,7 +247,7 @@ def create_account(
         "INSERT INTO accounts (id, team_name, plan, created_at, renews_at) VALUES (?, ?, ?, ?, ?)",
         (account_id, team_name, plan, now, _renews_at(chosen, now)),
     )
-    total = Decimal(chosen.price_usd) if wallet_usd is None else wallet_usd
+    total = chosen.allotment_usd() if wallet_usd is None else wallet_usd
     conn.execute("INSERT INTO wallets VALUES (?, ?, '0')", (account_id, str(total)))
     seat_id = create_seat(conn, account_id, email=email, name=name, kind="owner")
     return NewAccount(account_id, seat_id, mint_key(conn, seat_id, api_key=api_key))
@@ -359,7 +368,7 @@ def bootstrap(conn: Connection) -> str:
         email=DEFAULT_EMAIL,
         name="Sandbox Owner",
         plan="Pro",
-        wallet_usd=Decimal(PLANS["Pro"].price_usd) * 10,
+        wallet_usd=DEFAULT_WALLET_USD,
         api_key=default_api_key(conn.store.seed),
     )
     conn.execute("INSERT INTO meta VALUES ('default_account', ?)", (account.account_id,))
