@@ -35,6 +35,7 @@ from rdskit._base_client import APIRequest
 from rdskit._ledger import Ledger, identity_digest, ledger_key
 from rdskit.errors import DuplicateNameWarning, InvalidParameter, NotFound, warn
 from rdskit.models import RdsModel
+from rdskit.pagination import PageWalk
 from rdskit.resources.account import ME
 
 if TYPE_CHECKING:
@@ -127,12 +128,14 @@ def unpaged(path: str, model: type[M]) -> APIRequest[list[M]]:
 def every_item(core: HTTPCore, request: APIRequest[T]) -> Flow[list[T]]:
     """Flow: the items of every page of a list call (reads only)."""
     items: list[T] = []
+    walk = PageWalk.of(request, core.max_pages)
     while True:
         page = yield from core.call_page(request)
         items.extend(page.data)
-        if not page.has_next or not page.cursor:
+        cursor = walk.follow(page.has_next, page.cursor)
+        if cursor is None:
             return items
-        request = request.with_cursor(page.cursor)
+        request = request.with_cursor(cursor)
 
 
 def created_order(item: Any) -> float:
