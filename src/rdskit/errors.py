@@ -47,6 +47,7 @@ __all__ = [
     "AudienceDatasetNotFound",
     "AudienceDatasetRunAlreadyInFlight",
     "BudgetExceeded",
+    "CacheWarning",
     "ChatNotFound",
     "CollectionContentTypeMismatch",
     "ConfigurationError",
@@ -147,6 +148,10 @@ class EstimatedViewsWarning(RdsWarning):
     """A ranking by views (or by ``engagement_rate``, computed from views) mixes sources
     whose views are estimated (``are_views_estimated``) with sources whose views are
     counted: rank within each source instead (``df.rds.top(n, per="source")``)."""
+
+
+class CacheWarning(RdsWarning):
+    """A cache file could not be read: it was moved aside and its data fetched again."""
 
 
 class LedgerWarning(RdsWarning):
