@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pydantic
 
 from rdskit._base_client import APIRequest
-from rdskit._ledger import Ledger, identity_digest, ledger_key
+from rdskit._ledger import InFlight, Ledger, identity_digest, ledger_key
 from rdskit.errors import DuplicateNameWarning, InvalidParameter, NotFound, warn
 from rdskit.models import RdsModel
 from rdskit.pagination import PageWalk
@@ -169,13 +169,26 @@ def reuse_or_start(
 ) -> Flow[T]:
     """Flow: the newest run of ``runs`` that is not ``failed`` and is ``same`` as the one
     asked for (completed: its data is already there; pending or working: wait on it), or
-    else the run ``start`` makes (a paid call, only sent when nothing fits)."""
-    found = [run for run in (yield from every_item(core, runs)) if same(run)]
-    usable = [run for run in found if _status(run) != "failed"]
-    if usable:
-        start.close()  # never sent: nothing is charged
-        return max(usable, key=created_order)
-    return (yield from start)
+    else the run ``start`` makes (a paid call, only sent when nothing fits). An in-flight
+    marker (:class:`~rdskit._ledger.InFlight`) is held from the list to the start, so
+    identical calls at the same moment start one run."""
+    # Held from the list to the start: an identical call waits, then lists this one's run.
+    identity = yield from account_identity(core)
+    marker = InFlight(ledger_key(identity, "runs", runs.path))
+    try:
+        yield from marker.acquire()
+    except BaseException:
+        start.close()  # never sent
+        raise
+    try:
+        found = [run for run in (yield from every_item(core, runs)) if same(run)]
+        usable = [run for run in found if _status(run) != "failed"]
+        if usable:
+            start.close()  # never sent: nothing is charged
+            return max(usable, key=created_order)
+        return (yield from start)
+    finally:
+        marker.release()
 
 
 def _status(run: Any) -> str | None:
@@ -217,23 +230,34 @@ def remembered(
     """
     identity = yield from account_identity(core)
     key = ledger_key(identity, kind, comparable(request))
-    entry = LEDGER.lookup(key)
-    if entry is not None and _usable(entry, keep):
-        try:
-            found = yield from reread(entry)
-        except (NotFound, InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
-            # Gone (404), or an entry whose ids no longer make a request (a hand-edited
-            # file, a tracking run whose dataset runs are gone): not reusable.
-            found = None
-        if found is not None:
-            start.close()  # never sent: nothing is charged
-            log.info("reused a %s recorded in the ledger; nothing was charged", kind)
-            return found
-    made = yield from start
-    keys = [key, *(ledger_key(identity, kind, comparable(other)) for other in aliases(made))]
-    wire = made.to_wire()
-    LEDGER.record(keys, kind, {name: wire[name] for name in keep if name in wire})
-    return made
+    # Held from the lookup to the record: an identical call waits here, then finds the
+    # entry this one records and reads it back instead of paying.
+    marker = InFlight(key)
+    try:
+        yield from marker.acquire()
+    except BaseException:
+        start.close()  # never sent
+        raise
+    try:
+        entry = LEDGER.lookup(key)
+        if entry is not None and _usable(entry, keep):
+            try:
+                found = yield from reread(entry)
+            except (NotFound, InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
+                # Gone (404), or an entry whose ids no longer make a request (a hand-edited
+                # file, a tracking run whose dataset runs are gone): not reusable.
+                found = None
+            if found is not None:
+                start.close()  # never sent: nothing is charged
+                log.info("reused a %s recorded in the ledger; nothing was charged", kind)
+                return found
+        made = yield from start
+        keys = [key, *(ledger_key(identity, kind, comparable(o)) for o in aliases(made))]
+        wire = made.to_wire()
+        LEDGER.record(keys, kind, {name: wire[name] for name in keep if name in wire})
+        return made
+    finally:
+        marker.release()
 
 
 def _usable(entry: Mapping[str, Any], keep: Sequence[str]) -> bool:
