@@ -420,3 +420,23 @@ def test_another_accounts_chat_is_not_found(sandbox: SandboxHandle, setup: Setup
     # The owner's chat is untouched: still one question and its reply.
     rows = setup.http.get(f"/v1/chats/{ids['chat_id']}/messages").json()["data"]
     assert [row["role"] for row in rows] == ["assistant", "user"]
+
+
+def test_arguments_of_the_wrong_type_are_validation_errors_that_do_not_echo_them(
+    setup: Setup,
+) -> None:
+    calls = [
+        ("service__list_mentions", {"limit": "SECRET-1"}, "limit"),
+        ("service__ask", {"message": ["SECRET-2"]}, "message"),
+        ("service__mentions_count", {"dataset_ids": "SECRET-3"}, "dataset_ids"),
+        ("service__get_message", {"chat_id": {"k": "SECRET-4"}, "message_id": "m"}, "chat_id"),
+    ]
+
+    async def work(client: Client) -> list[Any]:
+        return [await client.call_tool(tool, arguments) for tool, arguments, _ in calls]
+
+    for result, (_, _, name) in zip(run(setup, work), calls, strict=True):
+        error = result.structured_content["error"]
+        assert result.is_error and (error["code"], error["status"]) == ("validation_error", 422)
+        assert error["message"].startswith(f"{name}: Input should be"), error
+        assert "SECRET" not in str(result.content) and "SECRET" not in str(error)

@@ -55,6 +55,7 @@ from typing import Any
 import anyio
 from fastapi.exceptions import RequestValidationError
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
@@ -272,10 +273,26 @@ def _root_logging_kept() -> Iterator[None]:
         root.setLevel(level)
 
 
+class _Server(MCPServer):
+    """The SDK's server, with argument type errors answered like every other tool error:
+    ``{error: {code: "validation_error", message, status: 422}}``, the argument named and
+    its value not echoed (the SDK's own text quotes the input)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return _error("validation_error", _problems(exc.__cause__.errors()), 422)
+            raise
+
+
 def build_server(store: Store, settings: Settings) -> MCPServer:
     """The MCP server with the ``service__`` tools over ``store``."""
     with _root_logging_kept():
-        server: MCPServer = MCPServer(
+        server: MCPServer = _Server(
             "research-data-service",
             instructions=(
                 "Research Data Service: ask the assistant about collected social posts "
