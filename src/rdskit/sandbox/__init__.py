@@ -224,7 +224,7 @@ def start(
     """
     import uvicorn
 
-    from rdskit.sandbox.app import create_app
+    from rdskit.sandbox.app import connection_limits, create_app
 
     # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose proto
     # says TCP; without it every keep-alive response waits ~40 ms for a delayed ACK.
@@ -250,7 +250,7 @@ def start(
         sock.close()
         store.close()
         raise
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
     )
