@@ -284,22 +284,29 @@ class BodyGuardMiddleware:
         await self.app(scope, replay, send_with_id)
 
     def _check(self, api_key: str, body: bytes, admin: bool) -> guard.Rejection | None:
-        """The body's rejection, for a known key only (the route answers 401 otherwise)."""
+        """The body's rejection: 401 for a missing or unknown key (as the routes answer,
+        without parsing the body), else the bounds of :func:`guard.check_body`."""
         if not admin:
-            if not api_key:
-                return None
-            with self.store.read() as conn:
-                if accounts.key_owner(conn, key_digest(api_key)) is None:
-                    return None
+            known = False
+            if api_key:
+                with self.store.read() as conn:
+                    known = accounts.key_owner(conn, key_digest(api_key)) is not None
+            if not known:
+                return _UNAUTHORIZED
         return guard.check_body(body)
 
     @staticmethod
     async def _refuse(rejection: guard.Rejection, scope: Scope, send: Send) -> None:
-        if rejection.status == 413:
+        if rejection is _UNAUTHORIZED:
+            response = error_response(ApiError(401, "unauthorized", _UNAUTHORIZED.message))
+        elif rejection.status == 413:
             response = error_response(ApiError(413, "request_too_large", rejection.message))
         else:
             response = JSONResponse({"detail": rejection.items}, status_code=rejection.status)
         await response(scope, _no_body, send)
+
+
+_UNAUTHORIZED = guard.Rejection(401, message="Missing or revoked API key (x-api-key header).")
 
 
 class ChaosMiddleware:
