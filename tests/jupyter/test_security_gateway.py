@@ -59,11 +59,18 @@ def recording_upstream() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with listening(Handler) as url:
+        yield f"{url}/base", seen
+
+
+@contextmanager
+def listening(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` served on a loopback port in a thread: its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/base", seen
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
@@ -452,14 +459,8 @@ def echoing_upstream() -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with listening(Handler) as url:
+        yield url
 
 
 def test_an_upstream_echoing_the_key_never_hands_it_to_a_kernel() -> None:

@@ -174,12 +174,7 @@ def reuse_or_start(
     identical calls at the same moment start one run."""
     # Held from the list to the start: an identical call waits, then lists this one's run.
     identity = yield from account_identity(core)
-    marker = InFlight(ledger_key(identity, "runs", runs.path))
-    try:
-        yield from marker.acquire()
-    except BaseException:
-        start.close()  # never sent
-        raise
+    marker = yield from _held(InFlight(ledger_key(identity, "runs", runs.path)), start)
     try:
         found = [run for run in (yield from every_item(core, runs)) if same(run)]
         usable = [run for run in found if _status(run) != "failed"]
@@ -189,6 +184,16 @@ def reuse_or_start(
         return (yield from start)
     finally:
         marker.release()
+
+
+def _held(marker: InFlight, start: Flow[Any]) -> Flow[InFlight]:
+    """Flow: ``marker`` once held; ``start`` is closed unsent if the wait fails."""
+    try:
+        yield from marker.acquire()
+    except BaseException:
+        start.close()  # never sent
+        raise
+    return marker
 
 
 def _status(run: Any) -> str | None:
@@ -232,12 +237,7 @@ def remembered(
     key = ledger_key(identity, kind, comparable(request))
     # Held from the lookup to the record: an identical call waits here, then finds the
     # entry this one records and reads it back instead of paying.
-    marker = InFlight(key)
-    try:
-        yield from marker.acquire()
-    except BaseException:
-        start.close()  # never sent
-        raise
+    marker = yield from _held(InFlight(key), start)
     try:
         entry = LEDGER.lookup(key)
         if entry is not None and _usable(entry, keep):
