@@ -49,6 +49,13 @@ from urllib.parse import quote
 import httpx
 import pydantic
 
+from rdskit._bodies import (
+    ACCEPT_ENCODING,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    aread_response,
+    parse_json,
+    read_response,
+)
 from rdskit._config import SecretKey, gateway_file, resolve_api_key, resolve_base_url
 from rdskit._flow import Flow, Send, Sleep
 from rdskit._gateway_auth import gateway_credentials
@@ -60,13 +67,18 @@ from rdskit.errors import (
     InvalidParameter,
     OutcomeUnknown,
     RateLimited,
+    RdsError,
     UnexpectedResponse,
     error_from_response,
+    seconds_or_none,
 )
 from rdskit.pagination import AsyncPager, SyncPage
 
 __all__ = [
+    "DEFAULT_MAX_PAGES",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_MAX_RETRIES",
+    "DEFAULT_MAX_RETRY_AFTER",
     "DEFAULT_TIMEOUT",
     "APIRequest",
     "AsyncAPIClient",
@@ -90,6 +102,10 @@ log = logging.getLogger("rdskit")
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RETRY_AFTER = 60.0
+"""The longest wait a ``Retry-After`` may impose (seconds); a longer one is cut to it."""
+DEFAULT_MAX_PAGES = 100_000
+"""The most pages one list walk follows (a server that always has a next page stops)."""
 _BACKOFF_BASE = 0.5  # seconds before the first retry (upper bound of the jitter)
 _BACKOFF_CAP = 8.0
 _USER_AGENT = "rdskit-python"
@@ -270,15 +286,24 @@ class HTTPCore:
         timeout: float | httpx.Timeout,
         max_retries: int,
         limiter: RateLimiter | None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        max_pages: int = DEFAULT_MAX_PAGES,
     ) -> None:
         if max_retries < 0:
             raise ConfigurationError(f"max_retries must be >= 0, got {max_retries}")
+        _check_limit("max_response_bytes", max_response_bytes, 1)
+        _check_limit("max_retry_after", max_retry_after, 0)
+        _check_limit("max_pages", max_pages, 1)
         self.owner = owner
         self.api_key = api_key
         self.base_url = base_url
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.max_retries = max_retries
         self.limiter = limiter
+        self.max_response_bytes = int(max_response_bytes)
+        self.max_retry_after = float(max_retry_after)
+        self.max_pages = int(max_pages)
         self.auth = KeyHeader(api_key)
         self.clock: Callable[[], float] = time.monotonic
         # The RateLimit-* headers of the last response that had them (``%rds status``).
@@ -347,7 +372,7 @@ class HTTPCore:
                     for name, value in response.headers.items()
                     if name.startswith("ratelimit-")
                 }
-            body = _decode(response)
+            body = _decode(response, request)
             log.debug("%s %s -> %d", request.method, request.path, response.status_code)
             if response.is_success:
                 if response.content and not isinstance(body, Mapping):
@@ -376,9 +401,13 @@ class HTTPCore:
                 if attempt >= self.max_retries:
                     raise error
                 attempt += 1
+                # A wait the service asks for is capped; none (or a nonsense one) -> backoff.
                 delay = error.retry_after
                 if delay is None:
                     delay = self._jitter(attempt)
+                elif delay > self.max_retry_after:
+                    log.info("Retry-After %.0fs cut to max_retry_after", delay)
+                    delay = self.max_retry_after
                 log.info("429 on %s %s; retrying in %.2fs", request.method, request.path, delay)
                 if self.limiter is not None:
                     self.limiter.hold(delay)  # other threads of this key wait too
@@ -457,6 +486,7 @@ class HTTPCore:
             json=request.json,
             headers={
                 "accept": "application/json",
+                "accept-encoding": ACCEPT_ENCODING,
                 "user-agent": _USER_AGENT,
             },
             extensions={"timeout": self.timeout.as_dict()},
@@ -484,13 +514,17 @@ def _cast(request: APIRequest[Any], cast: Callable[[Any], T], data: Any, body: A
         raise _unexpected(request, body, f"{where}: {issue['msg']}") from exc
 
 
-def _decode(response: httpx.Response) -> Any:
+def _decode(response: httpx.Response, request: APIRequest[Any]) -> Any:
     if not response.content:
         return None
-    try:
-        return response.json()
-    except ValueError:
-        return response.text
+    return parse_json(response.content, (request.method, request.path), response.status_code)
+
+
+def _check_limit(name: str, value: float, least: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= least:
+        raise ConfigurationError(f"{name} must be a number >= {least}, got {value!r}")
+    if not math.isfinite(value):
+        raise ConfigurationError(f"{name} must be finite, got {value!r}")
 
 
 def _gateway_refused(key: SecretKey, status: int, body: Any) -> bool:
@@ -505,10 +539,7 @@ def _gateway_refused(key: SecretKey, status: int, body: Any) -> bool:
 
 
 def _retry_after_header(response: httpx.Response) -> float | None:
-    try:
-        return float(response.headers["retry-after"])
-    except (KeyError, ValueError):
-        return None
+    return seconds_or_none(response.headers.get("retry-after"))
 
 
 def _connection_error(exc: httpx.TransportError, request: APIRequest[Any]) -> APIConnectionError:
@@ -528,6 +559,9 @@ class _ClientBase:
         max_retries: int,
         rate_limit: float | None,
         budget_credits: Amount | None,
+        max_response_bytes: int,
+        max_retry_after: float,
+        max_pages: int,
     ) -> None:
         key, url = resolve_credentials(api_key, base_url)
         limiter = None if rate_limit is None else shared_limiter(key.digest, rate_limit)
@@ -538,6 +572,9 @@ class _ClientBase:
             timeout=timeout,
             max_retries=max_retries,
             limiter=limiter,
+            max_response_bytes=max_response_bytes,
+            max_retry_after=max_retry_after,
+            max_pages=max_pages,
         )
         self._setup_billing(budget_credits)
 
@@ -572,6 +609,12 @@ class SyncAPIClient(_ClientBase):
         rate_limit: requests per second for this key, shared process-wide; None turns the
             client-side limiter off.
         budget_credits: refuse paid calls whose estimate exceeds what remains of it.
+        max_response_bytes: the largest response body read, as sent and once decoded
+            (default 64 MiB); a larger one raises :class:`~rdskit.errors.ResponseTooLarge`.
+        max_retry_after: the longest wait (seconds) a 429's ``Retry-After`` may impose;
+            longer ones are cut to it, nonsense ones (``inf``, negative) ignored.
+        max_pages: the most pages one list walk follows before
+            :class:`~rdskit.errors.TooManyPages`.
         http_client: an httpx client to send with (left open by ``close()``).
         transport: a transport for the client's own httpx client (``httpx.MockTransport``
             in tests).
@@ -588,6 +631,9 @@ class SyncAPIClient(_ClientBase):
         budget_credits: Amount | None = None,
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        max_pages: int = DEFAULT_MAX_PAGES,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -596,6 +642,9 @@ class SyncAPIClient(_ClientBase):
             max_retries=max_retries,
             rate_limit=rate_limit,
             budget_credits=budget_credits,
+            max_response_bytes=max_response_bytes,
+            max_retry_after=max_retry_after,
+            max_pages=max_pages,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(transport=transport)
@@ -616,9 +665,10 @@ class SyncAPIClient(_ClientBase):
                 self._sleep(step.seconds)
                 continue
             try:
-                reply = self._http.send(step.request, auth=step.auth)
-            except httpx.TransportError as exc:
-                error = exc
+                limit = self._core.max_response_bytes
+                reply = read_response(self._http, step.request, step.auth, limit)
+            except (httpx.TransportError, RdsError) as exc:
+                error = exc  # thrown into the flow, whose cleanup (locks, markers) runs
 
     def _request(self, request: APIRequest[T]) -> T:
         return self._run(self._core.call(request))
@@ -655,6 +705,9 @@ class AsyncAPIClient(_ClientBase):
         budget_credits: Amount | None = None,
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        max_pages: int = DEFAULT_MAX_PAGES,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -663,6 +716,9 @@ class AsyncAPIClient(_ClientBase):
             max_retries=max_retries,
             rate_limit=rate_limit,
             budget_credits=budget_credits,
+            max_response_bytes=max_response_bytes,
+            max_retry_after=max_retry_after,
+            max_pages=max_pages,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(transport=transport)
@@ -683,9 +739,10 @@ class AsyncAPIClient(_ClientBase):
                 await self._sleep(step.seconds)
                 continue
             try:
-                reply = await self._http.send(step.request, auth=step.auth)
-            except httpx.TransportError as exc:
-                error = exc
+                limit = self._core.max_response_bytes
+                reply = await aread_response(self._http, step.request, step.auth, limit)
+            except (httpx.TransportError, RdsError) as exc:
+                error = exc  # thrown into the flow, whose cleanup (locks, markers) runs
 
     def _request(self, request: APIRequest[T]) -> Awaitable[T]:
         return self._run(self._core.call(request))

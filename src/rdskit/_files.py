@@ -3,8 +3,10 @@
 Directories are created 0700 and files 0600, and no path is ever followed through a
 symlink (``O_NOFOLLOW``), so another local user can neither read what rdskit stores (the
 parquet cache, the gateway's shared sandbox and its key, the discovery file) nor plant a
-symlink that makes rdskit write somewhere else. Writes are atomic (a temporary file in
-the same directory, then ``os.replace``), so a reader never sees half a file.
+symlink that makes rdskit write somewhere else. Writes are atomic and durable (a
+temporary file in the same directory, flushed and ``fsync``-ed, then ``os.replace``, then
+the directory ``fsync``-ed), so a reader never sees half a file, even after a crash or a
+power cut.
 
 Example:
     >>> import tempfile
@@ -113,7 +115,10 @@ def writing(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """A binary handle whose content atomically replaces ``path`` (0600) on success.
 
     The temporary file is created with ``O_EXCL | O_NOFOLLOW``: a planted file or symlink
-    makes it fail rather than write through it. On an error it is removed.
+    makes it fail rather than write through it. Its bytes reach the disk (``fsync``)
+    before it replaces ``path``, and the rename reaches it too (the directory is synced),
+    so after a crash ``path`` is the old file or the whole new one. On an error it is
+    removed.
     """
     target = Path(path)
     partial = target.with_name(f".{target.name}.{secrets.token_hex(6)}.partial")
@@ -121,10 +126,24 @@ def writing(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(partial, target)  # replaces a symlink itself, never its target
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+    _sync_directory(target.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (POSIX; Windows has no directory handles)."""
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_private(path: str | os.PathLike[str], data: bytes) -> Path:

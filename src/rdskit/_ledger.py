@@ -16,6 +16,10 @@ once both keep their entries. A file that cannot be read is treated as empty, wi
 :class:`~rdskit.errors.LedgerWarning`; it holds at most :data:`MAX_ENTRIES` entries
 (the oldest are dropped first).
 
+A ``reuse=True`` call holds an :class:`InFlight` marker from its lookup to its record, so
+concurrent identical calls (threads, coroutines, other kernels of the same user) pay once:
+the others wait for the marker, then find the first one's entry and read it back.
+
 Example:
     >>> import tempfile
     >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "paid-calls.json")
@@ -33,6 +37,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -40,9 +45,19 @@ from pathlib import Path
 from typing import Any, Final
 
 from rdskit._files import NOFOLLOW, cache_dir, private_dir, read_private, write_private
-from rdskit.errors import LedgerWarning, warn
+from rdskit._flow import Flow, Sleep
+from rdskit.errors import LedgerWarning, RdsError, warn
 
-__all__ = ["LEDGER_FILE", "MAX_ENTRIES", "Ledger", "identity_digest", "ledger_key", "ledger_path"]
+__all__ = [
+    "IN_FLIGHT_WAIT",
+    "LEDGER_FILE",
+    "MAX_ENTRIES",
+    "InFlight",
+    "Ledger",
+    "identity_digest",
+    "ledger_key",
+    "ledger_path",
+]
 
 LEDGER_FILE: Final = "paid-calls.json"
 """The ledger's file name under :func:`rdskit._files.cache_dir`."""
@@ -51,6 +66,14 @@ MAX_ENTRIES: Final = 10_000
 """Entries kept; the oldest are dropped first (a notebook re-run needs only recent ones)."""
 
 _VERSION = 1
+
+IN_FLIGHT_WAIT: Final = 300.0
+"""Seconds a ``reuse=True`` call waits for an identical one in flight before giving up."""
+
+_POLL = 0.05  # seconds between tries of a held marker
+_BUCKETS = 256  # marker files: keys share one when their hashes agree (bounded file count)
+_LOCAL_LOCKS: dict[str, threading.Lock] = {}  # markers where there is no flock
+_LOCAL_GUARD = threading.Lock()
 
 Ids = dict[str, Any]
 """What an entry remembers of a resource: ids (strings), timestamps and lists of ids."""
@@ -199,3 +222,83 @@ def _unreadable(path: Path, why: str) -> dict[str, dict[str, Any]]:
         LedgerWarning,
     )
     return {}
+
+
+class InFlight:
+    """The marker one ``reuse=True`` call holds from its ledger lookup to its record.
+
+    :meth:`acquire` is a flow step (it polls with ``Sleep``, so an async client never
+    blocks its loop): an exclusive ``flock`` on ``<cache>/in-flight/<bucket>.lock``, which
+    also excludes other threads and coroutines of this process (each try opens its own
+    file description); where there is no ``flock`` (Windows), a lock of this process.
+    Closing the file (or the process dying) releases it.
+
+    Example:
+        >>> import tempfile
+        >>> first = InFlight("ab" * 32, Path(tempfile.mkdtemp()))
+        >>> list(first.acquire())
+        []
+        >>> second = InFlight("ab" * 32, first.directory)
+        >>> next(second.acquire())
+        Sleep(seconds=0.05)
+        >>> first.release()
+    """
+
+    def __init__(self, key: str, directory: Path | None = None) -> None:
+        self.directory = directory if directory is not None else cache_dir() / "in-flight"
+        self._name = f"{int(key[:8], 16) % _BUCKETS:03d}"
+        self._fd: int | None = None
+        self._lock: threading.Lock | None = None
+
+    def acquire(self, wait: float = IN_FLIGHT_WAIT) -> Flow[None]:
+        """Flow: hold the marker, waiting (polling) while another call holds it.
+
+        Raises:
+            RdsError: an identical call was still in flight after ``wait`` seconds
+                (nothing was sent).
+        """
+        deadline = time.monotonic() + wait
+        while not self._try():
+            if time.monotonic() > deadline:
+                raise RdsError(
+                    f"an identical reuse=True call has been in flight for over {wait:.0f} s "
+                    "(another thread or kernel); nothing was sent: try again when it ends"
+                )
+            yield Sleep(_POLL)
+
+    def release(self) -> None:
+        """Let the next identical call go (it then finds this one's ledger entry)."""
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the flock
+            self._fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _try(self) -> bool:
+        if sys.platform == "win32":
+            with _LOCAL_GUARD:
+                lock = _LOCAL_LOCKS.setdefault(self._name, threading.Lock())
+            if lock.acquire(blocking=False):
+                self._lock = lock
+                return True
+            return False
+        import fcntl
+
+        try:
+            path = private_dir(self.directory) / f"{self._name}.lock"
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
+        except OSError as exc:
+            warn(
+                f"no in-flight marker for a reuse=True call ({exc}); identical calls made "
+                "at this very moment may each pay",
+                LedgerWarning,
+            )
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True

@@ -13,8 +13,9 @@ Every output of rdskit that shows one goes through this module (HTML builds on i
 - :func:`md_text` escapes markdown metacharacters (a name is shown, never interpreted);
 - :func:`safe_url` keeps ``http``/``https`` URLs only, percent-encoding whatever could end
   a markdown link, an autolink or an HTML attribute; anything else is None (shown as text);
-- :func:`safe_markdown` makes the assistant's markdown inert for markdown viewers: no raw
-  HTML, images become links, links and definitions to other schemes become text;
+- :func:`safe_markdown` makes the assistant's markdown inert for markdown viewers: parsed
+  by a CommonMark parser and written back with no raw HTML, images as links, links to
+  other schemes as text and no link reference definitions;
 - :func:`terminal` is :func:`clean` for terminals (escape sequences, OSC 52 clipboard
   writes and carriage-return overwrites removed).
 
@@ -29,11 +30,14 @@ Example:
 
 from __future__ import annotations
 
-import html
 import ipaddress
 import re
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+import mistune
+from mistune.core import BlockState
+from mistune.renderers.markdown import MarkdownRenderer
 
 __all__ = [
     "SAFE_SCHEMES",
@@ -167,40 +171,107 @@ def terminal(value: Any) -> str:
 
 
 # -- markdown --------------------------------------------------------------------------
-_DEST = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
-_DEFINITION = re.compile(r"^( {0,3})\[([^\]\n]+)\]:", re.MULTILINE)
+# What could turn text into markup a viewer acts on (links, images, HTML, code spans),
+# escaped in text so a re-parse keeps it text (the backslash first). Emphasis and headings
+# are left alone: the worst they do is style text (a line's block marker is escaped by the
+# renderer).
+_INLINE_META = ("\\", "`", "[", "]", "<", "!")
+# A citation marker "[N]" is unescaped (link_markers links it) unless what follows could
+# make it a link ("(", "[") or, at the start of a line, a definition (":"); no definition
+# is ever written, so "[N]" alone is text.
+_ESCAPED_MARKER = re.compile(r"\\\[(\d{1,9})\\\](?![(\[])(:?)")
+# What may precede a definition on its line: indentation and container markers.
+_LINE_PREFIX = " \t>*+-0123456789.)"
+# More delimiters or lines than any real answer has (a link costs about six delimiters):
+# past either, the answer is escaped whole instead of parsed. The parser is linear, but at
+# several microseconds per delimiter or line; escaping is a few C-level passes.
+_PARSE_BUDGET = 5_000
+_MARKS = ("[", "]", "<", ">", "`", "*", "_", "!", "&", "\\", "\n")
 
 
-def _unsafe_destination(dest: str) -> bool:
-    """Whether a markdown link destination resolves to anything but an http(s) URL.
+def _escape_inline(text: str) -> str:
+    for char in _INLINE_META:
+        text = text.replace(char, "\\" + char)
+    return text
 
-    Markdown decodes entities and backslash escapes in destinations
-    (``jav&#97;script:``), so the check reads the decoded form.
+
+class _InertRenderer(MarkdownRenderer):
+    """Writes parsed markdown back as markdown with nothing a viewer acts on by itself.
+
+    Every link has been resolved by the parser (inline or through a definition anywhere:
+    block quotes, list items, escaped brackets, two lines); an http(s) one is written inline,
+    any other becomes its text. No definition is written, so nothing can refer to one.
+    Images become links, HTML becomes text.
     """
-    decoded = html.unescape(dest.strip("<>")).replace("\\", "")
-    decoded = "".join(decoded.split())
-    return safe_url(decoded) is None
+
+    def text(self, token: dict[str, Any], state: BlockState) -> str:
+        return _escape_inline(token["raw"])
+
+    def link(self, token: dict[str, Any], state: BlockState) -> str:
+        url = safe_url(token["attrs"].get("url"))
+        text = self.render_children(token, state)
+        if url is None:
+            return text
+        title = clean(token["attrs"].get("title") or "", newlines=False)
+        title = title.replace("\\", "\\\\").replace('"', '\\"')
+        shown = f' "{title}"' if title else ""
+        return f"[{text}]({url}{shown})"
+
+    def image(self, token: dict[str, Any], state: BlockState) -> str:
+        return self.link(token, state)  # nothing loads by itself
+
+    def inline_html(self, token: dict[str, Any], state: BlockState) -> str:
+        return self.text(token, state)
+
+    def block_html(self, token: dict[str, Any], state: BlockState) -> str:
+        return _escape_inline(str(token["raw"]).rstrip("\n")) + "\n\n"
+
+    def render_referrences(self, state: BlockState) -> list[str]:
+        return []
 
 
 def safe_markdown(text: Any) -> str:
     """The assistant's markdown made inert for any markdown viewer.
 
-    Control characters are removed; ``<`` is written as ``&lt;`` (no raw HTML, no
-    autolinks); an image ``![alt](url)`` becomes the link ``[alt](url)`` (nothing loads by
-    itself); a link or a link definition whose target is not an http(s) URL stays text.
-    Markdown decodes entities, so readers still see ``!`` and ``<``.
+    The text is parsed as CommonMark (mistune) and written back: links to http(s) URLs stay
+    links (written inline, wherever their definition was); links to anything else become
+    their text; link reference definitions are not written; an image becomes a link
+    (nothing loads by itself); raw HTML and control characters become text. A text with
+    more than 5,000 markdown delimiters or lines (no real answer has them) is not parsed:
+    every character that could make a link, an image, HTML or code is escaped. Time is
+    linear in the length of the text, whatever it holds.
 
     Example:
-        >>> safe_markdown("![x](http://h.example/b.png) [y](javascript:alert(1)) <img>")
-        '&#33;[x](http://h.example/b.png) [y]\\\\(javascript:alert(1)) &lt;img>'
+        >>> safe_markdown("![x](http://h.example/b.png) [y](javascript:alert(1)) <img> [1]")
+        '[x](http://h.example/b.png) y \\\\<img> [1]'
+        >>> safe_markdown("> [r\\\\]]:\\n> javascript:alert(1)\\n\\n[go][r\\\\]]")
+        'go'
     """
-    body = clean(text).replace("<", "&lt;")
-    # "&#33;" is "!" for the reader but never starts an image (a backslash could be escaped).
-    body = body.replace("![", "&#33;[")
+    body = clean(text)
+    if sum(body.count(mark) for mark in _MARKS) > _PARSE_BUDGET:
+        rendered = _escape_inline(body)
+    else:
+        rendered = str(mistune.Markdown(renderer=_InertRenderer()).parse(body)[0])
+    return _unescape_markers(rendered).strip("\n")
 
-    def link(found: re.Match[str]) -> str:
-        return "]\\(" + found[0][2:] if _unsafe_destination(found[1]) else found[0]
 
-    body = _DEST.sub(link, body)
-    # Reference definitions ("[label]: url") never make links: the label is escaped.
-    return _DEFINITION.sub(lambda found: f"{found[1]}\\[{found[2]}]:", body)
+def _unescape_markers(text: str) -> str:
+    """``\\[N\\]`` -> ``[N]`` where that cannot start a link or a definition (one pass:
+    whether text precedes a marker on its line is carried from one marker to the next)."""
+    end = 0
+    text_before = False  # whether the line holds more than containers before this marker
+
+    def unescape(found: re.Match[str]) -> str:
+        nonlocal end, text_before
+        gap = text[end : found.start()]
+        newline = gap.rfind("\n")
+        if newline >= 0:
+            text_before = bool(gap[newline + 1 :].strip(_LINE_PREFIX))
+        else:
+            text_before = text_before or bool(gap.strip(_LINE_PREFIX))
+        end = found.end()
+        keep = found[2] and not text_before  # "[N]:" where a definition could start
+        text_before = True
+        return found[0] if keep else f"[{found[1]}]{found[2]}"
+
+    return _ESCAPED_MARKER.sub(unescape, text)

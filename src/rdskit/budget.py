@@ -14,10 +14,14 @@ on top of any client's own ``budget_credits``. In a notebook ``%rds budget N`` s
   cycle (``count`` x datasets) does not fit what remains (an agent without ``count`` has no
   estimate, so it is refused too); nothing is committed, since the service charges later.
 - Ask has no estimate (the service charges inference after the reply): it is refused once
-  nothing remains, and each reply's ``ai_assistant`` usage rows are committed when the
-  reply is seen complete (``client.wait``, ``%%ask``), or at the latest before the next
-  paid call. Asks of several clients of one account running at the same time may have
-  their rows counted against the first client's own budget (never fewer credits overall).
+  nothing remains, and each one holds an allowance (:data:`ASK_ALLOWANCE`, 1 credit by
+  default; ``set_budget(N, ask_allowance=...)``) from the moment it is sent until its
+  reply's ``ai_assistant`` usage rows are committed (when the reply is seen complete:
+  ``client.wait``, ``%%ask``; or at the latest before the next paid call). So asks sent at
+  the same moment cannot overshoot the budget by more than one allowance, as long as one
+  ask costs no more than its allowance. Asks of several clients of one account running at
+  the same time may have their rows counted against the first client's own budget (never
+  fewer credits overall).
 - Setting it again never forgets silently: the same cap keeps what was committed (re-running
   a notebook cell is harmless), another cap keeps it too, ``reset=True`` starts from zero,
   ``set_budget(None)`` lifts the cap and forgets the commitments.
@@ -43,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rdskit._base_client import Amount
 from rdskit._format import credits_text
-from rdskit.errors import BudgetExceeded, InvalidParameter
+from rdskit.errors import BudgetExceeded, InvalidParameter, OutcomeUnknown
 from rdskit.models import ChatMessage, UsageRow
 from rdskit.resources.chats import get_chat_message
 
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
     from rdskit.billing import Estimate
 
 __all__ = [
+    "ASK_ALLOWANCE",
     "PROCESS_SCOPE",
     "Budget",
     "active_budgets",
@@ -70,6 +75,10 @@ PROCESS_SCOPE: Final = "process-wide"
 
 ASK_CATEGORY: Final = "ai_assistant"
 """The usage category Ask's inference is charged in."""
+
+ASK_ALLOWANCE: Final = Decimal(1)
+"""Credits an Ask holds against a budget until its charge is known (the default; an ask of
+the sandbox's assistant costs well under one credit)."""
 
 ROW_GRACE = 120.0
 """Seconds a finished reply waits for its usage row before it is no longer looked for
@@ -90,6 +99,7 @@ class _PendingAsk:
     message_id: str
     after_row: int  # the newest usage row id before it was sent (-1: none)
     budgets: tuple[Budget, ...]
+    holds: tuple[Decimal, ...]  # the allowance each budget holds for it
     finished_at: float | None = None
 
 
@@ -112,17 +122,24 @@ class Budget:
     """
 
     def __init__(
-        self, credits: Amount, *, scope: str = "client", field: str = "budget_credits"
+        self,
+        credits: Amount,
+        *,
+        scope: str = "client",
+        field: str = "budget_credits",
+        ask_allowance: Amount = ASK_ALLOWANCE,
     ) -> None:
         self.total = _credits(credits, field)
         self.scope = scope  # named in refusals: "client" or "process-wide"
         self.spent = Decimal(0)
+        self.held = Decimal(0)  # allowances of Asks whose charge is not known yet
+        self.ask_allowance = _credits(ask_allowance, "ask_allowance")
         self._lock = threading.Lock()
 
     @property
     def remaining(self) -> Decimal:
-        """Credits not yet committed."""
-        return self.total - self.spent
+        """Credits neither committed nor held for Asks in flight."""
+        return self.total - self.spent - self.held
 
     def reserve(self, estimate: Estimate) -> None:
         """Count ``estimate`` as spent, or raise :class:`BudgetExceeded` without counting."""
@@ -165,6 +182,22 @@ class Budget:
         with self._lock:
             self.spent += credits
 
+    def hold_ask(self) -> Decimal:
+        """Hold the Ask allowance (returned), or raise :class:`BudgetExceeded` when nothing
+        remains; checked and held at once, so concurrent asks see each other's holds."""
+        with self._lock:
+            if self.remaining <= 0:
+                raise BudgetExceeded(
+                    "ask", None, self.remaining, "nothing remains of it", scope=self.scope
+                )
+            self.held += self.ask_allowance
+            return self.ask_allowance
+
+    def release_hold(self, amount: Decimal) -> None:
+        """Give back an Ask's allowance (its charge is committed, or it was never sent)."""
+        with self._lock:
+            self.held -= amount
+
     def check_open(self, kind: str) -> None:
         """Raise :class:`BudgetExceeded` when nothing remains (a call with no estimate)."""
         with self._lock:
@@ -180,21 +213,25 @@ class Budget:
             self.total = total
 
     def __str__(self) -> str:
+        held = f", {credits_text(self.held)} held for asks in flight" if self.held else ""
         return (
             f"{credits_text(self.remaining)} of {credits_text(self.total)} credits left "
-            f"({credits_text(self.spent)} committed)"
+            f"({credits_text(self.spent)} committed{held})"
         )
 
     def __repr__(self) -> str:
         return f"Budget(total={self.total!r}, spent={self.spent!r}, scope={self.scope!r})"
 
 
-def set_budget(credits: Amount | None, *, reset: bool = False) -> Budget | None:
+def set_budget(
+    credits: Amount | None, *, reset: bool = False, ask_allowance: Amount | None = None
+) -> Budget | None:
     """Cap the paid calls of every rdskit client in this process at ``credits``.
 
     ``None`` lifts the cap. Setting the same cap again keeps what was committed (so a
     re-run notebook cell does not forget spending); a new cap keeps it too; ``reset=True``
-    starts from zero. Returns the budget (None when lifted).
+    starts from zero. ``ask_allowance`` is what each Ask holds until its charge is known
+    (default :data:`ASK_ALLOWANCE`). Returns the budget (None when lifted).
 
     Example:
         >>> rdskit.set_budget(500)  # doctest: +SKIP
@@ -204,11 +241,18 @@ def set_budget(credits: Amount | None, *, reset: bool = False) -> Budget | None:
         rdskit.errors.BudgetExceeded: dataset_run refused by the process-wide budget: ...
     """
     global _process
-    fresh = None if credits is None else Budget(credits, scope=PROCESS_SCOPE, field="credits")
+    allowance = ASK_ALLOWANCE if ask_allowance is None else ask_allowance
+    fresh = (
+        None
+        if credits is None
+        else Budget(credits, scope=PROCESS_SCOPE, field="credits", ask_allowance=allowance)
+    )
     with _lock:
         if fresh is not None and _process is not None and not reset:
             # The same object keeps counting: Asks sent before still commit to it.
             _process.resize(fresh.total)
+            if ask_allowance is not None:
+                _process.ask_allowance = fresh.ask_allowance
             return _process
         _process = fresh
     return fresh
@@ -268,15 +312,27 @@ def guarded_ask(core: HTTPCore, own: Budget | None, request: APIRequest[Any]) ->
     if not budgets:
         return (yield from core.call(request))
     yield from settle_asks(core)
-    for budget in budgets:
-        budget.check_open("ask")
-    newest = yield from core.call_page(_usage_rows(1))
-    after_row = newest.data[0].id if newest.data else -1
-    accepted = yield from core.call(request)
+    holds: list[Decimal] = []
+    try:
+        for budget in budgets:
+            holds.append(budget.hold_ask())
+        newest = yield from core.call_page(_usage_rows(1))
+        after_row = newest.data[0].id if newest.data else -1
+        accepted = yield from core.call(request)
+    except BaseException as exc:
+        if not isinstance(exc, OutcomeUnknown):  # it may have been asked: keep the hold
+            for budget, amount in zip(budgets, holds, strict=False):
+                budget.release_hold(amount)
+        raise
     with _lock:
         _pending.append(
             _PendingAsk(
-                _account(core), accepted.chat_id, accepted.message_id, after_row, tuple(budgets)
+                _account(core),
+                accepted.chat_id,
+                accepted.message_id,
+                after_row,
+                tuple(budgets),
+                tuple(holds),
             )
         )
     return accepted
@@ -332,6 +388,9 @@ def settle_asks(core: HTTPCore, known: Mapping[tuple[str, str], str] | None = No
         settled = finished[: len(rows)]
         settled += [ask for ask in finished if now - (ask.finished_at or now) > ROW_GRACE]
         _pending[:] = [ask for ask in _pending if all(ask is not s for s in settled)]
+        for ask in {id(ask): ask for ask in settled}.values():
+            for budget, amount in zip(ask.budgets, ask.holds, strict=True):
+                budget.release_hold(amount)  # its charge is committed (or there is none)
     if rows:
         log.info("committed %s credits of %d ai_assistant usage row(s)", charge, len(rows))
 

@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import traceback
@@ -46,6 +47,7 @@ __all__ = [
     "AudienceDatasetNotFound",
     "AudienceDatasetRunAlreadyInFlight",
     "BudgetExceeded",
+    "CacheWarning",
     "ChatNotFound",
     "CollectionContentTypeMismatch",
     "ConfigurationError",
@@ -74,16 +76,20 @@ __all__ = [
     "NotFound",
     "NothingToAnalyze",
     "OutcomeUnknown",
+    "PaginationStopped",
     "PartialDataWarning",
     "PatternDetectionRunNotFound",
     "RateLimited",
     "RdsError",
     "RdsWarning",
+    "RepeatedCursor",
     "ResourceNotFound",
+    "ResponseTooLarge",
     "RunFailed",
     "ServerError",
     "SourceDatasetHasNoCompletedRun",
     "SourceUnavailable",
+    "TooManyPages",
     "TooManyRequests",
     "TrackingAgentLimitReached",
     "TrackingAgentRunInProgress",
@@ -142,6 +148,10 @@ class EstimatedViewsWarning(RdsWarning):
     """A ranking by views (or by ``engagement_rate``, computed from views) mixes sources
     whose views are estimated (``are_views_estimated``) with sources whose views are
     counted: rank within each source instead (``df.rds.top(n, per="source")``)."""
+
+
+class CacheWarning(RdsWarning):
+    """A cache file could not be read: it was moved aside and its data fetched again."""
 
 
 class LedgerWarning(RdsWarning):
@@ -333,6 +343,70 @@ class UnexpectedResponse(APIError):
         ...     method="GET", path="/v1/me"))
         'error (HTTP 200) on GET /v1/me: the body is not a JSON object (text/html)'
     """
+
+
+class ResponseTooLarge(UnexpectedResponse):
+    """A response body larger than the client's ``max_response_bytes`` (as sent, or once
+    decoded): reading stopped at the cap, so a hostile server cannot fill memory.
+
+    Example:
+        >>> print(ResponseTooLarge(200, "more than 1,024 bytes arrived", limit=1024,
+        ...     method="GET", path="/v1/me"))
+        error (HTTP 200) on GET /v1/me: more than 1,024 bytes arrived (cap 1,024 bytes); \
+if this service is trusted, raise the cap: Client(max_response_bytes=...)
+    """
+
+    def __init__(
+        self, status_code: int, why: str, *, limit: int, method: str = "", path: str = ""
+    ) -> None:
+        self.limit = limit
+        super().__init__(
+            status_code,
+            None,
+            f"{why} (cap {limit:,} bytes); if this service is trusted, raise the cap: "
+            "Client(max_response_bytes=...)",
+            method=method,
+            path=path,
+        )
+
+
+class PaginationStopped(RdsError):
+    """A list the service would page forever: a cursor came back twice, or more pages than
+    the client's ``max_pages``. The items read so far were delivered."""
+
+
+class RepeatedCursor(PaginationStopped):
+    """The service sent a cursor it had sent before: following it would loop.
+
+    Example:
+        >>> print(RepeatedCursor("GET", "/v1/datasets", pages=3))
+        GET /v1/datasets sent a cursor it had already sent (after 3 pages): paging stopped \
+to avoid a loop; report this to the service
+    """
+
+    def __init__(self, method: str, path: str, *, pages: int) -> None:
+        self.method, self.path, self.pages = method, path, pages
+        super().__init__(
+            f"{method} {path} sent a cursor it had already sent (after {pages:,} pages): "
+            "paging stopped to avoid a loop; report this to the service"
+        )
+
+
+class TooManyPages(PaginationStopped):
+    """More pages than the client's ``max_pages``.
+
+    Example:
+        >>> print(TooManyPages("GET", "/v1/mentions", pages=10))
+        GET /v1/mentions has more than 10 pages: paging stopped; narrow the query or \
+raise Client(max_pages=...)
+    """
+
+    def __init__(self, method: str, path: str, *, pages: int) -> None:
+        self.method, self.path, self.pages = method, path, pages
+        super().__init__(
+            f"{method} {path} has more than {pages:,} pages: paging stopped; narrow the "
+            "query or raise Client(max_pages=...)"
+        )
 
 
 class Unauthorized(APIError):
@@ -620,7 +694,7 @@ def error_from_response(
         # The spec: prefer the Retry-After header; the body's retry_after_seconds otherwise.
         retry_after = retry_after_header
         if retry_after is None:
-            retry_after = _float_or_none(fields.get("retry_after_seconds"))
+            retry_after = seconds_or_none(fields.get("retry_after_seconds"))
         kwargs["retry_after"] = retry_after
     return cls(status_code, code, detail, **kwargs)
 
@@ -634,10 +708,18 @@ def _decimal_or_none(value: Any) -> Decimal | None:
         return None
 
 
-def _float_or_none(value: Any) -> float | None:
+def seconds_or_none(value: Any) -> float | None:
+    """A wait in seconds the service asks for, or None when it is not a finite number of
+    seconds, 0 or more (``inf``, ``nan``, negative, text): the caller's own backoff applies.
+
+    Example:
+        >>> seconds_or_none("2.5"), seconds_or_none("inf"), seconds_or_none(-1)
+        (2.5, None, None)
+    """
     if isinstance(value, bool):
         return None
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        seconds = float(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None

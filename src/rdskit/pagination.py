@@ -6,6 +6,10 @@ fetching the next page only when the previous one is used up. Each next page rep
 same request (same ``limit``, ``order``, ``sort`` and filters) with the new cursor, as the
 service's sort-aware cursors require.
 
+A walk stops with :class:`~rdskit.errors.RepeatedCursor` when the service sends a cursor
+it sent before (it would loop), and with :class:`~rdskit.errors.TooManyPages` past the
+client's ``max_pages``: a broken or hostile service cannot page the client forever.
+
 On :class:`~rdskit.AsyncClient` a list call returns an :class:`AsyncPager`: ``await`` it
 for the first page, or ``async for`` over every item.
 
@@ -23,28 +27,76 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Generator, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from rdskit.errors import RepeatedCursor, TooManyPages
+
 if TYPE_CHECKING:
     from rdskit._base_client import APIRequest, AsyncAPIClient, Page, SyncAPIClient
 
-__all__ = ["AsyncPage", "AsyncPager", "SyncPage"]
+__all__ = ["AsyncPage", "AsyncPager", "PageWalk", "SyncPage"]
 
 T = TypeVar("T")
+
+
+class PageWalk:
+    """The cursors one walk over a list has followed: refuses a cursor seen before and a
+    page past ``max_pages``.
+
+    Example:
+        >>> walk = PageWalk("GET", "/v1/datasets", max_pages=10)
+        >>> walk.follow(True, "c1")
+        'c1'
+        >>> walk.follow(True, "c1")
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.RepeatedCursor: GET /v1/datasets sent a cursor it had already sent ...
+    """
+
+    def __init__(self, method: str, path: str, *, max_pages: int, first_cursor: Any = None) -> None:
+        self._where = (method, path)
+        self._max_pages = max_pages
+        self._seen: set[str] = {first_cursor} if isinstance(first_cursor, str) else set()
+        self.pages = 1
+
+    @classmethod
+    def of(cls, request: APIRequest[Any], max_pages: int) -> PageWalk:
+        """The walk that starts with ``request`` (its own cursor, if any, counts as seen)."""
+        cursor = (request.json or {}) if request.cursor_in == "json" else (request.params or {})
+        first = cursor.get("cursor") if hasattr(cursor, "get") else None
+        return cls(request.method, request.path, max_pages=max_pages, first_cursor=first)
+
+    def follow(self, has_next: bool, cursor: str | None) -> str | None:
+        """The cursor of the next page, or None at the end (a server that says has_next
+        without a cursor cannot be followed).
+
+        Raises:
+            RepeatedCursor: ``cursor`` was followed before in this walk.
+            TooManyPages: the next page would be past ``max_pages``.
+        """
+        if not has_next or not cursor:
+            return None
+        method, path = self._where
+        if cursor in self._seen:
+            raise RepeatedCursor(method, path, pages=self.pages)
+        if self.pages >= self._max_pages:
+            raise TooManyPages(method, path, pages=self._max_pages)
+        self._seen.add(cursor)
+        self.pages += 1
+        return cursor
 
 
 class _PageBase(Generic[T]):
     """One fetched page: its items and where the next one starts."""
 
-    def __init__(self, request: APIRequest[T], page: Page[T]) -> None:
+    def __init__(self, request: APIRequest[T], page: Page[T], walk: PageWalk) -> None:
         self._request = request
+        self._walk = walk
         self.data: list[T] = page.data
         self.has_next: bool = page.has_next
         self.cursor: str | None = page.cursor
 
     def _next_request(self) -> APIRequest[T] | None:
-        # A server that says has_next without a cursor cannot be followed.
-        if not self.has_next or not self.cursor:
-            return None
-        return self._request.with_cursor(self.cursor)
+        cursor = self._walk.follow(self.has_next, self.cursor)
+        return None if cursor is None else self._request.with_cursor(cursor)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} items={len(self.data)} has_next={self.has_next}>"
@@ -53,8 +105,14 @@ class _PageBase(Generic[T]):
 class SyncPage(_PageBase[T]):
     """A page of a list call; iterate it to walk every item across all pages."""
 
-    def __init__(self, client: SyncAPIClient, request: APIRequest[T], page: Page[T]) -> None:
-        super().__init__(request, page)
+    def __init__(
+        self,
+        client: SyncAPIClient,
+        request: APIRequest[T],
+        page: Page[T],
+        walk: PageWalk | None = None,
+    ) -> None:
+        super().__init__(request, page, walk or PageWalk.of(request, client._core.max_pages))
         self._client = client
 
     def next_page(self) -> SyncPage[T] | None:
@@ -63,7 +121,8 @@ class SyncPage(_PageBase[T]):
         if request is None:
             return None
         client = self._client
-        return SyncPage(client, request, client._run(client._core.call_page(request)))
+        page = client._run(client._core.call_page(request))
+        return SyncPage(client, request, page, self._walk)
 
     def pages(self) -> Iterator[SyncPage[T]]:
         """This page and every following one, fetched as the iteration reaches them."""
@@ -80,8 +139,10 @@ class SyncPage(_PageBase[T]):
 class AsyncPage(_PageBase[T]):
     """A page of an async list call."""
 
-    def __init__(self, client: AsyncAPIClient, request: APIRequest[T], page: Page[T]) -> None:
-        super().__init__(request, page)
+    def __init__(
+        self, client: AsyncAPIClient, request: APIRequest[T], page: Page[T], walk: PageWalk
+    ) -> None:
+        super().__init__(request, page, walk)
         self._client = client
 
     async def next_page(self) -> AsyncPage[T] | None:
@@ -89,7 +150,7 @@ class AsyncPage(_PageBase[T]):
         request = self._next_request()
         if request is None:
             return None
-        return await _fetch(self._client, request)
+        return await _fetch(self._client, request, self._walk)
 
 
 class AsyncPager(Generic[T]):
@@ -100,7 +161,8 @@ class AsyncPager(Generic[T]):
         self._request = request
 
     def __await__(self) -> Generator[Any, None, AsyncPage[T]]:
-        return _fetch(self._client, self._request).__await__()
+        walk = PageWalk.of(self._request, self._client._core.max_pages)
+        return _fetch(self._client, self._request, walk).__await__()
 
     async def pages(self) -> AsyncIterator[AsyncPage[T]]:
         """Every page, fetched as the iteration reaches it."""
@@ -115,5 +177,6 @@ class AsyncPager(Generic[T]):
                 yield item
 
 
-async def _fetch(client: AsyncAPIClient, request: APIRequest[T]) -> AsyncPage[T]:
-    return AsyncPage(client, request, await client._run(client._core.call_page(request)))
+async def _fetch(client: AsyncAPIClient, request: APIRequest[T], walk: PageWalk) -> AsyncPage[T]:
+    page = await client._run(client._core.call_page(request))
+    return AsyncPage(client, request, page, walk)

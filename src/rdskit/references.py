@@ -52,9 +52,11 @@ _LINK_TARGET = re.compile(r"\(post:(?P<source>[A-Za-z_]+):(?P<id>[^()\s]+)\)")
 
 _MARKER = re.compile(r"\[(\d+)\]")
 # Where a marker is not text: code spans, inline links (label and target), autolinks and
-# HTML. link_markers leaves markers there alone (item 8 of the security review).
+# HTML. link_markers leaves markers there alone (item 8 of the security review). Every
+# repeated part stops at the character that could start the next attempt ("(" in a target,
+# "<" in a tag), so the scan stays linear on hostile text (20,000 "<" took 25 s before).
 _NOT_TEXT = re.compile(
-    r"(?P<skip>`[^`]*`|\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^)]*\)|<[^>]*>|&lt;[^\n]*?>)"
+    r"(?P<skip>`[^`]*`|\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^()]*\)|<[^<>]*>)"
     r"|(?P<marker>\[(?P<n>\d+)\](?!\())"
 )
 

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import rdskit
 import rdskit.frames as frames
+from rdskit import _files
 from rdskit.frames import cache as cache_module
 from rdskit.frames.accessor import origin_client
 
@@ -166,3 +171,52 @@ def test_a_fresh_sandbox_does_not_read_the_last_ones_cache(tmp_path: Path) -> No
     assert sizes[0][0] == sizes[1][0]  # the ids repeat, so the account id alone cannot tell
     assert [(n, m) for _, n, m in sizes] == [(20, 20), (10, 10)]
     assert len(list((tmp_path / "cache").rglob("*.parquet"))) == 2
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "not_mentions"])
+def test_a_damaged_cache_file_is_reported_once_moved_aside_and_fetched_again(
+    client: rdskit.Client,
+    dataset: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    damage: str,
+) -> None:
+    first = frames.mentions_to_frame(client, dataset_ids=[dataset], cache=True)
+    (path,) = (tmp_path / "cache").rglob("*.parquet")
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"\x00" * 1000)
+    else:
+        pq.write_table(pa.table({"x": [1]}), path)
+    spy = Spy(monkeypatch)
+    with pytest.warns(rdskit.errors.CacheWarning, match="moved to .*damaged-") as caught:
+        healed = frames.mentions_to_frame(client, dataset_ids=[dataset], cache=True)
+    assert len(caught) == 1
+    assert spy.received == 250  # fetched again, whole
+    pd.testing.assert_frame_equal(by_key(healed), by_key(first))
+    assert len(list(path.parent.glob("*.damaged-*"))) == 1  # kept aside for a look
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # healed: no second warning
+        again = frames.mentions_to_frame(client, dataset_ids=[dataset], cache=True)
+    assert len(again) == 250
+
+
+def test_private_files_reach_the_disk_before_they_replace_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append("fsync-dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "fsync-file")
+        real_fsync(fd)
+
+    def replace(src: Any, dst: Any) -> None:
+        events.append("replace")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    _files.write_private(_files.private_dir(tmp_path / "d") / "f", b"data")
+    assert events == ["fsync-file", "replace", "fsync-dir"]

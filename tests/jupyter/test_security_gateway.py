@@ -59,11 +59,18 @@ def recording_upstream() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with listening(Handler) as url:
+        yield f"{url}/base", seen
+
+
+@contextmanager
+def listening(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` served on a loopback port in a thread: its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/base", seen
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
@@ -434,3 +441,123 @@ def test_the_parquet_cache_is_private(
         cached.symlink_to(target)
         with pytest.raises(OSError):
             client.mentions.to_frame(dataset_ids=[dataset.id], cache=True)
+
+
+# -- an upstream that echoes the key, a page that cannot be framed, a server not dumpable ------
+@contextmanager
+def echoing_upstream() -> Iterator[str]:
+    """A loopback upstream that echoes every request header in its body and headers."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"data": dict(self.headers.items())}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("retry-after", self.headers.get("x-api-key", ""))
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    with listening(Handler) as url:
+        yield url
+
+
+def test_an_upstream_echoing_the_key_never_hands_it_to_a_kernel() -> None:
+    with echoing_upstream() as url:
+        gateway = Gateway((url, UPSTREAM_KEY), mode="service")
+        with serving(gateway) as served:
+            token, _ = gateway.tokens.mint()
+            response = httpx.get(
+                f"http://127.0.0.1:{served.port}/rdskit/v1/me", headers={"x-api-key": token}
+            )
+    assert response.status_code == 200
+    assert UPSTREAM_KEY not in response.text and UPSTREAM_KEY not in str(response.headers)
+    assert response.json()["data"]["x-api-key"] == "[redacted]"  # the echo arrived, redacted
+    assert "retry-after" not in response.headers  # the header that carried it is dropped
+
+
+def test_the_page_answers_loopback_hosts_only_and_cannot_be_framed() -> None:
+    gateway = Gateway(("http://127.0.0.1:1", UPSTREAM_KEY), mode="service")
+    with serving(gateway) as served:
+        page = httpx.get(f"http://127.0.0.1:{served.port}/rdskit")
+        rebound = httpx.get(
+            f"http://127.0.0.1:{served.port}/rdskit", headers={"host": "evil.example:80"}
+        )
+    assert page.status_code == 200 and page.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert rebound.status_code == 403 and rebound.json()["error_code"] == "gateway_host_refused"
+
+
+# Both processes become one unprivileged user once started (root may read any memory, and
+# the interpreter lives under /root); a change of user resets the dumpable flag, so the
+# control sets it back to 1.
+_AS_NOBODY = """
+if os.getuid() == 0:
+    os.setgid(65534)
+    os.setuid(65534)
+"""
+
+_HOLDER = (
+    "import ctypes, os, sys, time\n"
+    "from rdskit.jupyter.gateway import make_undumpable\n"
+    "libc = ctypes.CDLL(None)\n"
+    + _AS_NOBODY
+    + """
+if sys.argv[1] == "undumpable":
+    assert make_undumpable()
+else:
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE 1
+print(libc.prctl(3, 0, 0, 0, 0), flush=True)  # PR_GET_DUMPABLE
+time.sleep(30)
+"""
+)
+
+_READER = (
+    "import os, sys\n"
+    + _AS_NOBODY
+    + """
+pid = sys.argv[1]
+try:
+    maps = open(f"/proc/{pid}/maps").read().splitlines()
+    start = int(next(line for line in maps if "rw-p" in line).split("-")[0], 16)
+    with open(f"/proc/{pid}/mem", "rb") as mem:
+        mem.seek(start)
+        mem.read(64)
+    print("read")
+except OSError as exc:
+    print("refused", type(exc).__name__)
+"""
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+@pytest.mark.parametrize("mode", ["undumpable", "control"])
+def test_a_same_user_process_cannot_read_the_memory_of_a_non_dumpable_server(mode: str) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HOME": "/tmp"}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, mode],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        dumpable = holder.stdout.readline().strip() if holder.stdout else ""
+        reader = subprocess.run(
+            [sys.executable, "-c", _READER, str(holder.pid)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    if mode == "undumpable":
+        assert dumpable == "0"
+        assert reader.stdout.startswith("refused"), reader.stdout + reader.stderr
+    else:  # the same reader succeeds on a dumpable process: the test can fail
+        assert dumpable == "1"
+        assert reader.stdout.startswith("read"), reader.stdout + reader.stderr

@@ -10,7 +10,12 @@
 from __future__ import annotations
 
 import io
+import json
+import threading
+import time
 import warnings
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import mistune
@@ -21,8 +26,10 @@ from security_payloads import audit
 
 from rdskit._safe import clean, cleartext_remote, md_text, one_line, safe_markdown, safe_url
 from rdskit.demo import _printer, _save_answer
+from rdskit.jupyter.magics import session_of
 from rdskit.jupyter.render import PostCard, message_markdown, message_plain
 from rdskit.models import PostReference
+from rdskit.references import link_markers
 from rdskit.sandbox import SandboxHandle
 
 VIEWER = mistune.create_markdown(escape=False)  # a markdown viewer that passes raw HTML
@@ -48,6 +55,19 @@ VIEWER = mistune.create_markdown(escape=False)  # a markdown viewer that passes 
         "\\![x](http://evil.example/b.png)",
         "![x](http://evil.example/b.png)",
         "[![x](http://evil.example/b.png)](http://evil.example/)",
+        # link reference definitions in every position
+        "[go][r\\]]\n\n[r\\]]: javascript:alert(1)",
+        "> [r]: javascript:alert(1)\n\n[go][r]",
+        "- [r]: javascript:alert(1)\n\n[go][r]",
+        "1. > - [r]:\n>     javascript:alert(1)\n\n[r]",
+        "[r]:\njavascript:alert(1)\n\n[go][r]",
+        "[r]:\n  <javascript:alert(1)>\n  'title'\n\n[r][]",
+        "[\\\\]: javascript:alert(1)\n\n[\\\\]",
+        "   [R]: javascript:alert(1)\n[r]",
+        "\\[x\\](javascript:alert(1)) \\![y](javascript:alert(1))",
+        "<div>\n[x](javascript:alert(1))\n</div>",
+        "[x](javascript:alert(1)) [1](javascript:alert(1)) \\[1\\](javascript:alert(1))",
+        "\\[1\\]: javascript:alert(1)\n\n[1]",
     ],
 )
 def test_safe_markdown_is_inert_in_a_raw_html_viewer(hostile: str) -> None:
@@ -55,6 +75,41 @@ def test_safe_markdown_is_inert_in_a_raw_html_viewer(hostile: str) -> None:
     checked = audit(html.replace("<a ", '<a rel="noopener noreferrer" '))
     problems = [p for p in checked.problems if not p.startswith("attribute title")]
     assert problems == [], (hostile, html)
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "<" * 100_000,
+        "x " * 30_000 + "<" * 20_000,
+        "[" * 100_000,
+        "]" * 100_000,
+        "`" * 100_000,
+        "[a](" * 25_000,
+        "[a](<" * 20_000,
+        "&lt;" * 25_000,
+        "![" * 50_000,
+        ">" * 100_000,
+        "> " * 50_000,
+        "- " * 50_000,
+        "*a" * 50_000,
+        "[a]:\n" * 20_000,
+        "[1]:" * 25_000,
+        "[" * 4_000 + "x" * 96_000,
+        "[a](https://x.example/) " * 600 + "y" * 85_000,
+        "".join(f"{'  ' * i}- [x](https://e.example/{i})\n" for i in range(200)) + "z" * 50_000,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_hostile_answers_of_100k_characters_render_in_under_half_a_second(hostile: str) -> None:
+    refs = [{"type": "post", "source": "reddit", "id": "a", "citation": 1}]
+    started = time.perf_counter()
+    markdown = safe_markdown(hostile)
+    linked = link_markers(markdown, refs, {("reddit", "a"): "https://r.example/a"})
+    seconds = time.perf_counter() - started
+    assert seconds < 0.5, f"{seconds:.2f}s"
+    html = str(VIEWER(linked)).replace("<a ", '<a rel="noopener noreferrer" ')
+    assert audit(html).problems == []  # and still inert
 
 
 def test_safe_markdown_keeps_ordinary_markdown() -> None:
@@ -101,6 +156,63 @@ def test_helpers() -> None:
     assert safe_url("https://h.example/x'\"<>`") == "https://h.example/x%27%22%3C%3E%60"
     assert safe_url("file:///etc/passwd") is None and safe_url("http:///nohost") is None
     assert cleartext_remote("http://10.0.0.5:8000") and not cleartext_remote("http://[::1]:9")
+
+
+# -- what %rds prints of the service's text ---------------------------------------------------
+HOSTILE_NAME = "Oat\rConnected to https://evil.example as boss\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e"
+
+
+class _HostileService(BaseHTTPRequestHandler):
+    """``GET /v1/me`` whose every string carries carriage returns and escape sequences."""
+
+    def do_GET(self) -> None:
+        me = {
+            "id": HOSTILE_NAME,
+            "email": "a@b.example\r\nConnected to nowhere\x9b2J",
+            "team_name": HOSTILE_NAME,
+            "plan": {"name": HOSTILE_NAME},
+            "created_at": 0,
+        }
+        body = json.dumps({"status": "success", "data": me}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def hostile_service() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _HostileService)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _terminal_safe(text: str) -> None:
+    assert not any(char in text for char in "\x1b\x07\x9b\r\u202e"), repr(text)
+
+
+def test_rds_prints_the_services_text_as_data(
+    shell: InteractiveShell, hostile_service: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RDSKIT_API_KEY", "bz_test_" + "5" * 32)
+    ran = run_cell(shell, f"%rds connect --base-url {hostile_service}")
+    _terminal_safe(ran.stdout)
+    (line,) = ran.stdout.splitlines()  # no forged second "Connected to" line
+    assert line.startswith(f"Connected to {hostile_service} as a@b.example Connected to nowhere")
+    status = run_cell(shell, "%rds status")
+    _terminal_safe(status.stdout + "".join(b.get("text/plain", "") for b in status.bundles))
+    shell.run_line_magic("rds", "chat new")
+    session_of(shell).chat_id = HOSTILE_NAME
+    chat = run_cell(shell, "%rds chat")
+    _terminal_safe(chat.stdout)
+    assert len(chat.stdout.splitlines()) == 1
 
 
 # -- %rds connect over cleartext ----------------------------------------------------------

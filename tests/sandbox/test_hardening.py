@@ -374,3 +374,50 @@ def test_limiter_buckets_are_evicted_when_idle(monkeypatch: pytest.MonkeyPatch) 
     limiter.hit("a-live-key")
     assert len(limiter) == 1
     assert limiter.hit("random-key-1").allowed  # an evicted key simply starts over
+
+
+# -- under abuse (issue 22, item 4) ------------------------------------------------------------
+# ~1 MB of 400 lists of 1,000 zeros: every list within its bound, 400,000 values in all.
+CRAFTED = b"[" + b",".join([b"[" + b"0," * 999 + b"0]"] * 400) + b"]"
+
+
+def test_a_crafted_body_without_a_valid_key_is_not_walked(box: SandboxHandle) -> None:
+    with httpx.Client(base_url=box.url, timeout=30) as anonymous:
+        for key in (None, "bz_test_" + "0" * 32):
+            headers = {"x-api-key": key} if key else {}
+            started = time.perf_counter()
+            response = anonymous.post("/v1/datasets", content=CRAFTED, headers=headers)
+            assert response.status_code == 401, response.text  # authentication first
+            assert time.perf_counter() - started < 2
+
+
+def test_a_crafted_body_with_a_key_is_refused_after_a_bounded_walk(http: httpx.Client) -> None:
+    started = time.perf_counter()
+    response = http.post("/v1/datasets", content=CRAFTED)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["msg"] == "the body holds more than 80000 commas"
+    assert time.perf_counter() - started < 2
+    wide = b"{" + b",".join(b'"k%d":0' % i for i in range(30_000)) + b"}"  # under the commas
+    refused = http.post("/v1/datasets", content=wide)
+    assert refused.status_code == 422
+    assert refused.json()["detail"][0]["msg"] == "the body holds more than 20000 values"
+
+
+def test_idle_connections_are_closed_and_cannot_take_every_descriptor(box: SandboxHandle) -> None:
+    import socket
+
+    from rdskit.sandbox import app as app_module
+
+    host, port = box.url.removeprefix("http://").split(":")
+    idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(50)]
+    slow = socket.create_connection((host, int(port)), timeout=5)
+    slow.sendall(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n")  # a head that never ends
+    try:
+        with httpx.Client(base_url=box.url, timeout=10) as other:
+            assert other.get("/sandbox/health").status_code == 200  # still served meanwhile
+        time.sleep(app_module.HEADER_SECONDS + 2)
+        for conn in [*idle, slow]:
+            assert conn.recv(1) == b""  # closed by the server
+    finally:
+        for conn in [*idle, slow]:
+            conn.close()

@@ -420,3 +420,65 @@ def test_another_accounts_chat_is_not_found(sandbox: SandboxHandle, setup: Setup
     # The owner's chat is untouched: still one question and its reply.
     rows = setup.http.get(f"/v1/chats/{ids['chat_id']}/messages").json()["data"]
     assert [row["role"] for row in rows] == ["assistant", "user"]
+
+
+def test_arguments_of_the_wrong_type_are_validation_errors_that_do_not_echo_them(
+    setup: Setup,
+) -> None:
+    calls = [
+        ("service__list_mentions", {"limit": "SECRET-1"}, "limit"),
+        ("service__ask", {"message": ["SECRET-2"]}, "message"),
+        ("service__mentions_count", {"dataset_ids": "SECRET-3"}, "dataset_ids"),
+        ("service__get_message", {"chat_id": {"k": "SECRET-4"}, "message_id": "m"}, "chat_id"),
+    ]
+
+    async def work(client: Client) -> list[Any]:
+        return [await client.call_tool(tool, arguments) for tool, arguments, _ in calls]
+
+    for result, (_, _, name) in zip(run(setup, work), calls, strict=True):
+        error = result.structured_content["error"]
+        assert result.is_error and (error["code"], error["status"]) == ("validation_error", 422)
+        assert error["message"].startswith(f"{name}: Input should be"), error
+        assert "SECRET" not in str(result.content) and "SECRET" not in str(error)
+
+
+def test_get_streams_are_bounded_in_number_per_key_and_in_time(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rdskit.sandbox import mcp_server
+
+    monkeypatch.setattr(mcp_server, "STREAM_SECONDS", 1.0)
+    headers = {"x-api-key": setup.api_key, "accept": "text/event-stream"}
+
+    async def main() -> tuple[list[int], float]:
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+
+            async def hold() -> int:
+                async with http.stream("GET", f"{setup.url}/mcp/") as response:
+                    async for _ in response.aiter_bytes():
+                        pass
+                    return response.status_code
+
+            started = asyncio.get_running_loop().time()
+            statuses = await asyncio.gather(
+                *(hold() for _ in range(mcp_server.STREAMS_PER_KEY + 1))
+            )
+            return sorted(statuses), asyncio.get_running_loop().time() - started
+
+    statuses, seconds = asyncio.run(main())
+    assert statuses.count(429) == 1  # one over the per-key number
+    assert seconds < 10  # every stream ended on its own
+
+
+def test_mentions_count_walks_a_bounded_number_of_pages(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rdskit.sandbox import mcp_server
+
+    async def work(client: Client) -> dict[str, Any]:
+        return await call(client, "service__mentions_count", dataset_ids=[setup.dataset_id])
+
+    assert run(setup, work) == {"count": len(setup.posts), "complete": True}
+    monkeypatch.setattr(mcp_server, "COUNT_PAGES", 0)
+    capped = run(setup, work)
+    assert capped["complete"] is False and "narrow the query" in capped["note"]

@@ -44,6 +44,35 @@ def test_an_unknown_search_query_type_is_kept_and_lists_still_load(
     assert unknown.to_wire() == hashtag  # nothing lost, written back as sent
 
 
+UNKNOWN_REFS = [
+    {"type": "comment", "source": "reddit", "post_id": "t3_a", "comment_id": "c9"},
+    {"type": "url", "url": "https://x.example"},
+    {"kind": "no type at all"},
+]
+
+
+def test_unknown_reference_types_are_kept_in_pattern_items_answers_and_alerts(
+    api: MockAPI, client: rdskit.Client
+) -> None:
+    item = {**s.PATTERN_ITEM, "posts": [*s.PATTERN_ITEM["posts"], *UNKNOWN_REFS[:2]]}
+    api.on("GET", "/v1/patterns/pt_1/items/pti_1", ok(item))
+    reply = {**s.REPLY, "references": [*s.REPLY["references"], *UNKNOWN_REFS]}
+    api.on("GET", "/v1/chats/ch_1/messages/msg_2", ok(reply))
+    alert = {**s.ALERT, "references": [*s.ALERT["references"], *UNKNOWN_REFS]}
+    api.on("GET", "/v1/tracking_agents/ta_1/messages", page([alert]))
+
+    posts = client.patterns.item("pt_1", "pti_1").posts
+    assert [type(p).__name__ for p in posts] == ["PostPointer", *["UnknownReference"] * 2]
+    assert [p.to_wire() for p in posts[1:]] == UNKNOWN_REFS[:2]  # kept as sent
+    for refs in (
+        client.chats.message("ch_1", "msg_2").references,
+        next(iter(client.tracking_agents.messages("ta_1"))).references,
+    ):
+        assert refs is not None
+        assert [type(r).__name__ for r in refs] == ["PostReference", *["UnknownReference"] * 3]
+        assert [r.to_wire() for r in refs[1:]] == UNKNOWN_REFS
+
+
 def test_a_request_still_refuses_an_unknown_search_query_type(
     api: MockAPI, client: rdskit.Client
 ) -> None:

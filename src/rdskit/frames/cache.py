@@ -12,7 +12,10 @@ newly collected posts are fetched, including old posts a new run picked up (sort
 deduplicated on ``(source, id)`` (the fresh copy wins), then sorted as the query asked.
 
 The cache is private (:mod:`rdskit._files`): directories 0700, files 0600, written
-atomically and never read or written through a symlink.
+atomically (fsynced before the replace) and never read or written through a symlink. A
+cache file that cannot be read (truncated, damaged, not a mentions table) is reported once
+with a :class:`~rdskit.errors.CacheWarning`, moved aside (``<name>.damaged-<time>``) and
+its mentions are fetched again.
 
 Example:
     >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from rdskit._files import CACHE_ENV, cache_dir, private_dir, read_private, writing
+from rdskit.errors import CacheWarning, warn
 from rdskit.frames import _arrow
 from rdskit.frames.columns import MENTIONS
 from rdskit.frames.fetch import frame_datasets, mention_pages
@@ -107,6 +113,30 @@ def _newer(client: Any, query: Mapping[str, Any], cached: pa.Table | None) -> li
     return fresh
 
 
+def _read_cache(path: Path) -> pa.Table | None:
+    """The cached table at ``path``; None when there is none, or when it cannot be read
+    (then it is moved aside, once, with a warning, so the next call starts clean)."""
+    if not path.exists():
+        return None
+    try:
+        table = pq.read_table(pa.BufferReader(read_private(path)))
+        missing = [
+            name for name in ("source", "id", "dataset_run_at") if name not in table.schema.names
+        ]
+        if missing:
+            raise ValueError(f"it has no {', '.join(missing)} column")
+    except (pa.ArrowException, ValueError) as exc:
+        aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+        os.replace(path, aside)
+        warn(
+            f"the mentions cache file {path} could not be read ({str(exc)[:200]}); it was "
+            f"moved to {aside.name} and its mentions are fetched again",
+            CacheWarning,
+        )
+        return None
+    return table
+
+
 def _sorted(table: pa.Table, query: Mapping[str, Any]) -> pa.Table:
     column = SORT_COLUMNS.get(query.get("sort") or "date")
     if column is None:
@@ -124,7 +154,7 @@ def cached_mentions(
     # posts must not be merged with a cache the previous sandbox left behind.
     path = cache_path(client._run(account_identity(client._core)), query)
     private_dir(path.parent)  # before reading: a planted or shared directory is refused
-    cached = pq.read_table(pa.BufferReader(read_private(path))) if path.exists() else None
+    cached = _read_cache(path)
     fresh = mentions_table(_newer(client, query, cached), parameter_names)
     # The fresh copy of a post wins over the cached one.
     table = _arrow.combine(

@@ -29,6 +29,7 @@ from rdskit.frames.loaders import (
 from rdskit.frames.mentions import mentions_table, mentions_table_from_pages
 from rdskit.frames.profiles import profiles_frame
 from rdskit.frames.provenance import from_schema, record_fetch, restore
+from rdskit.models import PostPointer
 from rdskit.resources.mentions import wire_pages
 
 __all__ = [
@@ -148,7 +149,14 @@ def pattern_items_to_frame(client: Any, pattern_id: str, posts: bool = False) ->
         frame = pattern_items_frame(pattern)
         return attach_client(record_fetch(frame, client, "patterns", source), client)
     members = [
-        (item, [(p.source, p.id) for p in client.patterns.item(pattern_id, item.item_id).posts])
+        (
+            item,
+            [
+                (p.source, p.id)
+                for p in client.patterns.item(pattern_id, item.item_id).posts
+                if isinstance(p, PostPointer)  # a pointer of an unknown type names no post
+            ],
+        )
         for item in pattern.items
     ]
     refs = list(dict.fromkeys(key for _, keys in members for key in keys))

@@ -25,9 +25,12 @@ Enabled by ``jupyter-config/jupyter_server_config.d/rdskit.json`` (installed int
   default key is revoked; a random key is minted at each start and stored 0600 beside
   the database.
 
-Only loopback clients are served. The key is never logged, written or sent to a kernel.
-What this isolation does not cover (same-user kernels can read the user's files and,
-where ptrace is allowed, the server's memory) is in ``docs/jupyter.md``, Security model.
+Only loopback clients are served. The key is never logged, written or sent to a kernel,
+and never passed back from the upstream (:func:`redact_key`). Holding a key, the server
+makes itself non-dumpable (:func:`make_undumpable`: no core file, no ``/proc/<pid>/mem``
+for same-user processes). What this isolation does not cover (any same-user process can
+read the discovery and kernel connection files and so get a token) is in
+``docs/jupyter.md``, Security model.
 
 Example (``jupyter_server_config.py``)::
 
@@ -80,6 +83,8 @@ __all__ = [
     "TokenBook",
     "Upstream",
     "make_handlers",
+    "make_undumpable",
+    "redact_key",
     "scrub_environ",
     "upstream_path",
 ]
@@ -482,6 +487,49 @@ def scrub_environ(names: Iterable[str]) -> bool:
     return not any(entry.startswith(prefixes) for entry in shown)
 
 
+PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3  # <linux/prctl.h>
+
+
+def make_undumpable() -> bool:
+    """Make this process non-dumpable (Linux ``prctl(PR_SET_DUMPABLE, 0)``): no core file
+    is written whatever its core limit (a kernel raising it with ``prlimit`` and sending
+    SIGSEGV gets nothing), and ``/proc/<pid>/mem``, ``maps``, ``environ`` and ptrace are
+    refused to every process of the same user that is not root. Returns whether the flag
+    is now 0 (False elsewhere: say so, the key is then as exposed as the process).
+
+    Example:
+        >>> make_undumpable()  # doctest: +SKIP
+        True
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+            return False
+        return bool(libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def redact_key(
+    content: bytes, headers: Iterable[tuple[str, str]], key: str
+) -> tuple[bytes, list[tuple[str, str]]]:
+    """``content`` and ``headers`` of an upstream answer with every copy of the key (and
+    any header that carries it) removed: an upstream that echoes the request's headers
+    cannot hand the key to a kernel.
+
+    Example:
+        >>> redact_key(b'{"x-api-key": "bz_live_k"}', [("x-echo", "bz_live_k")], "bz_live_k")
+        (b'{"x-api-key": "[redacted]"}', [])
+    """
+    secret = key.encode()
+    if len(secret) >= 8 and secret in content:
+        content = content.replace(secret, b"[redacted]")
+    kept = [(name, value) for name, value in headers if len(key) < 8 or key not in value]
+    return content, kept
+
+
 def _target(base_url: str, api_key: str) -> tuple[str, SecretKey]:
     return resolve_base_url(base_url), SecretKey(api_key)
 
@@ -560,6 +608,12 @@ class PageHandler(_GatewayHandler):
 
     @allow_unauthenticated
     def get(self) -> None:
+        # A rebinding page names another host: only the loopback names this server has.
+        host = (self.request.host_name or "").lower()
+        if host not in ("localhost", "127.0.0.1", "::1", "[::1]") and not host.endswith(
+            ".localhost"
+        ):
+            self._fail(403, "gateway_host_refused", "the rdskit page answers loopback hosts only")
         facts = self.gateway.status()
         rows = "".join(
             f"<tr><th>{html.escape(label)}</th><td>{html.escape(str(facts[key]))}</td></tr>"
@@ -567,7 +621,11 @@ class PageHandler(_GatewayHandler):
             if facts.get(key) is not None
         )
         self.set_header("content-type", "text/html; charset=utf-8")
-        self.set_header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
+        self.set_header(
+            "content-security-policy",
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        )
+        self.set_header("x-frame-options", "DENY")
         self.finish(
             "<!doctype html><meta charset=utf-8><title>rdskit gateway</title>"
             "<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:44em}"
@@ -626,10 +684,12 @@ class ProxyHandler(_GatewayHandler):
             )
         self.set_status(response.status_code, reason=response.reason_phrase or "Unknown")
         self.clear_header("content-type")
-        for name in _FORWARD_RESPONSE:
-            if name in response.headers:
-                self.set_header(name, response.headers[name])
-        self.finish(response.content)
+        _, key = await self.gateway._upstream()
+        forwarded = [(n, response.headers[n]) for n in _FORWARD_RESPONSE if n in response.headers]
+        content, forwarded = redact_key(response.content, forwarded, key.reveal())
+        for name, value in forwarded:
+            self.set_header(name, value)
+        self.finish(content)
 
     post = patch = put = delete = get
 
@@ -729,6 +789,11 @@ class RdsGateway(ExtensionApp):
         )
         if mode == "sandbox":
             self.gateway.sandbox_db = str(self._sandbox_path())
+        elif not make_undumpable():
+            self.log.warning(
+                "rdskit gateway: could not make the server non-dumpable (not Linux?); a "
+                "core dump or a read of its memory by a same-user process can reveal the key"
+            )
         self._file = Path(jupyter_runtime_dir()) / f"rdskit-gateway-{os.getpid()}.json"
         os.environ[ENV_GATEWAY] = str(self._file)
         self.log.info("rdskit gateway: %s mode (%s)", mode, self.gateway.status()["upstream"])

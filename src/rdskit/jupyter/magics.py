@@ -126,7 +126,9 @@ class RdsMagics(Magics):
             raise UsageError(connect_failure(client.base_url, exc, self.session)) from None
         self.session.connect(client, origin)
         plan = me.plan.name if me.plan else "unknown"
-        print(f"Connected to {self.session.origin} as {me.email} ({me.team_name}, plan {plan}).")
+        # The service's strings are data: one line each, no escape sequence reaches a terminal.
+        who = ", ".join(one_line(part) for part in (me.team_name, f"plan {plan}"))
+        print(f"Connected to {one_line(self.session.origin)} as {one_line(me.email)} ({who}).")
 
     def _rds_status(self, value: str | None, args: Any) -> None:
         client = self._client()
@@ -183,7 +185,9 @@ class RdsMagics(Magics):
             print("The next %%ask starts a new chat.")
         elif value is None:
             chat = self.session.chat_id
-            print(f"Current chat: {chat}" if chat else "No current chat: %%ask starts one.")
+            print(
+                f"Current chat: {one_line(chat)}" if chat else "No current chat: %%ask starts one."
+            )
         else:
             raise UsageError(f"%rds chat takes 'new' or nothing, got {value!r}")
 
@@ -259,9 +263,10 @@ class RdsMagics(Magics):
         try:
             answer = turn.wait(timeout=args.timeout)
         except KeyboardInterrupt:
+            chat, message = one_line(turn.chat_id), one_line(turn.message_id)
             print(
-                f"Stopped waiting. The assistant may still answer in chat {turn.chat_id}: "
-                f"client.chats.message({turn.chat_id!r}, {turn.message_id!r}) reads the reply, "
+                f"Stopped waiting. The assistant may still answer in chat {chat}: "
+                f"client.chats.message({chat!r}, {message!r}) reads the reply, "
                 "and the next %%ask continues the chat."
             )
             return None

@@ -163,9 +163,11 @@ from rdskit.models.profiles import (
 from rdskit.models.references import (
     ENTITY_REFERENCE_TYPES,
     EntityReference,
+    PostOrUnknown,
     PostPointer,
     PostReference,
     Reference,
+    UnknownReference,
 )
 from rdskit.models.tracking import (
     FREQUENCIES,
@@ -271,6 +273,7 @@ __all__ = [
     "Plan",
     "PlanFeatures",
     "PlanLimits",
+    "PostOrUnknown",
     "PostPointer",
     "PostRef",
     "PostReference",
@@ -305,6 +308,7 @@ __all__ = [
     "TrackingRun",
     "UnixDatetime",
     "UnknownFilter",
+    "UnknownReference",
     "UnknownSearchQuery",
     "UrlPreviewRequest",
     "UrlSearchQuery",

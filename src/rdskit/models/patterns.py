@@ -10,7 +10,7 @@ from pydantic import Field
 
 from rdskit.models._base import RdsModel, UnixDatetime, Waitable
 from rdskit.models.common import RunStatus
-from rdskit.models.references import PostPointer
+from rdskit.models.references import PostOrUnknown
 
 __all__ = [
     "Pattern",
@@ -86,6 +86,7 @@ class Pattern(RdsModel):
 
 
 class PatternItemDetail(PatternItem):
-    """A pattern item with its constituent posts (resolve them through mentions)."""
+    """A pattern item with its constituent posts (resolve them through mentions); a
+    pointer of a type this client does not know yet is kept as an ``UnknownReference``."""
 
-    posts: list[PostPointer] = Field(default_factory=list)
+    posts: list[PostOrUnknown] = Field(default_factory=list)

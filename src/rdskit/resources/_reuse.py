@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pydantic
 
 from rdskit._base_client import APIRequest
-from rdskit._ledger import Ledger, identity_digest, ledger_key
+from rdskit._ledger import InFlight, Ledger, identity_digest, ledger_key
 from rdskit.errors import DuplicateNameWarning, InvalidParameter, NotFound, warn
 from rdskit.models import RdsModel
 from rdskit.models._base import Bound
+from rdskit.pagination import PageWalk
 from rdskit.resources.account import ME
 
 if TYPE_CHECKING:
@@ -128,12 +129,14 @@ def unpaged(path: str, model: type[M]) -> APIRequest[list[M]]:
 def every_item(core: HTTPCore, request: APIRequest[T]) -> Flow[list[T]]:
     """Flow: the items of every page of a list call (reads only)."""
     items: list[T] = []
+    walk = PageWalk.of(request, core.max_pages)
     while True:
         page = yield from core.call_page(request)
         items.extend(page.data)
-        if not page.has_next or not page.cursor:
+        cursor = walk.follow(page.has_next, page.cursor)
+        if cursor is None:
             return items
-        request = request.with_cursor(page.cursor)
+        request = request.with_cursor(cursor)
 
 
 def created_order(item: Any) -> float:
@@ -167,13 +170,31 @@ def reuse_or_start(
 ) -> Flow[T]:
     """Flow: the newest run of ``runs`` that is not ``failed`` and is ``same`` as the one
     asked for (completed: its data is already there; pending or working: wait on it), or
-    else the run ``start`` makes (a paid call, only sent when nothing fits)."""
-    found = [run for run in (yield from every_item(core, runs)) if same(run)]
-    usable = [run for run in found if _status(run) != "failed"]
-    if usable:
-        start.close()  # never sent: nothing is charged
-        return _mark_reused(max(usable, key=created_order))
-    return (yield from start)
+    else the run ``start`` makes (a paid call, only sent when nothing fits). An in-flight
+    marker (:class:`~rdskit._ledger.InFlight`) is held from the list to the start, so
+    identical calls at the same moment start one run."""
+    # Held from the list to the start: an identical call waits, then lists this one's run.
+    identity = yield from account_identity(core)
+    marker = yield from _held(InFlight(ledger_key(identity, "runs", runs.path)), start)
+    try:
+        found = [run for run in (yield from every_item(core, runs)) if same(run)]
+        usable = [run for run in found if _status(run) != "failed"]
+        if usable:
+            start.close()  # never sent: nothing is charged
+            return _mark_reused(max(usable, key=created_order))
+        return (yield from start)
+    finally:
+        marker.release()
+
+
+def _held(marker: InFlight, start: Flow[Any]) -> Flow[InFlight]:
+    """Flow: ``marker`` once held; ``start`` is closed unsent if the wait fails."""
+    try:
+        yield from marker.acquire()
+    except BaseException:
+        start.close()  # never sent
+        raise
+    return marker
 
 
 def _mark_reused(found: T) -> T:
@@ -222,23 +243,29 @@ def remembered(
     """
     identity = yield from account_identity(core)
     key = ledger_key(identity, kind, comparable(request))
-    entry = LEDGER.lookup(key)
-    if entry is not None and _usable(entry, keep):
-        try:
-            found = yield from reread(entry)
-        except (NotFound, InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
-            # Gone (404), or an entry whose ids no longer make a request (a hand-edited
-            # file, a tracking run whose dataset runs are gone): not reusable.
-            found = None
-        if found is not None:
-            start.close()  # never sent: nothing is charged
-            log.info("reused a %s recorded in the ledger; nothing was charged", kind)
-            return _mark_reused(found)
-    made = yield from start
-    keys = [key, *(ledger_key(identity, kind, comparable(other)) for other in aliases(made))]
-    wire = made.to_wire()
-    LEDGER.record(keys, kind, {name: wire[name] for name in keep if name in wire})
-    return made
+    # Held from the lookup to the record: an identical call waits here, then finds the
+    # entry this one records and reads it back instead of paying.
+    marker = yield from _held(InFlight(key), start)
+    try:
+        entry = LEDGER.lookup(key)
+        if entry is not None and _usable(entry, keep):
+            try:
+                found = yield from reread(entry)
+            except (NotFound, InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
+                # Gone (404), or an entry whose ids no longer make a request (a hand-edited
+                # file, a tracking run whose dataset runs are gone): not reusable.
+                found = None
+            if found is not None:
+                start.close()  # never sent: nothing is charged
+                log.info("reused a %s recorded in the ledger; nothing was charged", kind)
+                return _mark_reused(found)
+        made = yield from start
+        keys = [key, *(ledger_key(identity, kind, comparable(o)) for o in aliases(made))]
+        wire = made.to_wire()
+        LEDGER.record(keys, kind, {name: wire[name] for name in keep if name in wire})
+        return made
+    finally:
+        marker.release()
 
 
 def _usable(entry: Mapping[str, Any], keep: Sequence[str]) -> bool:

@@ -236,7 +236,7 @@ def start(
     """
     import uvicorn
 
-    from rdskit.sandbox.app import create_app
+    from rdskit.sandbox.app import connection_limits, create_app
 
     fixed = parse_today(today) if today is not None else today_from_env()
 
@@ -264,7 +264,7 @@ def start(
         sock.close()
         store.close()
         raise
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
     )

@@ -16,9 +16,12 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import logging
 import math
 import secrets
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -28,6 +31,7 @@ from anyio.abc import TaskStatus
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from rdskit.sandbox import accounts, chaos, guard, openapi, registry
 from rdskit.sandbox.accounts import key_digest
@@ -45,7 +49,9 @@ __all__ = [
     "ChaosMiddleware",
     "DeferredMcp",
     "RateLimitMiddleware",
+    "RequestIdMiddleware",
     "Settings",
+    "connection_limits",
     "create_app",
 ]
 
@@ -95,17 +101,111 @@ class RateLimitMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
+HEADER_SECONDS = 10.0
+"""A connection must have sent a whole request head within this time (slow or idle
+connections are closed: they hold a file descriptor and nothing else)."""
+
+KEEP_ALIVE_SECONDS = 5
+"""An idle keep-alive connection is closed after this long."""
+
+HEADER_BYTES = 16 * 1024
+"""Largest request head (h11's incomplete-event limit): no legitimate head is near it."""
+
+FD_RESERVE = 128
+"""File descriptors kept back from connections: the database, worker threads, logs."""
+
+
+def connection_limits() -> dict[str, Any]:
+    """uvicorn settings that bound what connections can hold: a connection budget below
+    the file-descriptor limit (raised to the hard limit first; connections past the
+    budget are closed at once, so accept() never fails with EMFILE and never floods the
+    log), a deadline for the request head, keep-alive and header-size limits.
+
+    Example:
+        >>> limits = connection_limits()
+        >>> limits["timeout_keep_alive"], limits["h11_max_incomplete_event_size"]
+        (5, 16384)
+    """
+    budget = max(64, _raise_fd_limit() - FD_RESERVE)
+    _BoundedH11.budget = budget
+    logging.getLogger("uvicorn.error").addFilter(_REPEATS)
+    logging.getLogger("asyncio").addFilter(_REPEATS)
+    return {
+        "http": _BoundedH11,
+        "limit_concurrency": budget,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+        "h11_max_incomplete_event_size": HEADER_BYTES,
+    }
+
+
+def _raise_fd_limit() -> int:
+    """The soft RLIMIT_NOFILE after raising it to the hard limit (unchanged elsewhere)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return 8192
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return int(min(soft, 1 << 20)) if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+class _BoundedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a connection budget and a request-head deadline."""
+
+    budget = 1024
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        if len(self.connections) > self.budget:
+            transport.close()  # over the budget: the descriptor is given back at once
+            return
+        self.loop.call_later(HEADER_SECONDS, self._head_deadline)
+
+    def _head_deadline(self) -> None:
+        if self.cycle is None and not self.transport.is_closing():
+            self.transport.close()  # no request head yet: idle or slow, not served
+
+
+class _RepeatFilter(logging.Filter):
+    """Lets the same log message through at most 5 times a minute (an accept() failing
+    in a loop once wrote 33 MB/s); says how many were dropped when it lets one through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: dict[str, tuple[float, int, int]] = {}  # msg -> (window start, shown, dropped)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        key = f"{record.name}:{record.msg}"
+        start, shown, dropped = self._seen.get(key, (now, 0, 0))
+        if now - start > 60:
+            start, shown = now, 0
+        if shown >= 5:
+            self._seen[key] = (start, shown, dropped + 1)
+            return False
+        if dropped:
+            record.msg = f"{record.msg} (and {dropped} more like it dropped)"
+        if len(self._seen) > 1000:
+            self._seen.clear()
+        self._seen[key] = (start, shown + 1, 0)
+        return True
+
+
+_REPEATS = _RepeatFilter()
+
 GUARDED_PREFIXES = ("/v1", "/sandbox")
 """Paths whose JSON bodies pass :func:`rdskit.sandbox.guard.check_body` before any route."""
 
 
-class BodyGuardMiddleware:
-    """Give every request an id; refuse oversized or hostile bodies before any work.
-
-    The id (``x-request-id`` response header) names the request in the server log, and a
-    500 body quotes it instead of internals. Bodies are read here once (at most
-    ``guard.MAX_BODY_BYTES`` + 1 bytes are buffered), checked, and replayed to the route.
-    """
+class RequestIdMiddleware:
+    """Give every request an id (outermost): the ``x-request-id`` response header names
+    the request in the server log, and a 500 body quotes it instead of internals."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -123,6 +223,28 @@ class BodyGuardMiddleware:
                 message = {**message, "headers": [*message.get("headers", []), header]}
             await send(message)
 
+        await self.app(scope, receive, send_with_id)
+
+
+class BodyGuardMiddleware:
+    """Refuse oversized or hostile bodies before any work, after the rate limiter.
+
+    Bodies are read here once (at most ``guard.MAX_BODY_BYTES`` + 1 bytes are buffered)
+    and replayed to the route. The size is checked for every request; the walk over the
+    JSON (bounded by ``guard.MAX_NODES``) only for a request whose key is a known one,
+    and on a worker thread, never on the event loop: a request without a valid key costs
+    a size check and then its 401, so crafted bodies cannot stall other accounts.
+    """
+
+    def __init__(self, app: ASGIApp, store: Store) -> None:
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        send_with_id = send
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         if not scope["path"].startswith(GUARDED_PREFIXES) or scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send_with_id)
             return
@@ -144,7 +266,9 @@ class BodyGuardMiddleware:
                 await self._refuse(guard.too_large(size), scope, send_with_id)
                 return
         body = b"".join(chunks)
-        rejection = guard.check_body(body)
+        api_key = dict(scope["headers"]).get(b"x-api-key", b"").decode("latin-1")
+        admin = scope["path"].startswith("/sandbox")  # the admin routes' own token guards them
+        rejection = await anyio.to_thread.run_sync(self._check, api_key, body, admin)
         if rejection is not None:
             await self._refuse(rejection, scope, send_with_id)
             return
@@ -159,13 +283,30 @@ class BodyGuardMiddleware:
 
         await self.app(scope, replay, send_with_id)
 
+    def _check(self, api_key: str, body: bytes, admin: bool) -> guard.Rejection | None:
+        """The body's rejection: 401 for a missing or unknown key (as the routes answer,
+        without parsing the body), else the bounds of :func:`guard.check_body`."""
+        if not admin:
+            known = False
+            if api_key:
+                with self.store.read() as conn:
+                    known = accounts.key_owner(conn, key_digest(api_key)) is not None
+            if not known:
+                return _UNAUTHORIZED
+        return guard.check_body(body)
+
     @staticmethod
     async def _refuse(rejection: guard.Rejection, scope: Scope, send: Send) -> None:
-        if rejection.status == 413:
+        if rejection is _UNAUTHORIZED:
+            response = error_response(ApiError(401, "unauthorized", _UNAUTHORIZED.message))
+        elif rejection.status == 413:
             response = error_response(ApiError(413, "request_too_large", rejection.message))
         else:
             response = JSONResponse({"detail": rejection.items}, status_code=rejection.status)
         await response(scope, _no_body, send)
+
+
+_UNAUTHORIZED = guard.Rejection(401, message="Missing or revoked API key (x-api-key header).")
 
 
 class ChaosMiddleware:
@@ -309,6 +450,7 @@ def create_app(store: Store, settings: Settings) -> FastAPI:
         app.include_router(router)
     app.mount("/mcp", mcp)
     app.add_middleware(ChaosMiddleware, store=store)
+    app.add_middleware(BodyGuardMiddleware, store=store)  # after the rate limit
     app.add_middleware(RateLimitMiddleware, limiter=app.state.limiter)
-    app.add_middleware(BodyGuardMiddleware)  # outermost: ids every request, bounds bodies
+    app.add_middleware(RequestIdMiddleware)  # outermost: ids every request
     return app

@@ -10,6 +10,10 @@ What is checked, in order (docs/sandbox-internals.md, "Bounds and limits", says 
 - size: more than :data:`MAX_BODY_BYTES` -> 413 ``request_too_large``;
 - encoding: invalid UTF-8, malformed JSON, ``NaN``/``Infinity``, nesting deeper than
   :data:`MAX_DEPTH` -> 422 at ``["body"]``;
+- shape: more than :data:`MAX_COMMAS` commas (counted before parsing), or more than
+  :data:`MAX_NODES` values (object members and list items counted) ->
+  422 at ``["body"]``, found before the rest of the body is looked at, so the walk is
+  bounded whatever the body holds;
 - values, at their JSON path: a string with a lone surrogate (SQLite and every UTF-8
   writer reject it), a string, list or integer beyond its bound -> 422 naming the field.
 
@@ -35,9 +39,11 @@ from urllib.parse import urlsplit
 __all__ = [
     "FIELD_BOUNDS",
     "MAX_BODY_BYTES",
+    "MAX_COMMAS",
     "MAX_DEPTH",
     "MAX_INT",
     "MAX_LIST_ITEMS",
+    "MAX_NODES",
     "MAX_STRING_CHARS",
     "Bound",
     "Rejection",
@@ -55,6 +61,14 @@ long Ask message) is a few KB; a megabyte leaves room and stops a 50 MB name at 
 
 MAX_DEPTH = 32
 """Deepest JSON nesting: the deepest legitimate body (mentions filters) is 6 levels."""
+
+MAX_NODES = 20_000
+"""Most values in one body (every object member and list item counts): the biggest
+legitimate body (5,000 dataset ids) is far below; a crafted megabyte of ``[[],[],...]``
+or ``{"a":0,...}`` holds ~250,000 and is refused after this many steps."""
+
+MAX_COMMAS = 4 * MAX_NODES
+"""Most commas in one body, checked before parsing (strings may hold some: 4x the values)."""
 
 MAX_STRING_CHARS = 10_000
 """Longest string in any field without its own bound (instructions, messages)."""
@@ -183,6 +197,10 @@ def check_body(raw: bytes) -> Rejection | None:
         return too_large(len(raw))
     if not raw.strip():
         return None
+    # Counted in C before anything is parsed: no legitimate body (a few KB) comes near
+    # MAX_COMMAS, and a crafted one is refused without a parse or a walk.
+    if raw.count(b",") > MAX_COMMAS:
+        return _reject([], f"the body holds more than {MAX_COMMAS} commas", "too_many_values")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -231,7 +249,9 @@ def _field(path: list[str]) -> str | None:
 
 
 def _check_value(value: Any) -> Rejection | None:
-    for path, node, depth in _walk(value):
+    for seen, (path, node, depth) in enumerate(_walk(value), 1):
+        if seen > MAX_NODES:
+            return _reject([], f"the body holds more than {MAX_NODES} values", "too_many_values")
         if depth > MAX_DEPTH:
             return _reject(path, f"the body nests deeper than {MAX_DEPTH} levels", "json_too_deep")
         name = _field(path)

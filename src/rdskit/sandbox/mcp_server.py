@@ -11,7 +11,7 @@ prefix (there are no create, update or delete tools):
 | ``service__list_collections`` | datasets (``kind: mentions``) with their mention counts |
 | ``service__list_mentions`` | one page of a mentions query (sort, order, limit, cursor, ...) |
 | ``service__mentions_get`` | one post by (source, id) |
-| ``service__mentions_count`` | how many posts a query matches |
+| ``service__mentions_count`` | how many posts a query matches (``complete: false`` past 10,000) |
 | ``service__query`` | answers a question over collected data synchronously; charged |
 | ``service__collect_mentions`` | searches the sources through a billed research preview |
 
@@ -26,7 +26,11 @@ holds ``{error: {code, message, status}}`` with the REST code and HTTP status, a
 work or charge; a body past ``guard.MAX_BODY_BYTES`` is an HTTP 413. Every tool calls the
 backend (``backend.chats``, ``backend.mentions``, ``backend.previews``); no SQL here.
 
-The server runs stateless (every POST stands alone) with JSON responses. ``/mcp`` without
+The server runs stateless (every POST stands alone) with JSON responses. A ``GET /mcp/``
+event stream (which a stateless server never writes to) is closed after
+:data:`STREAM_SECONDS`, and one key holds at most :data:`STREAMS_PER_KEY` at once (429
+past that). Every tool is bounded like a REST call: one page, or at most
+:data:`COUNT_PAGES` pages for ``service__mentions_count``. ``/mcp`` without
 the slash answers 307 to ``/mcp/`` (the app's slash redirect).
 
 ``create_app`` serves :func:`mcp_app` at ``/mcp`` (importing this module in the
@@ -55,6 +59,7 @@ from typing import Any
 import anyio
 from fastapi.exceptions import RequestValidationError
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
@@ -78,6 +83,16 @@ LONG_POLL_SECONDS = 120.0
 """Longest a ``service__get_message`` call waits for a reply before returning it as working."""
 
 _POLL_INTERVAL = 0.05
+
+STREAM_SECONDS = 30.0
+"""Longest a ``GET /mcp/`` event stream stays open (a stateless server sends nothing on it)."""
+
+STREAMS_PER_KEY = 4
+"""``GET /mcp/`` streams one key may hold open at once; more are 429."""
+
+COUNT_PAGES = 100
+"""Pages of 100 posts ``service__mentions_count`` walks at most (10,000 posts): past it the
+count says it is a lower bound, as a REST list is paged."""
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _CHARGED = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -94,6 +109,7 @@ class McpGate:
         # The SDK's limiter buffers the body (413 past REST's bound) for the guard to read.
         self.app = RequestBodyLimitMiddleware(ArgumentGuard(app), guard.MAX_BODY_BYTES)
         self.store = store
+        self._streams: dict[str, int] = {}  # open GET streams by key digest
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -105,9 +121,38 @@ class McpGate:
             await _http_error(send, 401, "Missing or revoked API key (x-api-key header).")
         elif not has_mcp:
             await _http_error(send, 403, "The account's plan does not include MCP access.")
+        elif scope["method"] == "GET":
+            await self._stream(who, scope, receive, send)
         else:
             scope.setdefault("state", {})["principal"] = who
             await self.app(scope, receive, send)
+
+    async def _stream(self, who: Principal, scope: Scope, receive: Receive, send: Send) -> None:
+        """A ``GET`` event stream: at most :data:`STREAMS_PER_KEY` per key at once, each
+        closed after :data:`STREAM_SECONDS` (its memory is returned with it)."""
+        if self._streams.get(who.key_digest, 0) >= STREAMS_PER_KEY:
+            await _http_error(send, 429, f"At most {STREAMS_PER_KEY} open GET streams per key.")
+            return
+        self._streams[who.key_digest] = self._streams.get(who.key_digest, 0) + 1
+        scope.setdefault("state", {})["principal"] = who
+        state = {"started": False, "ended": False}
+
+        async def tracked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                state["started"] = True
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                state["ended"] = True
+            await send(message)
+
+        try:
+            with anyio.move_on_after(STREAM_SECONDS):
+                await self.app(scope, receive, tracked)
+            if state["started"] and not state["ended"]:  # cut at the deadline: end it cleanly
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            left = self._streams.pop(who.key_digest) - 1
+            if left:
+                self._streams[who.key_digest] = left
 
     def _principal(self, api_key: str) -> tuple[Principal | None, bool]:
         if not api_key:
@@ -272,10 +317,26 @@ def _root_logging_kept() -> Iterator[None]:
         root.setLevel(level)
 
 
+class _Server(MCPServer):
+    """The SDK's server, with argument type errors answered like every other tool error:
+    ``{error: {code: "validation_error", message, status: 422}}``, the argument named and
+    its value not echoed (the SDK's own text quotes the input)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return _error("validation_error", _problems(exc.__cause__.errors()), 422)
+            raise
+
+
 def build_server(store: Store, settings: Settings) -> MCPServer:
     """The MCP server with the ``service__`` tools over ``store``."""
     with _root_logging_kept():
-        server: MCPServer = MCPServer(
+        server: MCPServer = _Server(
             "research-data-service",
             instructions=(
                 "Research Data Service: ask the assistant about collected social posts "
@@ -446,12 +507,18 @@ class _Tools:
 
     def _count(self, query: dict[str, Any], who: Principal) -> dict[str, Any]:
         count, cursor = 0, None
-        while True:  # walk the query's pages: the engine has no COUNT of its own
+        for _ in range(COUNT_PAGES):  # the engine has no COUNT of its own: walk, bounded
             got = self._mentions({**query, "limit": 100, "cursor": cursor}, who)
             count += len(got["mentions"])
             if not got["has_next"]:
-                return {"count": count}
+                return {"count": count, "complete": True}
             cursor = got["cursor"]
+        return {
+            "count": count,
+            "complete": False,
+            "note": f"at least {count} posts match (counting stops at {COUNT_PAGES} pages); "
+            "narrow the query for an exact count",
+        }
 
     async def query(
         self, question: str, ctx: Context, dataset_ids: list[str] | None = None
