@@ -103,6 +103,10 @@ def _register_accessor() -> None:
     from pandas.api.extensions import register_dataframe_accessor
 
     register_dataframe_accessor("rds")(_rds_accessor)
+    # pandas cannot parse the nested Arrow dtype names it writes into parquet/feather files.
+    from rdskit._arrow_names import register
+
+    register()
 
 
 _register_accessor()

@@ -113,7 +113,8 @@ def _save_answer(out: Path, markdown: str) -> Path:
 
 def _save_frame(out: Path, frame: Any) -> Path:
     path = out / "mentions.parquet"
-    frame.to_parquet(path)  # rdskit.frames.read_parquet(path) gives the same dtypes back
+    # Readable by plain pd.read_parquet; rdskit.frames.read_parquet restores the dtypes.
+    frame.rds.to_parquet(path)
     return path
 
 
