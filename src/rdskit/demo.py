@@ -51,6 +51,10 @@ def run_demo(
         >>> run_demo(Path("/tmp/rdskit-demo"), speed=50)  # doctest: +SKIP
         0
     """
+    from rdskit._extras import require
+
+    require("sandbox", "rdskit demo")
+    require("jupyter", "rdskit demo (its charts)", ("matplotlib",))
     from rdskit.client import Client
     from rdskit.jupyter.render import answer_bundle
     from rdskit.sandbox import start

@@ -156,8 +156,10 @@ class RdsAccessor:
     def plot(self) -> RdsPlots:
         """Charts: ``df.rds.plot.volume()``, ``.sentiment()``, ``.sources()``,
         ``.emotions()``, ``.engagement()`` (each returns a matplotlib Axes)."""
+        from rdskit._extras import require
         from rdskit.frames.plots import RdsPlots
 
+        require("jupyter", "df.rds.plot", ("matplotlib",))
         return RdsPlots(self)
 
     # --- mentions over time ----------------------------------------------------------------

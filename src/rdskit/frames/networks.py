@@ -31,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit._extras import require
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 
@@ -55,12 +56,8 @@ def research_import(module: str) -> Any:
     """
     import importlib
 
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        raise ImportError(
-            f'this needs {module}, part of rdskit\'s research extra: pip install "rdskit[research]"'
-        ) from error
+    require("research", f"this ({module})", (module.split(".")[0],))
+    return importlib.import_module(module)
 
 
 def _texts(frame: pd.DataFrame) -> pd.Series:
