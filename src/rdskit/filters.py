@@ -158,6 +158,7 @@ def mentioned_brands(
         >>> mentioned_brands("oatly", match="contains").to_wire()
         {'type': 'mentioned_brands', 'operator': {'type': 'contains', 'value': 'oatly'}}
     """
+    operator: dict[str, Any]
     if match != "any_of" and len(values) == 1:
         operator = {"type": match, "value": values[0]}
     else:
