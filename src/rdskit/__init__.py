@@ -7,10 +7,10 @@ Example:
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from rdskit import _hooks, errors
+from rdskit._version import __version__
 from rdskit.errors import (
     APIConnectionError,
     APIError,
@@ -78,7 +78,7 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
-    elif name in ("frames", "jupyter", "sandbox", "models", "filters"):
+    elif name in ("frames", "jupyter", "sandbox", "models", "filters", "mcp"):
         value = import_module(f"rdskit.{name}")
     else:
         raise AttributeError(f"module 'rdskit' has no attribute {name!r}")
@@ -103,6 +103,10 @@ def _register_accessor() -> None:
     from pandas.api.extensions import register_dataframe_accessor
 
     register_dataframe_accessor("rds")(_rds_accessor)
+    # pandas cannot parse the nested Arrow dtype names it writes into parquet/feather files.
+    from rdskit._arrow_names import register
+
+    register()
 
 
 _register_accessor()
@@ -128,11 +132,6 @@ def _jupyter_server_extension_points() -> list[dict[str, Any]]:
 
     return [{"module": "rdskit.jupyter.gateway", "app": RdsGateway}]
 
-
-try:
-    __version__ = version("rdskit")
-except PackageNotFoundError:  # running from a source tree without install metadata
-    __version__ = "0.0.0"
 
 __all__ = [
     "APIConnectionError",

@@ -70,6 +70,8 @@ def resolve(name: str) -> Callable[..., Any] | None:
     try:
         found: Callable[..., Any] = getattr(import_module(module), attribute)
     except ImportError as exc:
+        if getattr(exc, "extra", None):  # rdskit's MissingExtra already says what to install
+            raise
         raise ImportError(f"{name} needs {module}, which cannot be imported here: {exc}") from exc
     _IMPLEMENTATIONS[name] = found
     return found

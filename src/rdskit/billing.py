@@ -247,10 +247,37 @@ class BillingMixin:
         return guarded_ask(self._core, self._budget, request)
 
 
+# The unit parameters of the estimated calls and their bounds, as those calls check them
+# (a run's count >= 1, an audience run's 1..2000 profiles...).
+_UNIT_BOUNDS: dict[str, tuple[int, int | None]] = {
+    "count": (1, None),
+    "total_profile_count": (1, 2000),
+    "posts": (0, None),
+    "datasets": (1, None),
+}
+
+
+def _check_units(params: Mapping[str, Any]) -> None:
+    """Refuse a unit parameter the estimated call would refuse, naming it."""
+    for name, (low, high) in _UNIT_BOUNDS.items():
+        value = params.get(name)
+        if value is None:
+            continue
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if not whole or value < low or (high is not None and value > high):
+            bounds = f"{low} or more" if high is None else f"between {low} and {high}"
+            raise InvalidParameter(name, f"must be a whole number {bounds}, got {value!r}")
+    for name in ("sources", "source_urls"):
+        value = params.get(name)
+        if value is not None and (isinstance(value, str) or not isinstance(value, list | tuple)):
+            raise InvalidParameter(name, f"must be a list, got {type(value).__name__}")
+
+
 def _estimate(client: Any, kind: str, params: Mapping[str, Any]) -> Flow[Estimate]:
     if kind not in ESTIMATE_CATEGORIES:
         known = ", ".join(ESTIMATE_CATEGORIES)
         raise InvalidParameter("kind", f"must be one of {known}; got {kind!r}")
+    _check_units(params)
     quantity, reason = yield from _quantity(client, kind, params)
     prices = yield from client._prices.get(client)
     return Estimate.from_prices(kind, quantity, prices, reason)

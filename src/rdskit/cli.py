@@ -3,14 +3,21 @@
 Each subcommand is one ``add_<name>(subparsers)`` function that builds its parser and
 sets ``handler``; list it in ``SUBCOMMANDS`` to plug it in.
 
+Operator errors (a busy port, an unknown dataset, a budget refusal, a directory holding
+another export...) end in one line on stderr and exit status 1, never a traceback; Ctrl-C
+ends with status 130.
+
 Example:
     $ rdskit sandbox --port 8765 --db ./sandbox.db --speed 10 --today 2026-11-20
     $ rdskit demo --out ./rdskit-demo
+    $ rdskit collect "Oat milk" --query "oat milk" --sources reddit,tiktok --count 500
+    $ rdskit export ds_123 --format parquet --out ./oat --resume
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import sys
 import threading
@@ -18,7 +25,9 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
 
+from rdskit._version import __version__
 from rdskit.demo import add_demo
+from rdskit.errors import RdsError
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
@@ -42,17 +51,25 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     except (ValueError, ConfigurationError) as exc:
         print(f"rdskit sandbox: {exc}", file=sys.stderr)
         return 2
-    handle = start(
-        host=args.host,
-        port=args.port,
-        db=args.db,
-        seed=args.seed,
-        speed=args.speed,
-        rate_limit=args.rate_limit,
-        job_cpu_budget=args.job_cpu_budget,
-        chaos=controls,
-        today=today,
-    )
+    try:
+        handle = start(
+            host=args.host,
+            port=args.port,
+            db=args.db,
+            seed=args.seed,
+            speed=args.speed,
+            rate_limit=args.rate_limit,
+            job_cpu_budget=args.job_cpu_budget,
+            chaos=controls,
+            today=today,
+        )
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise _OperatorError(
+            f"port {args.port} on {args.host} is in use (another sandbox?): "
+            "choose another with --port, or --port 0 for any free one"
+        ) from None
     print(f"rdskit sandbox listening on {handle.url}")
     print(f"  base URL    : {handle.url}   (REST under {handle.url}/v1)")
     # A local test key of the sandbox's default account: printing it is the point.
@@ -139,15 +156,146 @@ _CHAOS_OPTIONS = {
 }
 
 
+class _OperatorError(Exception):
+    """Something the operator can fix, said in one line (no traceback)."""
+
+
+def _client(args: argparse.Namespace) -> Any:
+    """The client of ``RDSKIT_API_KEY`` / ``RDSKIT_BASE_URL`` (``--base-url`` wins); the key
+    is read from the environment only, never from the command line (``ps`` shows it)."""
+    from rdskit.client import Client
+
+    budget = getattr(args, "budget", None)
+    return Client(base_url=args.base_url, budget_credits=budget)
+
+
+def _status(text: str) -> None:
+    """One updating status line on a terminal; nothing when stderr is not one."""
+    if sys.stderr.isatty():
+        print(f"\r{text}", end="", file=sys.stderr, flush=True)
+
+
+def _collect(args: argparse.Namespace) -> int:
+    """Create or reuse a dataset, start (or reuse) a run, wait for it with progress."""
+    client = _client(args)
+    with client:
+        target = args.dataset
+        if target.startswith("ds_"):
+            dataset = client.datasets.get(target)
+        else:
+            dataset = client.datasets.get_or_create(target)
+        sources = [s.strip() for s in args.sources.split(",") if s.strip()]
+        actions = [a.strip() for a in (args.actions or "").split(",") if a.strip()]
+        run = client.datasets.runs.create(
+            dataset.id,
+            search_query={"type": "prompt", "sources": sources, "search_query": args.query},
+            count=args.count,
+            content_analysis_actions=actions or None,
+            reuse=not args.new_run,
+        )
+        print(f"dataset {dataset.id} ({dataset.name}): run {run.id} {run.status.type}", flush=True)
+        if args.no_wait:
+            return 0
+        run = run.wait(timeout=args.timeout, progress=sys.stderr.isatty())
+        print(f"run {run.id}: {run.status.type}, {run.mentions_count} mentions", flush=True)
+        print(f"export them: rdskit export {dataset.id} --format parquet --out DIR", flush=True)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    """Stream a dataset's mentions to ``--out`` (see :mod:`rdskit.frames.export`)."""
+    from rdskit.frames.export import export_mentions
+
+    with _client(args) as client:
+        result = export_mentions(
+            client,
+            args.dataset,
+            args.out,
+            args.format,
+            resume=args.resume,
+            batch_rows=args.batch_rows,
+            progress=lambda rows: _status(f"exported {rows:,} mentions"),
+        )
+    _status("")
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    again = " (resumed)" if result.resumed else ""
+    print(
+        f"wrote {result.rows:,} mentions of {args.dataset} to {result.path} as {result.format}"
+        f" in {result.parts} part file(s){again}"
+    )
+    return 0
+
+
+def _connection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        help="the service (default RDSKIT_BASE_URL); the API key comes from RDSKIT_API_KEY",
+    )
+
+
+def add_collect(subparsers: Subparsers) -> None:
+    """``rdskit collect``: create or reuse a dataset and collect mentions into it."""
+    parser = subparsers.add_parser(
+        "collect", help="create or reuse a dataset, start a run, wait with progress"
+    )
+    parser.add_argument("dataset", help="a dataset id (ds_...) or a name (found or created)")
+    parser.add_argument("--query", required=True, help="what to search for")
+    parser.add_argument(
+        "--sources", required=True, help="comma-separated: reddit,tiktok,youtube,instagram,..."
+    )
+    parser.add_argument("--count", type=int, default=100, help="posts to collect (default 100)")
+    parser.add_argument("--actions", default="", help="content analysis: sentiment,hook,cta")
+    parser.add_argument(
+        "--budget", type=float, default=None, help="refuse a run costing more than this (credits)"
+    )
+    parser.add_argument(
+        "--new-run", action="store_true", help="start a run even if the same one exists"
+    )
+    parser.add_argument("--no-wait", action="store_true", help="start the run and return")
+    parser.add_argument(
+        "--timeout", type=float, default=3600.0, help="seconds to wait (default 3600)"
+    )
+    _connection_options(parser)
+    parser.set_defaults(handler=_collect)
+
+
+def add_export(subparsers: Subparsers) -> None:
+    """``rdskit export``: stream a dataset's mentions to files, resumable."""
+    from rdskit.frames.export import BATCH_ROWS, FORMATS
+
+    parser = subparsers.add_parser(
+        "export", help="stream a dataset's mentions to parquet, jsonl or csv files (resumable)"
+    )
+    parser.add_argument("dataset", help="the dataset id (ds_...)")
+    parser.add_argument("--format", choices=FORMATS, default="parquet")
+    parser.add_argument("--out", required=True, help="a new or empty directory")
+    parser.add_argument(
+        "--resume", action="store_true", help="continue an interrupted export in --out"
+    )
+    parser.add_argument(
+        "--batch-rows",
+        type=int,
+        default=BATCH_ROWS,
+        help=f"mentions per part file, what memory holds at once (default {BATCH_ROWS})",
+    )
+    _connection_options(parser)
+    parser.set_defaults(handler=_export)
+
+
 SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_sandbox,
     add_demo,
+    add_collect,
+    add_export,
 ]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``rdskit`` parser with every registered subcommand."""
     parser = argparse.ArgumentParser(prog="rdskit", description="Research Data Service toolkit")
+    parser.add_argument("--version", action="version", version=f"rdskit {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:
         add(subparsers)
@@ -155,10 +303,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``rdskit`` script."""
+    """Entry point of the ``rdskit`` script (and ``python -m rdskit``)."""
     args = build_parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    return handler(args)
+    try:
+        return handler(args)
+    except (RdsError, _OperatorError) as exc:
+        print(f"rdskit {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file or a socket: its message names it
+        print(
+            f"rdskit {args.command}: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        hint = " (run it again with --resume to continue)" if args.command == "export" else ""
+        print(f"\nrdskit {args.command}: interrupted{hint}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -60,6 +60,10 @@ def run_demo(
         >>> run_demo(Path("/tmp/rdskit-demo"), speed=50)  # doctest: +SKIP
         0
     """
+    from rdskit._extras import require
+
+    require("sandbox", "rdskit demo")
+    require("jupyter", "rdskit demo (its charts)", ("matplotlib",))
     from rdskit.client import Client
     from rdskit.jupyter.render import answer_bundle
     from rdskit.sandbox import start
@@ -138,7 +142,8 @@ def _save_answer(out: Path, markdown: str) -> Path:
 
 def _save_frame(out: Path, frame: Any) -> Path:
     path = out / "mentions.parquet"
-    frame.to_parquet(path)  # rdskit.frames.read_parquet(path) gives the same dtypes back
+    # Readable by plain pd.read_parquet; rdskit.frames.read_parquet restores the dtypes.
+    frame.rds.to_parquet(path)
     return path
 
 

@@ -39,6 +39,7 @@ from rdskit._safe import clean, one_line
 
 __all__ = [
     "ERROR_CODES",
+    "VALIDATION_ERROR",
     "AIAssistantTimeout",
     "AIAssistantUnavailable",
     "APIConnectionError",
@@ -472,10 +473,21 @@ class RateLimited(APIError):
         super().__init__(status_code, error_code, detail, **kw)
 
 
+VALIDATION_ERROR = "validation_error"
+"""The ``error_code`` of a 422 whose body has none (the service's validation errors)."""
+
+
 class ValidationError(APIError, ValueError):
     """422: the service rejected the request body or query.
 
-    ``errors`` is the list of ``{loc, msg, type}`` issues; ``str()`` names each field.
+    ``errors`` is the list of ``{loc, msg, type}`` issues; ``str()`` names each field;
+    ``error_code`` is ``"validation_error"`` when the body gives none.
+
+    Example:
+        >>> exc = error_from_response(422, {"detail": [{"loc": ["body", "count"],
+        ...     "msg": "must be >= 1", "type": "value_error"}]}, method="POST", path="/v1/x")
+        >>> exc.error_code, type(exc).__name__
+        ('validation_error', 'ValidationError')
     """
 
     @property
@@ -684,6 +696,9 @@ def error_from_response(
     # The message reaches terminals (tracebacks) and logs: no escape sequences from a body.
     detail = clean(detail) if isinstance(detail, str) else detail
     cls = error_class(code, status_code)
+    if code is None and issubclass(cls, ValidationError):
+        # The service's 422 body ({detail: [...]}) has no error_code: rdskit's stable one.
+        code = VALIDATION_ERROR
     kwargs: dict[str, Any] = {
         "transient": bool(fields.get("transient", False)),
         "body": body,

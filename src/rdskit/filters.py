@@ -14,10 +14,10 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
 
 from rdskit.models.filters import (
-    BrandMatch,
     ContentIntentionFilter,
     ContentTopicFilter,
     CountryCodeFilter,
@@ -34,6 +34,9 @@ from rdskit.models.filters import (
     SourceFilter,
     ToneOfVoiceFilter,
 )
+from rdskit.resources._resource import validated
+
+F = TypeVar("F", bound=Any)
 
 __all__ = [
     "content_intention",
@@ -61,7 +64,7 @@ def keyword(value: str, exclude: bool = False) -> KeywordFilter:
         >>> keyword("oat milk").operator
         'is'
     """
-    return KeywordFilter(operator="is_not" if exclude else "is", value=value)
+    return _build(KeywordFilter, dict(operator="is_not" if exclude else "is", value=value))
 
 
 def sentiment(*values: str) -> SentimentFilter:
@@ -71,7 +74,7 @@ def sentiment(*values: str) -> SentimentFilter:
         >>> sentiment("negative", "neutral").values
         ['negative', 'neutral']
     """
-    return SentimentFilter.model_validate({"values": list(values)})
+    return _build(SentimentFilter, {"values": list(values)})
 
 
 def metric_change(metric: str, operator: str, **kw: Any) -> MetricChangeFilter:
@@ -82,7 +85,7 @@ def metric_change(metric: str, operator: str, **kw: Any) -> MetricChangeFilter:
         >>> metric_change("views", "in_range", min=1000, max=5000).to_wire()["max"]
         5000
     """
-    return MetricChangeFilter.model_validate({"metric": metric, "operator": operator, **kw})
+    return _build(MetricChangeFilter, {"metric": metric, "operator": operator, **kw})
 
 
 def source(*values: str) -> SourceFilter:
@@ -92,7 +95,7 @@ def source(*values: str) -> SourceFilter:
         >>> source("reddit").values
         ['reddit']
     """
-    return SourceFilter(values=list(values))
+    return _build(SourceFilter, dict(values=list(values)))
 
 
 def content_topic(*values: str) -> ContentTopicFilter:
@@ -102,7 +105,7 @@ def content_topic(*values: str) -> ContentTopicFilter:
         >>> content_topic("recipes").operator
         'any_of'
     """
-    return ContentTopicFilter(values=list(values))
+    return _build(ContentTopicFilter, dict(values=list(values)))
 
 
 def content_intention(*values: str) -> ContentIntentionFilter:
@@ -112,7 +115,7 @@ def content_intention(*values: str) -> ContentIntentionFilter:
         >>> content_intention("review").values
         ['review']
     """
-    return ContentIntentionFilter(values=list(values))
+    return _build(ContentIntentionFilter, dict(values=list(values)))
 
 
 def tone_of_voice(*values: str) -> ToneOfVoiceFilter:
@@ -122,7 +125,7 @@ def tone_of_voice(*values: str) -> ToneOfVoiceFilter:
         >>> tone_of_voice("humorous").values
         ['humorous']
     """
-    return ToneOfVoiceFilter(values=list(values))
+    return _build(ToneOfVoiceFilter, dict(values=list(values)))
 
 
 def hook(*values: str) -> HookFilter:
@@ -132,7 +135,7 @@ def hook(*values: str) -> HookFilter:
         >>> hook("question").values
         ['question']
     """
-    return HookFilter(values=list(values))
+    return _build(HookFilter, dict(values=list(values)))
 
 
 def cta(*values: str) -> CtaFilter:
@@ -142,7 +145,7 @@ def cta(*values: str) -> CtaFilter:
         >>> cta("shop now").values
         ['shop now']
     """
-    return CtaFilter(values=list(values))
+    return _build(CtaFilter, dict(values=list(values)))
 
 
 def mentioned_brands(
@@ -155,11 +158,12 @@ def mentioned_brands(
         >>> mentioned_brands("oatly", match="contains").to_wire()
         {'type': 'mentioned_brands', 'operator': {'type': 'contains', 'value': 'oatly'}}
     """
+    operator: dict[str, Any]
     if match != "any_of" and len(values) == 1:
-        operator = BrandMatch(type=match, value=values[0])
+        operator = {"type": match, "value": values[0]}
     else:
-        operator = BrandMatch(type=match, values=list(values))
-    return MentionedBrandsFilter(operator=operator)
+        operator = {"type": match, "values": list(values)}
+    return _build(MentionedBrandsFilter, {"operator": operator})
 
 
 def country_code(*codes: str) -> CountryCodeFilter:
@@ -169,7 +173,9 @@ def country_code(*codes: str) -> CountryCodeFilter:
         >>> country_code("us", "GB").values
         ['US', 'GB']
     """
-    return CountryCodeFilter(values=[code.upper() for code in codes])
+    return _build(
+        CountryCodeFilter, dict(values=[c.upper() if isinstance(c, str) else c for c in codes])
+    )
 
 
 def has_media(value: bool = True) -> HasMediaFilter:
@@ -179,7 +185,7 @@ def has_media(value: bool = True) -> HasMediaFilter:
         >>> has_media().value
         True
     """
-    return HasMediaFilter(value=value)
+    return _build(HasMediaFilter, dict(value=value))
 
 
 def dominant_emotion(*values: str) -> DominantEmotionFilter:
@@ -190,7 +196,7 @@ def dominant_emotion(*values: str) -> DominantEmotionFilter:
         >>> dominant_emotion("joy").values
         ['joy']
     """
-    return DominantEmotionFilter.model_validate({"values": list(values)})
+    return _build(DominantEmotionFilter, {"values": list(values)})
 
 
 def creator_tier(*values: str) -> CreatorTierFilter:
@@ -200,7 +206,7 @@ def creator_tier(*values: str) -> CreatorTierFilter:
         >>> creator_tier("micro", "macro").values
         ['micro', 'macro']
     """
-    return CreatorTierFilter(values=list(values))
+    return _build(CreatorTierFilter, dict(values=list(values)))
 
 
 def is_verified(value: bool = True) -> IsVerifiedFilter:
@@ -210,4 +216,12 @@ def is_verified(value: bool = True) -> IsVerifiedFilter:
         >>> is_verified(False).value
         False
     """
-    return IsVerifiedFilter(value=value)
+    return _build(IsVerifiedFilter, dict(value=value))
+
+
+def _build(model: type[F], fields: Mapping[str, Any]) -> F:
+    """The filter ``model`` of ``fields``, or :class:`~rdskit.InvalidParameter` naming the
+    filter and the field (never pydantic's own error)."""
+    kind = model.model_fields["type"].default
+    built: F = validated(model, dict(fields), field=str(kind))
+    return built

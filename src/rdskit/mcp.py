@@ -21,14 +21,18 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractContextManager, ExitStack, asynccontextmanager
 from typing import Any
 
-import httpx2
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult
+from rdskit._extras import require
 
-from rdskit._config import SecretKey, resolve_api_key, resolve_base_url
+require("mcp", "rdskit.mcp")
+
+import httpx2  # noqa: E402  (after the check that names the extra)
+from anyio.from_thread import BlockingPortal, start_blocking_portal  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp_types import CallToolResult  # noqa: E402
+
+from rdskit._config import SecretKey, resolve_api_key, resolve_base_url  # noqa: E402
 
 __all__ = ["TOOL_PREFIX", "McpSession", "McpToolError", "mcp_url", "open_mcp", "tool_result"]
 

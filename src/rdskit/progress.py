@@ -63,8 +63,9 @@ USAGE_ROWS_READ = 100
 def may_show(progress: bool | None) -> bool:
     """Whether a wait with ``progress`` might show anything in this process.
 
-    ``False`` never does; ``None`` (auto) only in IPython or an interactive session, so a
-    script's ``run.wait()`` does not even load the display layer.
+    ``False`` never does; ``None`` (auto) in IPython, an interactive session or when
+    stderr is a terminal (a script run by hand shows one updating line), so a script whose
+    output goes to a file or a pipe does not even load the display layer.
 
     Example:
         >>> may_show(False), may_show(True)
@@ -72,7 +73,8 @@ def may_show(progress: bool | None) -> bool:
     """
     if progress is not None:
         return progress
-    return "IPython" in sys.modules or hasattr(sys, "ps1") or bool(sys.flags.interactive)
+    interactive = "IPython" in sys.modules or hasattr(sys, "ps1") or bool(sys.flags.interactive)
+    return interactive or sys.stderr.isatty()
 
 
 @dataclass(frozen=True)

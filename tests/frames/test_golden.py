@@ -20,6 +20,7 @@ import pytest
 from golden_cases import GOLDEN, MENTION_CASES, PROFILE_CASES
 
 from rdskit.frames import mentions_frame, mentions_table, profiles_frame, profiles_table
+from rdskit.frames._arrow import fixed_categories
 from rdskit.frames.columns import pandas_dtype
 
 
@@ -62,7 +63,8 @@ def _frame(table: pa.Table) -> pd.DataFrame:
 
 
 def assert_frames_equal(actual: pd.DataFrame, expected_table: pa.Table, kind: str) -> None:
-    expected = _frame(expected_table)
+    # Category columns carry the catalogue's categories (vocabulary first), not just the seen.
+    expected = fixed_categories(_frame(expected_table), kind)
     assert actual.attrs == {"rdskit": {"kind": kind}}
     assert list(actual.columns) == list(expected.columns)
     assert [str(t) for t in actual.dtypes] == [str(t) for t in expected.dtypes]

@@ -20,7 +20,7 @@ from rdskit.frames import (
 )
 from rdskit.frames.columns import MENTIONS
 from rdskit.frames.columns import PROFILES as PROFILE_SPEC
-from rdskit.models import AudienceProfile, Mention, UsageRow
+from rdskit.models import AudienceProfile, Mention, UsageRow, vocab
 
 UTC = "UTC"
 
@@ -114,7 +114,9 @@ def test_categoricals() -> None:
     df = mentions_frame(copy.deepcopy(SMALL))
     for name in ("source", "language", "content_type"):
         assert isinstance(df[name].dtype, pd.CategoricalDtype), name
-    assert sorted(df["source"].cat.categories) == ["instagram", "reddit", "tiktok"]
+    # The vocabulary in its fixed order, whatever the rows hold (pd.concat keeps it).
+    assert list(df["source"].cat.categories) == list(vocab.SOURCES)
+    assert set(df["source"].dropna()) == {"instagram", "reddit", "tiktok"}
 
 
 def test_custom_parameter_columns_are_named_after_the_parameter() -> None:

@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rdskit.frames.columns import Column, Family, FrameSpec, pandas_dtype
+from rdskit.frames.columns import FRAMES, Column, Family, FrameSpec, pandas_dtype
 from rdskit.models._base import parse_datetime
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "field_at",
     "first_indices",
     "first_of",
+    "fixed_categories",
     "from_frame",
     "list_field",
     "map_columns",
@@ -417,7 +418,25 @@ def to_frame(table: pa.Table, kind: str) -> pd.DataFrame:
     """The pandas frame of ``table`` (dtypes per :func:`~rdskit.frames.columns.pandas_dtype`)
     tagged with its kind in ``df.attrs["rdskit"]``."""
     frame = table.to_pandas(types_mapper=_pandas_type)
+    fixed_categories(frame, kind)
     frame.attrs["rdskit"] = {"kind": kind}
+    return frame
+
+
+_SPECS = {spec.name: spec for spec in FRAMES}
+
+
+def fixed_categories(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """Give the frame's category columns their catalogue categories in place (vocabulary
+    order, then other values sorted; see :class:`~rdskit.frames.columns.Column`), rather
+    than the values seen in order of appearance, so ``pd.concat`` keeps them."""
+    spec = _SPECS.get(kind)
+    for entry in spec.columns if spec else ():
+        column = frame.get(entry.name)
+        if column is not None and isinstance(column.dtype, pd.CategoricalDtype):
+            order = entry.category_order(map(str, column.cat.categories))
+            if list(column.cat.categories) != order:
+                frame[entry.name] = column.cat.set_categories(order)
     return frame
 
 

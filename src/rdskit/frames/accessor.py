@@ -158,8 +158,10 @@ class RdsAccessor:
     def plot(self) -> RdsPlots:
         """Charts: ``df.rds.plot.volume()``, ``.sentiment()``, ``.sources()``,
         ``.emotions()``, ``.engagement()`` (each returns a matplotlib Axes)."""
+        from rdskit._extras import require
         from rdskit.frames.plots import RdsPlots
 
+        require("jupyter", "df.rds.plot", ("matplotlib",))
         return RdsPlots(self)
 
     # --- mentions over time ----------------------------------------------------------------
@@ -631,6 +633,42 @@ class RdsAccessor:
         from rdskit.frames.exports import write_excel
 
         return write_excel(self._df, path)
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        """One parquet file any reader takes back: plain ``pd.read_parquet`` (any
+        arguments, no rdskit needed), DuckDB, Polars, pyarrow; :func:`rdskit.frames.read_parquet`
+        restores the exact dtypes and the provenance.
+
+        Example:
+            >>> df.rds.to_parquet("oat.parquet")  # doctest: +SKIP
+        """
+        from rdskit.frames.dtypes import write_parquet
+
+        return write_parquet(self._df, path)
+
+    def to_feather(self, path: str | os.PathLike[str]) -> Path:
+        """One feather (Arrow IPC) file plain ``pd.read_feather`` reads back, like
+        :meth:`to_parquet`.
+
+        Example:
+            >>> df.rds.to_feather("oat.feather")  # doctest: +SKIP
+        """
+        from rdskit.frames.dtypes import write_feather
+
+        return write_feather(self._df, path)
+
+    def to_numpy_dtypes(self) -> pd.DataFrame:
+        """A copy with NumPy and object dtypes only, for tools that know no Arrow dtype
+        (lists become tuples, so ``drop_duplicates``, ``nunique`` and ``sort_values`` work;
+        see :func:`rdskit.frames.dtypes.numpy_frame`).
+
+        Example:
+            >>> df.rds.to_numpy_dtypes().dtypes["num_likes"]  # doctest: +SKIP
+            dtype('int64')
+        """
+        from rdskit.frames.dtypes import numpy_frame
+
+        return numpy_frame(self._df)
 
     def to_csv(self, path: str | os.PathLike[str], excel: bool = True) -> Path:
         """A CSV with lists flattened (``excel=True``: UTF-8 BOM, formulas neutralised)

@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -129,13 +129,29 @@ def pandas_dtype(arrow: pa.DataType) -> object:
 
 @dataclass(frozen=True)
 class Column:
-    """One column: its name, Arrow type and the wire field it comes from."""
+    """One column: its name, Arrow type and the wire field it comes from.
+
+    A ``category`` column's categories are ``categories`` (its vocabulary, in that fixed
+    order) followed by any other value found, sorted; so frames of the same vocabulary
+    keep their category dtype through ``pd.concat``.
+    """
 
     name: str
     arrow: pa.DataType
     source: str
     note: str = ""
     derived: bool = False
+    categories: tuple[str, ...] = ()
+
+    def category_order(self, found: Iterable[str]) -> list[str]:
+        """The categories of this column for the values ``found``.
+
+        Example:
+            >>> MENTIONS["source"].category_order(["tiktok", "mastodon"])[-2:]
+            ['linkedin', 'mastodon']
+        """
+        fixed = list(self.categories)
+        return fixed + sorted(set(found) - set(fixed))
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -211,8 +227,10 @@ def _plain(names: str, arrow: pa.DataType, prefix: str = "", path: str = "") -> 
     return [Column(prefix + n, arrow, path + n) for n in names.split()]
 
 
-def _derived(name: str, arrow: pa.DataType, source: str, note: str = "") -> Column:
-    return Column(name, arrow, source, note, derived=True)
+def _derived(
+    name: str, arrow: pa.DataType, source: str, note: str = "", categories: tuple[str, ...] = ()
+) -> Column:
+    return Column(name, arrow, source, note, derived=True, categories=categories)
 
 
 # --- mentions --------------------------------------------------------------------------
@@ -225,6 +243,8 @@ SENTIMENT_COLORS: dict[str, str] = {
 }
 """One colour per sentiment label in every chart (Okabe and Ito's palette: told apart
 with every common colour-vision deficiency, and in greyscale by lightness)."""
+_SOURCES = vocab.SOURCES
+CONTENT_TYPES = vocab.CONTENT_TYPES
 EMOTIONS = vocab.EMOTIONS
 _AD_META_TYPES: dict[str, pa.DataType] = {
     "is_active": BOOL,
@@ -246,12 +266,12 @@ MENTIONS = FrameSpec(
     "mentions",
     "Mentions",
     (
-        Column("source", CATEGORY, "source", "with `id`, identifies the post"),
+        Column("source", CATEGORY, "source", "with `id`, identifies the post", categories=_SOURCES),
         Column("id", STRING, "id"),
         Column("created_at", TIMESTAMP, "created_at", "Unix seconds on the wire"),
         Column("dataset_run_at", TIMESTAMP, "dataset_run_at", "Unix seconds on the wire"),
-        Column("content_type", CATEGORY, "content_type", "`organic` or `ad`"),
-        Column("language", CATEGORY, "language"),
+        Column("content_type", CATEGORY, "content_type", "`organic` or `ad`", False, CONTENT_TYPES),
+        Column("language", CATEGORY, "language", "codes found, sorted (an open vocabulary)"),
         Column("country_code", STRING, "country_code", "sent by the service, not in the spec"),
         *_plain("url title text summary category content_intention speech_tempo", STRING),
         Column("music_genre", STRING, "music_genre"),
@@ -350,7 +370,7 @@ PROFILES = FrameSpec(
     (
         Column("id", STRING, "id"),
         Column("run_id", STRING, "run_id"),
-        Column("source", CATEGORY, "source"),
+        Column("source", CATEGORY, "source", categories=_SOURCES),
         *_plain("username display_name bio external_link", STRING),
         Column("is_verified", BOOL, "is_verified"),
         *_plain("follower_count following_count content_count", INT),
@@ -358,7 +378,13 @@ PROFILES = FrameSpec(
         Column("authenticity_score_version", INT, "authenticity_score_version"),
         Column("authenticity_reason", STRING, "authenticity_reason"),
         Column("posting_cadence", STRING, "posting_cadence"),
-        Column("creator_tier", CATEGORY, "creator_tier", "nano, micro, mid, macro, mega"),
+        Column(
+            "creator_tier",
+            CATEGORY,
+            "creator_tier",
+            "nano, micro, mid, macro, mega",
+            categories=CREATOR_TIERS,
+        ),
         *_plain("aesthetic communication_tone occupation industry", STRING),
         *_plain("location_country location_city primary_language summary", STRING),
         Column("age", INT, "age"),
@@ -414,7 +440,7 @@ USAGE = FrameSpec(
     (
         Column("id", INT, "id"),
         Column("created_at", TIMESTAMP, "created_at", "Unix seconds on the wire"),
-        Column("category", CATEGORY, "category"),
+        Column("category", CATEGORY, "category", categories=vocab.USAGE_CATEGORIES),
         Column("quantity", USD, "quantity", "USD charged (exact decimal), never credits"),
         Column("quantity_credits", CREDITS, "quantity_credits", "six-decimal string on the wire"),
         Column("credit_rate_usd", USD, "credit_rate_usd", "decimal string on the wire"),
@@ -441,7 +467,7 @@ DATASETS = FrameSpec(
 # --- child frames (df.rds.comments() ...) ----------------------------------------------
 
 _PARENT = (
-    _derived("source", CATEGORY, "source", "of the parent mention"),
+    _derived("source", CATEGORY, "source", "of the parent mention", _SOURCES),
     _derived("id", STRING, "id", "of the parent mention"),
 )
 
@@ -531,7 +557,45 @@ FRAMES = (
 def _rows(spec: FrameSpec) -> Iterator[str]:
     for entry in spec.entries:
         name = entry.name if isinstance(entry, Column) else entry.pattern
-        yield f"| `{name}` | `{entry.dtype_name}` | `{entry.source}` | {entry.note} |"
+        note = entry.note
+        if isinstance(entry, Column) and entry.categories:
+            fixed = ", ".join(entry.categories)
+            note = f"{note}; " if note else ""
+            note += f"categories: {fixed}, then any other value (sorted)"
+        yield f"| `{name}` | `{entry.dtype_name}` | `{entry.source}` | {note} |"
+
+
+_PANDAS_VS_RDSKIT = (
+    "## pandas vs rdskit",
+    "",
+    "What common pandas calls do on rdskit frames, and the rdskit way when pandas cannot "
+    "(Arrow has no hash or sort kernel for lists and structs, pandas cannot parse the "
+    "nested Arrow dtype names it writes into files: pandas #57411, Arrow #46328).",
+    "",
+    "| pandas | on an rdskit frame | rdskit alternative |",
+    "|---|---|---|",
+    "| `df.to_parquet(p)`, `df.to_feather(p)` then `pd.read_parquet(p)` / `pd.read_feather(p)` "
+    "| reads back in a process that imported rdskit (it teaches pandas the nested dtype "
+    "names); a process without rdskit fails on list columns | `df.rds.to_parquet(p)` / "
+    "`df.rds.to_feather(p)`: any pandas, DuckDB, Polars, pyarrow reads them; "
+    "`rdskit.frames.read_parquet(p)` restores dtypes and provenance |",
+    '| `df.drop_duplicates()` | fails on list columns | `df.drop_duplicates(subset=["source", '
+    '"id"])` (a mention\'s key), or `df.rds.to_numpy_dtypes().drop_duplicates()` |',
+    '| `df.nunique()`, `df.describe(include="all")` | fail on list columns | '
+    "`df.rds.to_numpy_dtypes().nunique()` (lists as tuples) |",
+    '| `df.sort_values("topics")` | fails on a list column; other columns sort | '
+    '`df.rds.to_numpy_dtypes().sort_values("topics")` |',
+    "| `pd.concat([a, b])` | keeps `category` when both frames have the same categories: "
+    "`source`, `content_type`, `creator_tier` and usage `category` always do (their "
+    "vocabulary in a fixed order); `language` does when both saw the same codes | "
+    "`df.rds.to_numpy_dtypes()` for plain `object` columns |",
+    '| seaborn `hue="num_likes"`, scikit-learn, statsmodels | Arrow integers, booleans '
+    "and text may be refused | `df.rds.to_numpy_dtypes()`: `int64` (`float64` with NaN "
+    "when one is missing), `float64`, `bool`, `object` |",
+    "| `df.to_excel(p)` | fails on tz-aware dates; lists written as reprs | `df.rds.to_excel(p)` |",
+    "| `df.to_csv(p)` | lists written as Python reprs | `df.rds.to_csv(p)`: lists as JSON "
+    "(`json.loads` reads them back) |",
+)
 
 
 def render_markdown() -> str:
@@ -553,6 +617,7 @@ def render_markdown() -> str:
         "are pandas categoricals, timestamps are tz-aware UTC, everything else is "
         "Arrow-backed (`pd.ArrowDtype`), so integers and booleans are nullable.",
     ]
+    lines += ["", *_PANDAS_VS_RDSKIT]
     for spec in FRAMES:
         lines += [
             "",

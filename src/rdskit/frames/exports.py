@@ -1,10 +1,18 @@
 """Exports for spreadsheet users: ``df.rds.to_excel(path)`` and ``df.rds.to_csv(path)``.
 
-Both flatten what a spreadsheet cannot hold: lists of text become ``"a; b"``, lists of
-objects (media, hooks, parameters...) one compact JSON text per cell, timestamps UTC
-without a zone (Excel has none; column names say ``(UTC)``). Text that a spreadsheet
-would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return)
-is prefixed with ``'`` so it shows as text: social posts are untrusted input.
+Both keep the frame's values and flatten only what a cell cannot hold: every list or
+object (brands, media, hooks, parameters...) becomes one JSON text per cell
+(``json.loads`` gives the value back; timestamps inside it are ISO 8601 text), and
+timestamps are UTC without a zone (Excel has none; column names say ``(UTC)``).
+
+Social posts are untrusted input. In the workbook every text cell is written as a text
+cell (type ``s``; formula-like text also gets Excel's "quote prefix" style), so nothing
+runs as a formula and the cell holds exactly the frame's text. The two exceptions a cell
+forces: characters XML cannot hold (control characters other than tab, newline and
+carriage return) are dropped, and text beyond Excel's 32,767 characters is cut, ending
+with an ellipsis. A CSV has no cell types: ``to_csv(excel=True)`` prefixes text Excel
+would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
+return) with ``'``; ``excel=False`` writes every text exactly as it is.
 
 The workbook (openpyxl, in the ``research`` extra) has a ``posts`` sheet (a mentions
 frame without its ``comments`` column), a ``comments`` sheet (``df.rds.comments()``) and a
@@ -22,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +41,14 @@ import pyarrow as pa
 from rdskit.errors import InvalidParameter
 from rdskit.frames.networks import research_import
 
-__all__ = ["EXCEL_MAX_CHARS", "flatten_frame", "provenance_rows", "write_csv", "write_excel"]
+__all__ = [
+    "EXCEL_MAX_CHARS",
+    "cell_json",
+    "flatten_frame",
+    "provenance_rows",
+    "write_csv",
+    "write_excel",
+]
 
 EXCEL_MAX_CHARS = 32_767
 """Excel's limit per cell: longer texts are cut there, ending with an ellipsis."""
@@ -42,24 +58,31 @@ _FORMULA = re.compile(r"^[=+\-@\t\r]")
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
-def _cell_list(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    items = list(value)
-    if all(isinstance(v, str) or v is None for v in items):
-        return "; ".join(v for v in items if v is not None)
-    return json.dumps(items, default=str, ensure_ascii=False)
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
 
 
-def flatten_frame(frame: pd.DataFrame, *, for_excel: bool = True) -> pd.DataFrame:
-    """The frame with list/struct columns as text and timestamps as naive UTC (renamed
-    ``<name> (UTC)``); formula-like text escaped when ``for_excel``.
+def cell_json(value: Any) -> str:
+    """A list or object as the JSON text of its cell (timestamps as ISO 8601)."""
+    return json.dumps(value, default=_json_default, ensure_ascii=False)
+
+
+def flatten_frame(
+    frame: pd.DataFrame, *, for_excel: bool = True, prefix: bool = True
+) -> pd.DataFrame:
+    """The frame with list/struct columns as JSON text and timestamps as naive UTC
+    (renamed ``<name> (UTC)``); for a CSV Excel opens (``for_excel``), formula-like text
+    prefixed with ``'``, characters XML refuses dropped and over-long text cut.
 
     Example:
         >>> df = pd.DataFrame({"tags": pd.Series([["a", "b"]], dtype=pd.ArrowDtype(
         ...     pa.list_(pa.string()))), "text": ["=1+1"]})
         >>> flatten_frame(df).iloc[0].tolist()
-        ['a; b', "'=1+1"]
+        ['["a", "b"]', "'=1+1"]
+        >>> flatten_frame(df, for_excel=False).iloc[0].tolist()
+        ['["a", "b"]', '=1+1']
     """
     out = pd.DataFrame(index=frame.index)
     for name in frame.columns:
@@ -70,13 +93,12 @@ def flatten_frame(frame: pd.DataFrame, *, for_excel: bool = True) -> pd.DataFram
         if arrow is not None and (
             pa.types.is_list(arrow) or pa.types.is_struct(arrow) or pa.types.is_map(arrow)
         ):
-            values = column.astype(object).map(
-                (lambda v: json.dumps(v, default=str, ensure_ascii=False))
-                if pa.types.is_struct(arrow)
-                else _cell_list,
-                na_action="ignore",
+            values = pa.chunked_array(column.array.__arrow_array__()).to_pylist()
+            column = pd.Series(
+                [None if v is None else cell_json(v) for v in values],
+                index=frame.index,
+                dtype=object,
             )
-            column = values.astype("object")
         elif isinstance(dtype, pd.DatetimeTZDtype) or (
             arrow is not None and pa.types.is_timestamp(arrow) and arrow.tz is not None
         ):
@@ -85,17 +107,19 @@ def flatten_frame(frame: pd.DataFrame, *, for_excel: bool = True) -> pd.DataFram
         elif isinstance(dtype, pd.CategoricalDtype):
             column = column.astype("string")
         if pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
-            column = column.map(lambda v: _text(v, for_excel), na_action="ignore")
+            column = column.map(lambda v: _text(v, for_excel, prefix), na_action="ignore")
         out[label] = column
     return out
 
 
-def _text(value: Any, for_excel: bool) -> Any:
+def _text(value: Any, for_excel: bool, prefix: bool = True) -> Any:
+    """Text as a spreadsheet cell can hold it (see the module docs); ``prefix``: add the
+    ``'`` a CSV needs before formula-like text (a workbook uses the cell type instead)."""
     if not isinstance(value, str):
         return value
     if for_excel:
         value = _ILLEGAL.sub("", value)
-        if _FORMULA.match(value):
+        if prefix and _FORMULA.match(value):
             value = "'" + value
         if len(value) > EXCEL_MAX_CHARS:
             value = value[: EXCEL_MAX_CHARS - 1] + "…"
@@ -132,31 +156,39 @@ def write_excel(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write the workbook (see the module docs); returns its path."""
     _check(frame)
     openpyxl = research_import("openpyxl")
-    from openpyxl.cell import WriteOnlyCell
 
     target = Path(path)
     book = openpyxl.Workbook(write_only=True)
     posts = frame.drop(columns=["comments"]) if "comments" in frame.columns else frame
-    sheets: list[tuple[str, pd.DataFrame]] = [("posts", flatten_frame(posts))]
+    sheets: list[tuple[str, pd.DataFrame]] = [("posts", flatten_frame(posts, prefix=False))]
     if "comments" in frame.columns and {"source", "id"} <= set(frame.columns):
-        sheets.append(("comments", flatten_frame(frame.rds.comments())))
+        sheets.append(("comments", flatten_frame(frame.rds.comments(), prefix=False)))
     for title, table in sheets:
         sheet = book.create_sheet(title)
         sheet.append([str(c) for c in table.columns])
         for row in table.itertuples(index=False, name=None):
             cells = []
             for value in row:
-                cell = WriteOnlyCell(sheet, value=_excel_value(value))
-                if isinstance(value, str):
-                    cell.data_type = "s"  # never a formula, whatever the text says
-                cells.append(cell)
+                cells.append(_cell(sheet, value))
             sheet.append(cells)
     sheet = book.create_sheet("provenance")
     sheet.append(["key", "value"])
     for key, value in provenance_rows(frame):
-        sheet.append([key, _text(value, True)])
+        sheet.append([_cell(sheet, key), _cell(sheet, _text(value, True, prefix=False))])
     book.save(target)
     return target
+
+
+def _cell(sheet: Any, value: Any) -> Any:
+    """A write-only cell holding ``value``; text is a text cell, never a formula."""
+    from openpyxl.cell import WriteOnlyCell
+
+    cell = WriteOnlyCell(sheet, value=_excel_value(value))
+    if isinstance(value, str):
+        cell.data_type = "s"  # whatever the text says, it is stored and shown as text
+        if _FORMULA.match(value):
+            cell.quotePrefix = True  # Excel keeps it text when the cell is edited too
+    return cell
 
 
 def _excel_value(value: Any) -> Any:

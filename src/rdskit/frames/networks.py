@@ -31,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit._extras import MissingExtra, require
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 
@@ -55,12 +56,12 @@ def research_import(module: str) -> Any:
     """
     import importlib
 
+    feature = f"this ({module})"
+    require("research", feature, (module.split(".")[0],))
     try:
         return importlib.import_module(module)
-    except ImportError as error:
-        raise ImportError(
-            f'this needs {module}, part of rdskit\'s research extra: pip install "rdskit[research]"'
-        ) from error
+    except ImportError:  # the package is there but a part of it cannot be imported
+        raise MissingExtra(feature, "research", module) from None
 
 
 def _texts(frame: pd.DataFrame) -> pd.Series:

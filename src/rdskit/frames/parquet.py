@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from rdskit.frames import _arrow
-from rdskit.frames.columns import MENTIONS
+from rdskit.frames.columns import FRAMES, MENTIONS
 from rdskit.frames.fetch import frame_datasets, mention_pages, parameter_names
 from rdskit.frames.mentions import mentions_table
 from rdskit.frames.provenance import (
@@ -115,8 +115,9 @@ def mentions_to_parquet(
 
 
 def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """A mentions frame from a parquet file or a (hive-partitioned) dataset directory
-    written by rdskit: same columns, same dtypes.
+    """An rdskit frame from a parquet file or a (hive-partitioned) dataset directory
+    written by rdskit (or by ``df.to_parquet``): same columns, same dtypes, its provenance.
+    The frame kind comes from the stored provenance (mentions when none is stored).
 
     Example:
         >>> df = read_parquet("/data/oat")  # doctest: +SKIP
@@ -130,9 +131,12 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     partitions = dataset.partitioning.schema if dataset.partitioning else pa.schema([])
     schema = pa.unify_schemas([*files, partitions]) if files else dataset.schema
     table = ds.dataset(path, schema=schema, format="parquet", partitioning="hive").to_table()
-    table = table.select(_arrow.order_columns(table.column_names, MENTIONS))
+    record = merge_records(stored) if len(stored) > 1 else next(iter(stored), {})
+    spec = next((s for s in FRAMES if s.name == record.get("kind")), MENTIONS)
+    # pandas' own metadata (a df.to_parquet file) is not needed: the catalogue has the dtypes.
+    table = table.replace_schema_metadata(None)
+    table = table.select(_arrow.order_columns(table.column_names, spec))
     for i, name in enumerate(table.column_names):
-        if name in MENTIONS:
-            table = table.set_column(i, name, _arrow.cast(table[name], MENTIONS[name].arrow))
-    frame = _arrow.to_frame(table, "mentions")
-    return restore(frame, merge_records(stored) if len(stored) > 1 else next(iter(stored), {}))
+        if name in spec:
+            table = table.set_column(i, name, _arrow.cast(table[name], spec[name].arrow))
+    return restore(_arrow.to_frame(table, spec.name), record)

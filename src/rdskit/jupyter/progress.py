@@ -8,9 +8,10 @@ asks this module (through the ``jupyter.progress`` hook, :func:`reporter`) for a
 draws it. What is shown, by ``progress``:
 
 - ``None`` (default, "auto"): in a Jupyter kernel an ipywidgets display (an HTML display
-  updated in place when ipywidgets is missing); in an interactive terminal session
-  (IPython or the Python REPL, with stderr a terminal) one line on stderr rewritten in
-  place; otherwise (scripts, tests, servers) nothing, and this module is not even loaded;
+  updated in place when ipywidgets is missing); whenever stderr is a terminal (IPython,
+  the Python REPL or a ``python script.py`` run by hand) one line on stderr rewritten in
+  place; otherwise (output to a file or a pipe: tests, servers, cron) nothing, and this
+  module is not even loaded;
 - ``True``: the same, but a script or a pipe gets the text line too (one line per change
   when stderr is not a terminal);
 - ``False``: nothing.
@@ -345,8 +346,8 @@ def choose_mode(progress: bool | None) -> Mode | None:
     shell = _ipython()
     if shell is not None and getattr(shell, "kernel", None) is not None:
         return "widget" if _has_widgets() else "html"
-    interactive = shell is not None or hasattr(sys, "ps1") or bool(sys.flags.interactive)
-    if progress is True or (interactive and sys.stderr.isatty()):
+    # A terminal gets the one updating line, in a script too; a pipe or a file nothing.
+    if progress is True or sys.stderr.isatty():
         return "text"
     return None
 

@@ -22,6 +22,7 @@ __all__ = [
     "AD_META_FIELDS",
     "BILLING_UNITS",
     "CONTENT_ANALYSIS_ACTIONS",
+    "CONTENT_TYPES",
     "CREDIT_PLACES",
     "EMOTIONS",
     "FREQUENCIES",
@@ -40,6 +41,9 @@ __all__ = [
 
 SOURCES: Final = ("reddit", "tiktok", "youtube", "instagram", "linkedin")
 """The five sources the service collects from."""
+
+CONTENT_TYPES: Final = ("organic", "ad")
+"""A mention's ``content_type``: ``organic`` is seen, ad posts exist too."""
 
 SENTIMENTS: Final = ("negative", "neutral", "positive")
 """Sentiment labels, in the wire order of a mention's ``sentiment`` object."""

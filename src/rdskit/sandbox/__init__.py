@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.accounts import NewAccount, default_api_key
 from rdskit.sandbox.clock import ENV_TODAY, parse_today, today_from_env
 from rdskit.sandbox.db import Store
