@@ -1,25 +1,30 @@
-"""What the assistant can filter, group and measure: derived from the column catalogue.
+"""What the assistant can filter, group and measure: derived from the Mention model.
 
-Every column of :data:`rdskit.frames.columns.MENTIONS` is askable by the rule its type
-gives, so a column added there becomes askable here without a second list:
+Every field of :class:`rdskit.models.mentions.Mention` (the core model the frames' column
+catalogue also reads) is askable by the rule its type gives, so a field added there
+becomes askable here without a second list (the sandbox does not import the frames
+layer, see ``tests/test_layers.py``):
 
-- a *metric* is a number column (``num_views`` -> "views", ``engagement_rate``,
-  ``sentiment_score``, ...) and each number column of the comments frame
-  (``comment_likes``): sum, mean, median, min and max;
-- a *dimension* is a label column (category or short text: ``source``, ``language``,
-  ``country_code``, ``content_intention``, ``tone_of_voice``, ``cta_text``, ``sentiment``,
-  ``dominant_emotion``, ``author_title``...) or a list of labels (``hook_types``,
-  ``topics``, ``mentioned_brands``): filter on it, group by it;
-- free text (``title``, ``text``, ``*_evidence``, urls, ids) is searched with keywords, and
-  comment bodies with the ``comment`` dimension.
+- a *metric* is a number: an ``int`` field (``num_views`` -> "views", ``num_likes``,
+  ``ad_flight_days``...), a decimal sent as a string (``engagement_rate``,
+  ``sentiment_score``: names ending ``_rate`` / ``_score``), a number of ``ad_meta`` or of
+  a comment (``comment_likes``): sum, mean, median, min and max;
+- a *dimension* is a label: a short text field (``language``, ``country_code``,
+  ``content_intention``...), a yes/no field, the ``text`` of a text-with-evidence field
+  (``tone_of_voice``, ``cta``), a list of labels (``hooks[].type``,
+  ``content_topics[].text``, ``mentioned_brands``), the dominant label of a score object
+  (``sentiment``, ``emotions``; ties: neutral), the author's name, an ``ad_meta`` text;
+  the media types are the dimension ``media``;
+- free text (``title``, ``text``, ``summary``, ``questions``, urls, ids) is searched with
+  keywords, and comment bodies with the ``comment`` condition.
 
 A :class:`Table` holds, per post of a scope, the value of every dimension and metric,
-read once from the posts as ``POST /v1/mentions`` returns them (the frame the plan runs
+read once from the posts as ``POST /v1/mentions`` returns them (the frame a plan runs
 over; see :mod:`rdskit.sandbox.assistant_figures`).
 
 Example:
-    >>> METRICS["views"].column, DIMENSIONS["tone"].column, DIMENSIONS["hook"].multi
-    ('num_views', 'tone_of_voice', True)
+    >>> METRICS["views"].path, DIMENSIONS["tone"].path, DIMENSIONS["hook"].multi
+    (('num_views',), ('tone_of_voice', 'text'), True)
     >>> row = values_of({"source": "reddit", "id": "1", "language": "en",
     ...                  "sentiment": {"negative": "0.7", "neutral": "0.2", "positive": "0.1"}})
     >>> row["sentiment"], row["language"], row["source"]
@@ -29,13 +34,15 @@ Example:
 from __future__ import annotations
 
 import re
+import types
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
+from pydantic import BaseModel
 
-from rdskit.frames import columns
+from rdskit.models.mentions import Comment, Mention
 from rdskit.sandbox.text.enrichment import dominant
 
 __all__ = [
@@ -51,9 +58,12 @@ __all__ = [
 Post = Mapping[str, Any]
 
 # Free text and identifiers: searched (keywords), never a dimension.
-_FREE_TEXT = re.compile(r"(^|_)(id|url|evidence)$|^(title|text|summary)$")
-# How a column is named in a question (beyond the words of its name); why: "country_code"
-# is said "country", "cta_text" is said "call to action".
+_FREE_TEXT = re.compile(r"(^|_)(id|url|evidence)$|^(title|text|summary|questions|avatar)$")
+_NUMERIC_TEXT = re.compile(r"_(rate|score)$")  # decimals the wire sends as strings
+_SKIP = frozenset({"datasets", "collections", "parameters", "pattern_assignments", "vibe",
+                   "created_at", "dataset_run_at", "media", "comments"})  # fmt: skip
+# How a field is named in a question (beyond the words of its name); why: "country_code"
+# is said "country", "cta" is said "call to action".
 _SAID = {
     "source": ("source", "platform", "network", "site"),
     "content_type": ("content type", "type of content", "ads vs organic", "ad or organic"),
@@ -61,31 +71,28 @@ _SAID = {
     "content_intention": ("content intention", "intention", "intent", "purpose", "post type"),
     "tone_of_voice": ("tone of voice", "tone"),
     "narrative_structure": ("narrative structure", "narrative"),
-    "cta_text": ("call to action", "calls to action", "cta"),
-    "hook_types": ("hook type", "hook"),
-    "topics": ("content topic", "topic"),
+    "cta": ("call to action", "calls to action", "cta"),
+    "hooks": ("hook type", "hook"),
+    "content_topics": ("content topic", "topic"),
     "mentioned_brands": ("brand",),
-    "dominant_emotion": ("dominant emotion", "emotion"),
+    "emotions": ("dominant emotion", "emotion"),
     "sentiment": ("sentiment", "mood"),
-    "author_title": ("author", "creator", "poster"),
+    "author": ("author", "creator", "poster"),
     "language": ("language",),
     "category": ("category",),
     "music_genre": ("music genre", "genre"),
     "speech_tempo": ("speech tempo", "tempo"),
-    "sound_name": ("sound",),
     "entities": ("entity", "entities"),
 }
-# Short names a plan uses for the dimensions questions name most (the column otherwise).
+# Short names a plan uses for the dimensions questions name most (the field otherwise).
 _SHORT = {
     "country_code": "country",
     "content_intention": "intention",
     "tone_of_voice": "tone",
-    "cta_text": "cta",
-    "hook_types": "hook",
-    "topics": "topic",
+    "hooks": "hook",
+    "content_topics": "topic",
     "mentioned_brands": "brand",
-    "dominant_emotion": "emotion",
-    "author_title": "author",
+    "emotions": "emotion",
 }
 _METRIC_SAID = {
     "num_views": ("views", "view count", "view", "vistas"),
@@ -96,16 +103,21 @@ _METRIC_SAID = {
     "sentiment_score": ("sentiment score",),
     "comment_num_likes": ("comment likes", "likes did the comments get", "likes of comments"),
 }
+# The key a nested model is read by: its label field.
+_LABEL_FIELD = {"TextEvidence": "text", "Hook": "type", "MentionAuthor": "title", "Sound": "name"}
+_DOMINANT = frozenset({"SentimentScores", "Emotions"})
 
 
 @dataclass(frozen=True)
 class Dimension:
-    """A label a post carries: filter and group on it."""
+    """A label a post carries (read at ``path``; ``[]`` steps into a list): filter and
+    group on it; ``dominant`` labels are the largest share of a score object."""
 
     name: str
-    column: str
+    path: tuple[str, ...]
     said: tuple[str, ...]
     multi: bool = False
+    dominant: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,7 +125,7 @@ class Metric:
     """A number a post (or its comments) carries: sum, mean, median, min, max."""
 
     name: str
-    column: str
+    path: tuple[str, ...]
     said: tuple[str, ...]
     comments: bool = False
 
@@ -122,75 +134,85 @@ def _words(name: str) -> str:
     return name.removeprefix("num_").replace("_", " ")
 
 
-def _is_label(column: columns.Column) -> bool:
-    arrow = column.arrow
-    if column.name in ("created_at", "dataset_run_at") or _FREE_TEXT.search(column.name):
-        return False
-    return bool(
-        pa.types.is_dictionary(arrow)
-        or pa.types.is_string(arrow)
-        or pa.types.is_boolean(arrow)
-        or (pa.types.is_list(arrow) and pa.types.is_string(arrow.value_type))
-    )
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """(inner type, is a list) of an optional / list annotation."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        return _unwrap(args[0]) if args else (annotation, False)
+    if typing.get_origin(annotation) is list:
+        return args[0], True
+    return annotation, False
 
 
-def _is_number(arrow: pa.DataType) -> bool:
-    return bool(pa.types.is_integer(arrow) or pa.types.is_floating(arrow))
+def _model_fields(model: type[BaseModel], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    for name, info in model.model_fields.items():
+        yield prefix + name, info.annotation
 
 
 def _catalogue() -> tuple[dict[str, Dimension], dict[str, Metric]]:
     dims: dict[str, Dimension] = {}
     metrics: dict[str, Metric] = {}
-    for column in columns.MENTIONS.columns:
-        if _is_number(column.arrow):
-            name = column.name.removeprefix("num_")
-            said = _METRIC_SAID.get(column.name, (_words(column.name),))
-            metrics[name] = Metric(name, column.name, said)
-        elif _is_label(column):
-            name = _SHORT.get(column.name, column.name)
-            said = _SAID.get(column.name, (_words(column.name),))
-            dims[name] = Dimension(name, column.name, said, pa.types.is_list(column.arrow))
-    for column in columns.COMMENTS.columns:
-        if _is_number(column.arrow) and column.name.startswith("num_"):
-            wire = f"comment_{column.name}"
-            name = f"comment_{column.name.removeprefix('num_')}"
-            said = _METRIC_SAID.get(wire, (_words(name),))
-            metrics[name] = Metric(name, column.name, said, comments=True)
+
+    def dimension(name: str, path: tuple[str, ...], multi: bool = False, top: bool = False) -> None:
+        short = _SHORT.get(name, name)
+        said = _SAID.get(name, (_words(name),))
+        dims[short] = Dimension(short, path, said, multi, top)
+
+    def metric(name: str, path: tuple[str, ...], comments: bool = False) -> None:
+        short = (
+            name.removeprefix("num_")
+            if not comments
+            else f"comment_{path[-1].removeprefix('num_')}"
+        )
+        said = _METRIC_SAID.get(name, (_words(short),))
+        metrics[short] = Metric(short, path, said, comments)
+
+    for name, annotation in _model_fields(Mention):
+        if name in _SKIP or _FREE_TEXT.search(name):
+            continue
+        inner, many = _unwrap(annotation)
+        if inner is int or inner is float or (inner is str and _NUMERIC_TEXT.search(name)):
+            metric(name, (name,))
+        elif inner is str or inner is bool:
+            dimension(name, (name,), many)
+        elif isinstance(inner, type) and issubclass(inner, BaseModel):
+            kind = inner.__name__
+            if kind in _DOMINANT:
+                dimension(name, (name,), top=True)
+            elif kind in _LABEL_FIELD:
+                step = (name, "[]", _LABEL_FIELD[kind]) if many else (name, _LABEL_FIELD[kind])
+                dimension(name, step, many)
+            elif name == "ad_meta":
+                for sub, sub_annotation in _model_fields(inner):
+                    sub_inner, sub_many = _unwrap(sub_annotation)
+                    if _FREE_TEXT.search(sub):
+                        continue
+                    if sub_inner is int or sub_inner is float:
+                        metric(f"ad_{sub}", ("ad_meta", sub))
+                    elif sub_inner in (str, bool):
+                        dimension(f"ad_{sub}", ("ad_meta", sub), sub_many)
+    for name, annotation in _model_fields(Comment):
+        if _unwrap(annotation)[0] is int:
+            metric(f"comment_{name}", (name,), comments=True)
     return dims, metrics
 
 
 DIMENSIONS, METRICS = _catalogue()
-"""Askable dimensions and metrics, by plan name (derived from the column catalogue)."""
+"""Askable dimensions and metrics, by plan name (derived from the Mention model)."""
 
 
 # --- reading the values of a post -------------------------------------------------------
 
 
-def _path(post: Post, column: columns.Column) -> Any:
-    value: Any = post
-    for step in column.source.split("."):
+def _read(value: Any, path: Sequence[str]) -> Any:
+    for index, step in enumerate(path):
+        if step == "[]":
+            items = value if isinstance(value, list) else []
+            return [_read(item, path[index + 1 :]) for item in items]
         if not isinstance(value, Mapping):
             return None
         value = value.get(step)
     return value
-
-
-def _derived(post: Post) -> dict[str, Any]:
-    """The derived columns the catalogue names, computed as the frame loader does."""
-    sentiment = post.get("sentiment")
-    emotions = post.get("emotions")
-    media = post.get("media") or []
-    return {
-        "sentiment": dominant(sentiment) if sentiment else None,
-        "dominant_emotion": dominant(emotions) if emotions else None,
-        "hook_types": [h.get("type") for h in post.get("hooks") or [] if h.get("type")],
-        "topics": [t.get("text") for t in post.get("content_topics") or [] if t.get("text")],
-        "has_media": bool(media),
-        "media_count": len(media),
-    }
-
-
-_DERIVED_NAMES = frozenset(_derived({}))
 
 
 def _labels(value: Any) -> tuple[str, ...]:
@@ -208,19 +230,18 @@ def values_of(post: Post) -> dict[str, Any]:
 
     Media types are the dimension ``media`` (``image``/``video``; ``none`` without media).
     """
-    derived = _derived(post)
     row: dict[str, Any] = {}
     for dim in DIMENSIONS.values():
-        column = columns.MENTIONS[dim.column]
-        raw = derived[dim.column] if column.name in _DERIVED_NAMES else _path(post, column)
+        raw = _read(post, dim.path)
+        if dim.dominant:
+            raw = dominant(raw) if isinstance(raw, Mapping) and raw else None
         row[dim.name] = _labels(raw)
-    types = tuple(dict.fromkeys(m.get("type") for m in post.get("media") or [] if m.get("type")))
-    row["media"] = types or ("none",)
+    types_ = tuple(dict.fromkeys(m.get("type") for m in post.get("media") or [] if m.get("type")))
+    row["media"] = types_ or ("none",)
     for metric in METRICS.values():
         if metric.comments:
             continue
-        column = columns.MENTIONS[metric.column]
-        raw = derived[column.name] if column.name in _DERIVED_NAMES else _path(post, column)
+        raw = _read(post, metric.path)
         try:
             row[metric.name] = None if raw is None or isinstance(raw, bool) else float(raw)
         except (TypeError, ValueError):

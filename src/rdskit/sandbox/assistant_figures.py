@@ -155,7 +155,7 @@ def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int
         return len({a for i in rows if (a := _author(table.posts[i])) is not None}), rows, None
     metric = METRICS[query.metric or "views"]
     if metric.comments:
-        values = [float(c.get(metric.column) or 0) for i in rows for c in table.comments[i]]
+        values = [float(c.get(metric.path[-1]) or 0) for i in rows for c in table.comments[i]]
     else:
         values = [
             table.rows[i][metric.name] for i in rows if table.rows[i][metric.name] is not None

@@ -537,11 +537,14 @@ def _phrases(table: Table) -> list[_Phrase]:
 
 def _context_phrases(table: Table, dim: str) -> list[_Phrase]:
     """Values only read in their context (hooks near "hook", CTAs near "call to action")."""
-    out = []
-    for lowered, value in table.labels(dim).items():
-        for form in _forms(lowered):
-            out.append(_Phrase(tuple(_tokens(form)), dim, value))
-    return sorted(out, key=lambda p: -len(p.words))
+    cached = table.__dict__.get(("context", dim))
+    if cached is None:
+        out = []
+        for lowered, value in table.labels(dim).items():
+            for form in _forms(lowered):
+                out.append(_Phrase(tuple(_tokens(form)), dim, value))
+        cached = table.__dict__[("context", dim)] = sorted(out, key=lambda p: -len(p.words))
+    return list(cached)
 
 
 # --- reading one part --------------------------------------------------------------------
@@ -586,7 +589,10 @@ def _add(part: _Part, at: int, cond: Cond) -> None:
 
 
 def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | None = None) -> None:
+    present = set(part.tokens)
     for phrase in phrases:
+        if not present.issuperset(phrase.words):
+            continue  # most phrases of the scope are not in the question: skip them cheaply
         start = 0
         while (at := part.find(phrase.words, start)) >= 0:
             start = at + 1
@@ -1192,20 +1198,31 @@ _ANALYSES = frozenset(
 def _repaired(text: str, table: Table) -> str:
     """Misspelt words of the catalogue and the data's values repaired ("negatve",
     "instgram", "medain"); a word already known is never changed."""
-    context = [p for dim in ("hook", "topic", "cta") for p in _context_phrases(table, dim)]
-    targets = {w for p in [*_phrases(table), *context] for w in p.words if len(w) >= 5} | {
-        w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON if len(w) >= 5
-    }
-    known = targets | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+    if "_targets" not in table.__dict__:
+        context = [p for dim in ("hook", "topic", "cta") for p in _context_phrases(table, dim)]
+        targets = {w for p in [*_phrases(table), *context] for w in p.words if len(w) >= 5}
+        targets |= {
+            w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON
+            if len(w) >= 5
+        }  # fmt: skip
+        table.__dict__["_targets"] = sorted(targets)
+        table.__dict__["_known"] = (
+            set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+        )
+        table.__dict__["_fixed"] = {}
+    targets, known = table.__dict__["_targets"], table.__dict__["_known"]
+    fixed: dict[str, str] = table.__dict__["_fixed"]
 
     def fix(found: re.Match[str]) -> str:
         word = found[0]
         if len(word) < 5 or word in known:
             return word
-        limit = 2 if len(word) >= 8 else 1
-        # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
-        best = min(targets, key=lambda t: (_distance(word, t, limit), -len(t), t))
-        return best if _distance(word, best, limit) <= limit else word
+        if word not in fixed:
+            limit = 2 if len(word) >= 8 else 1
+            # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
+            best = min(targets, key=lambda t: (_distance(word, t, limit), -len(t), t))
+            fixed[word] = best if _distance(word, best, limit) <= limit else word
+        return fixed[word]
 
     pieces = re.split(r"([\"“”][^\"“”]*[\"“”])", text)
     return "".join(p if p[:1] in '"“”' else re.sub(r"[a-z]+", fix, p) for p in pieces)
