@@ -48,7 +48,7 @@ from rdskit.sandbox.assistant_words import (
     to_english,
 )
 
-__all__ = ["PERIODS", "Cond", "Query", "Reading", "read"]
+__all__ = ["PERIODS", "Cond", "Query", "Reading", "askable", "read"]
 
 PERIODS = ("day", "week", "month", "year")
 """Periods a query can group by."""
@@ -1283,3 +1283,44 @@ def read(
         tuple(queries), None, None, tuple(conditions), tuple(unknown), follow, language,
         tuple(dict.fromkeys(notes)),
     )  # fmt: skip
+
+
+def askable() -> str:
+    """The markdown of what can be asked, from the catalogue and the refusals (the
+    "What can be asked" section of ``docs/assistant.md``; a test keeps the two equal).
+
+    Example:
+        >>> "| `views` |" in askable()
+        True
+    """
+    from rdskit.sandbox.assistant_words import REFUSALS
+
+    lines = [
+        "| Filter or group by | Said as |",
+        "|---|---|",
+        *(
+            f"| `{d.name}` | {', '.join(repr(s).strip(chr(39)) for s in d.said)} |"
+            for d in sorted(DIMENSIONS.values(), key=lambda d: d.name)
+        ),
+        "| `media` | videos, images, no media |",
+        '| `keyword` | mention X, about X, talk about X, "a quoted phrase" |',
+        "| `comment` | a comment saying / asking X |",
+        "| `days`, `since`, `until`, `month`, `year` | last N days/weeks/months, since"
+        " 2026-01-01, in March, in 2026 |",
+        "",
+        "| Metric (sum, mean, median, min, max) | Said as |",
+        "|---|---|",
+        *(
+            f"| `{m.name}` | {', '.join(m.said)} |"
+            for m in sorted(METRICS.values(), key=lambda m: m.name)
+        ),
+        "",
+        "Measures: " + ", ".join(f"`{m}`" for m in ("count", "share", *STATS, "authors")) + ";"
+        " posts ranked by a metric (`rank`) or listed (`list`). Grouping: by any dimension"
+        " above or by " + ", ".join(f"`{p}`" for p in PERIODS) + "; top / bottom k.",
+        "",
+        "| Refused | Answer names |",
+        "|---|---|",
+        *(f"| {r.topic} | {r.answer.split('. ', 1)[-1]} |" for r in REFUSALS),
+    ]
+    return "\n".join(lines) + "\n"

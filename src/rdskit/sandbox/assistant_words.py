@@ -439,7 +439,8 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(
         "rename",
         r"\b(rename|renommer?|renombra[r]?|umbenennen|renomea[r]?)\b",
-        "I can't rename a dataset. Use `PATCH /v1/datasets/{id}` with a new `name`.",
+        "I can't rename a dataset. Use `PATCH /v1/datasets/{id}` with a new `name`"
+        " (`client.datasets.update(id, name=...)`).",
     ),
     Refusal(
         "plan",
@@ -453,14 +454,14 @@ REFUSALS: tuple[Refusal, ...] = (
         r"\b(api[ -]?key|api[ -]?schlüssel|clé d'api|clave de api|chave de api|secret|token"
         r"|password)s?\b",
         "I never show, create or rotate API keys. Manage keys in the web app under Settings"
-        " → API keys; rdskit reads yours from `RDS_API_KEY`.",
+        " → API keys; rdskit reads yours from `RDSKIT_API_KEY`.",
     ),
     Refusal(
         "export",
         r"\b(export|download|dump)\b.*\b(all|everything|every|whole|entire|csv|excel|file)\b"
         r"|\b(all|everything)\b.*\b(csv|excel|spreadsheet)\b",
         "I can't export data from a chat. Read every post with `POST /v1/mentions` (paged),"
-        " or `client.mentions.frame(dataset_ids=[...])` and then `df.to_csv(...)`.",
+        " or `client.mentions.to_frame(dataset_ids=[...])` and then `df.to_csv(...)`.",
     ),
     Refusal(
         "account",
@@ -481,8 +482,7 @@ REFUSALS: tuple[Refusal, ...] = (
         r"\b(start|launch|trigger|create|run)\b.*\b(run|collection|scrape|crawl)\b"
         r"|\bcollect\b.*\bmore\b",
         "I can't start runs (they are paid work). Start one with"
-        " `POST /v1/datasets/{id}/runs`, after an estimate if you like"
-        " (`client.datasets.estimate(...)`).",
+        " `POST /v1/datasets/{id}/runs`; `GET /v1/prices` lists what it costs.",
     ),
 )
 """Requests Ask does not carry out, checked in order."""
