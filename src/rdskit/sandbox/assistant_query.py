@@ -743,7 +743,13 @@ def _context_values(part: _Part, table: Table) -> None:
     tokens = part.tokens
     text = " ".join(tokens)
     _match_phrases(part, _context_phrases(table, "hook"), _near(tokens, {"hook", "hooks"}, 4, 3))
-    _match_phrases(part, _context_phrases(table, "topic"), _near(tokens, {"topic", "topics"}, 5, 4))
+    after_cue = {
+        i for i in range(1, len(tokens))
+        if tokens[i - 1] in _TOPIC_CUES
+        or (i >= 2 and tokens[i - 1] in {"the", "a"} and tokens[i - 2] in _TOPIC_CUES)
+    }  # fmt: skip
+    near_topic = _near(tokens, {"topic", "topics"}, 5, 4) - after_cue  # "mention price"
+    _match_phrases(part, _context_phrases(table, "topic"), near_topic)
     cta = re.search(r"\b(call to action|calls to action|cta|ctas)\b", text)
     window = _near(tokens, {"cta", "ctas"}, 4, 2)
     if cta:
