@@ -446,10 +446,10 @@ def _refuse(reading: Reading, scope: Sequence[Scope]) -> Reply:
         out.line(reading.refusal.answer)
     else:
         topic = reading.not_collected
-        out.line(f"_Read as: a question about the posters' {topic}._")
+        out.line(f"_Read as: a question about {topic}._")
         out.line()
         out.line(
-            f"The service does not collect the {topic} of the people who post, so I can't"
+            f"The service does not collect {topic}, so I can't"
             " answer that from these posts. What a post carries is listed in the Mention"
             " fields of `POST /v1/mentions` (author name and profile link, country, language,"
             " metrics and the analyses)."

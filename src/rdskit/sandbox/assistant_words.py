@@ -138,10 +138,15 @@ OTHER_SOURCES = ("twitter", "facebook", "threads", "pinterest", "snapchat", "tum
 """Networks the service does not collect from (named when asked about)."""
 
 NOT_COLLECTED: Mapping[str, str] = {
-    r"\b(age|ages|old|older|younger|how old|birth ?year)\b": "age",
-    r"\b(income|incomes|salary|salaries|earn|earnings|wealth)\b": "income",
-    r"\b(gender|genders|male|female|men|women)\b": "gender",
-    r"\b(ethnicity|race|religion|political|politics|sexual orientation)\b": "sensitive traits",
+    r"\b(age|ages|how old|older|younger|birth ?year)\b": "the age of the people who post",
+    r"\b(income|incomes|salary|salaries|earnings|wealth)\b": "the income of the people who post",
+    r"\b(gender|genders|male|female)\b": "the gender of the people who post",
+    r"\b(ethnicity|race|religion|political views|sexual orientation)\b": (
+        "sensitive traits of the people who post"
+    ),
+    r"\bhow many (people|persons|consumers|customers|households)\b(?! (posted|wrote|commented))": (
+        "counts of people outside these posts (it collects posts and their authors)"
+    ),
 }
 """Questions about traits the service never collects about posters."""
 
