@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ import assistant_cases_heldout
 import httpx
 import pytest
 from assistant_case import Case
-from eval_support import collect, plan_case, rate, read_all
+from eval_support import ask_over_http, collect, plan_case, rate, read_all
 
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, assistant
@@ -91,14 +90,6 @@ class Data:
 
     def _query(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         return read_all(self.http, {"dataset_ids": [self.dataset_id], **body})
-
-
-def _until(check: Callable[[], Any], timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (found := check()):
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -207,23 +198,7 @@ def test_instruction_words_are_never_search_terms(data: Data) -> None:
 # --- answer checks over HTTP ----------
 
 
-def _ask(http: httpx.Client, message: str, chat_id: str | None, dataset_id: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"message": message, "context": {"dataset_ids": [dataset_id]}}
-    if chat_id:
-        body["chat_id"] = chat_id
-    response = http.post("/v1/ask", json=body)
-    assert response.status_code == 202, response.text
-    accepted = response.json()["data"]
-    path = f"/v1/chats/{accepted['chat_id']}/messages/{accepted['message_id']}"
-
-    def done() -> dict[str, Any] | None:
-        row: dict[str, Any] = http.get(path).json()["data"]
-        return row if row["status"] != "working" else None
-
-    reply: dict[str, Any] = _until(done)
-    assert reply["status"] == "completed", reply
-    reply["chat_id"] = accepted["chat_id"]
-    return reply
+_ask = ask_over_http
 
 
 def _label(post: dict[str, Any]) -> str:

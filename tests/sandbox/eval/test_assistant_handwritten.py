@@ -8,16 +8,14 @@ states a figure for a question with a condition it could not map without naming 
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import handwritten_questions
 import httpx
 import pandas as pd
 import pytest
-from eval_support import collect, read_all
+from eval_support import ask_over_http, collect, read_all
 from handwritten_check import problems
 from handwritten_truth import frame
 
@@ -37,24 +35,6 @@ def oat(sandbox: SandboxHandle) -> Iterator[tuple[httpx.Client, str, pd.DataFram
         yield http, dataset_id, frame(posts)
 
 
-def ask(http: httpx.Client, message: str, dataset_id: str, chat_id: str | None) -> dict[str, Any]:
-    """One Ask turn over HTTP, polled until the reply is written."""
-    body: dict[str, Any] = {"message": message, "context": {"dataset_ids": [dataset_id]}}
-    if chat_id:
-        body["chat_id"] = chat_id
-    response = http.post("/v1/ask", json=body)
-    assert response.status_code == 202, response.text
-    accepted = response.json()["data"]
-    path = f"/v1/chats/{accepted['chat_id']}/messages/{accepted['message_id']}"
-    deadline = time.monotonic() + 30
-    while (reply := http.get(path).json()["data"])["status"] == "working":
-        assert time.monotonic() < deadline, "reply timed out"
-        time.sleep(0.01)
-    assert reply["status"] == "completed", reply
-    reply["chat_id"] = accepted["chat_id"]
-    return dict(reply)
-
-
 def test_the_questions_cover_every_role_and_kind() -> None:
     questions = handwritten_questions.QUESTIONS
     assert len(questions) >= 200
@@ -71,8 +51,8 @@ def test_hand_written_questions(oat: tuple[httpx.Client, str, pd.DataFrame]) -> 
     for question in handwritten_questions.QUESTIONS:
         chat_id = None
         for earlier in question.after:
-            chat_id = ask(http, earlier, dataset_id, chat_id)["chat_id"]
-        reply = ask(http, question.text, dataset_id, chat_id)
+            chat_id = ask_over_http(http, earlier, chat_id, dataset_id)["chat_id"]
+        reply = ask_over_http(http, question.text, chat_id, dataset_id)
         found = problems(df, question.readings, reply["text"], reply["references"])
         if found:
             misses.append(f"[{question.role}/{question.style}] {question.text!r}: {found}")
@@ -90,5 +70,5 @@ def test_no_confident_figure_for_an_ignored_condition(
         for reading in question.readings:
             if reading.kind != "unknown":
                 continue
-            text = ask(http, question.text, dataset_id, None)["text"]
+            text = ask_over_http(http, question.text, None, dataset_id)["text"]
             assert "did not understand '" in text and (reading.word or "") in text, text
