@@ -48,6 +48,8 @@ from decimal import Decimal
 from typing import Any
 
 from rdskit.sandbox import assistant_analyses as analyses
+from rdskit.sandbox import assistant_figures as figures_of
+from rdskit.sandbox.assistant_catalogue import Table
 from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.assistant_posts import (
     Mention,
@@ -60,6 +62,7 @@ from rdskit.sandbox.assistant_posts import (
     sentiment_label,
     words,
 )
+from rdskit.sandbox.assistant_query import Cond, Query, Reading, read
 from rdskit.sandbox.assistant_sections import (
     TITLES,
     Case,
@@ -292,6 +295,7 @@ def answer(
     related: Sequence[Related] = (),
     unknown_dataset_ids: Sequence[str] = (),
     today: date | None = None,
+    table: Table | None = None,
 ) -> Reply:
     """Answer ``question`` over ``mentions`` (spec Mention dicts with ``datasets``).
 
@@ -301,13 +305,48 @@ def answer(
     user turns, oldest first, for follow-ups; ``earlier_posts`` are the posts "these
     posts" means when no earlier turn chose any (a tracking alert's new posts).
     ``related`` is work linked to the datasets; ``unknown_dataset_ids`` (requested but
-    absent) are reported. ``today`` is the sandbox clock's date: "in March" without posts
-    means the latest March up to it.
+    absent) are reported. ``table`` is the scope's posts already read
+    (:class:`~rdskit.sandbox.assistant_catalogue.Table`, from the per-dataset cache);
+    it must hold exactly the posts of ``scope``. ``today`` is the sandbox clock's date: "in
+    March" without posts means the latest March up to it.
+
+    Figure questions (counts, shares, statistics, groupings) are read by the
+    compositional reader (:mod:`~rdskit.sandbox.assistant_query`); refusals and data
+    that is not collected are answered first; everything else goes to the intent planner,
+    with the filters the reader found on dimensions the planner has no slot for.
     """
-    scope = _named(question, scope) or scope
-    posts = _in_scope(mentions, scope)
-    vocab = Vocabulary.of(posts, _searches(scope), today)
+    named = _named(question, scope)
+    scope = named or scope
+    if table is None or named:
+        posts = _in_scope(mentions, scope)
+        table = Table(posts)
+    posts = list(table.posts)
+    searches = _searches(scope)
+    reading = _read(question, table, searches, history)
+    ads = _ads_policy([*(turn.text for turn in history), question])
+    if reading.refusal is not None or reading.not_collected is not None:
+        return _refuse(reading, scope)
+    selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
+    if reading.queries and scope and posts and not selected:
+        return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
+    vocab = table.__dict__.get(("vocab", tuple(searches), today))
+    if vocab is None:
+        vocab = Vocabulary.of(list(table.posts), searches, today)
+        table.__dict__[("vocab", tuple(searches), today)] = vocab
     planned = _plan(question, vocab, history)
+    subjects = {_SUBJECT.get(name) for name in planned.names}
+    extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
+    narrowed = ""
+    if extra:
+        narrowed = " and ".join(figures_of.describe_conds(extra, table))
+        posts = [table.posts[i] for i in figures_of.select(extra, table)]
+        if not posts:
+            out = Writer(planned.intents[0].name)
+            out.line(f"_Read as: posts in {_where(scope)} where {narrowed}._")
+            out.line()
+            out.line(f"None of the {posts_phrase(len(table.posts))} in {_where(scope)} match"
+                     f" that ({narrowed}).")  # fmt: skip
+            return _reply(out, scope, [], [], planned)
     out = Writer(planned.intents[0].name)
     if unknown_dataset_ids:
         missing = ", ".join(f"`{dataset_id}`" for dataset_id in unknown_dataset_ids)
@@ -326,6 +365,8 @@ def answer(
         related=related,
         brands=tuple(dict.fromkeys((*brands_for(_searches(scope)), *vocab.brands.values()))),
         follow_up=planned.follow_up,
+        ads_out=ads == "out",
+        narrowed=narrowed,
     )
     multi = len(planned.intents) > 1
     figures: dict[str, Any] = {}
@@ -351,6 +392,114 @@ def answer(
     return _reply(out, scope, [*cited, *about], list(used.values()), planned)
 
 
+_EXTRA_DIMS = frozenset(
+    {"language", "country", "emotion", "intention", "tone", "hook", "cta", "topic", "media",
+     "comment", "author"}
+)  # fmt: skip
+"""Filters the intent planner has no slot for: the reader's conditions narrow its posts."""
+_SUBJECT = {
+    "emotions": "emotion",
+    "languages": "language",
+    "countries": "country",
+    "hooks": "hook",
+    "ctas": "cta",
+    "topics": "topic",
+    "comments": "comment",
+    "authors": "author",
+}
+"""Intents about a dimension: its values in the question are the subject, not a filter."""
+_ADS_OUT = re.compile(
+    r"\b(leave|leaving|keep|exclude|excluding|ignore|ignoring|drop|without|no|remove)"
+    r" (the |all |any )?(ads|adverts|sponsored posts)( out)?\b"
+)
+_ADS_IN = re.compile(r"\b(include|including|keep|with|count) (the |all )?(ads|adverts)( in)?\b")
+
+
+def _ads_policy(texts: Sequence[str]) -> str:
+    """``in`` or ``out``: the chat's ads policy, set by the last turn that says one."""
+    policy = "in"
+    for text in texts:
+        lowered = text.lower()
+        if _ADS_OUT.search(lowered):
+            policy = "out"
+        elif _ADS_IN.search(lowered) and "only" not in lowered:
+            policy = "in"
+    return policy
+
+
+def _read(question: str, table: Table, names: Sequence[str], history: Sequence[Turn]) -> Reading:
+    """The reading of ``question`` after the chat's earlier turns (their queries are what
+    "those" and "and on TikTok?" refer to)."""
+    previous: tuple[Query, ...] = ()
+    for turn in history:
+        earlier = read(turn.text, table, names, previous)
+        if earlier.queries:
+            previous = earlier.queries
+    return read(question, table, names, previous)
+
+
+def _refuse(reading: Reading, scope: Sequence[Scope]) -> Reply:
+    """A request Ask does not carry out, or data that is not collected: said plainly."""
+    out = Writer("refuse")
+    if reading.refusal is not None:
+        out.line(f"_Read as: a request to {reading.refusal.topic} (not a question about the"
+                 " posts); nothing was changed and no data work was charged._")  # fmt: skip
+        out.line()
+        out.line(reading.refusal.answer)
+    else:
+        topic = reading.not_collected
+        out.line(f"_Read as: a question about {topic}._")
+        out.line()
+        out.line(
+            f"The service does not collect {topic}, so I can't"
+            " answer that from these posts. What a post carries is listed in the Mention"
+            " fields of `POST /v1/mentions` (author name and profile link, country, language,"
+            " metrics and the analyses)."
+        )
+    entities = [{"type": "dataset", "id": item.id} for item in scope]
+    text, references, blocks = out.finish()
+    return Reply(text, references + entities, blocks, "refuse", [], {}, None)
+
+
+def _figures(
+    reading: Reading,
+    table: Table,
+    scope: Sequence[Scope],
+    ads: str,
+    unknown_dataset_ids: Sequence[str],
+    posts: Sequence[Mention],
+) -> Reply:
+    """One section per figure query, each with its read-as line."""
+    out = Writer("count")
+    if unknown_dataset_ids:
+        missing = ", ".join(f"`{dataset_id}`" for dataset_id in unknown_dataset_ids)
+        out.line(f"I couldn't find these datasets in your account: {missing}.")
+    where = _where(scope)
+    ads_count = sum(1 for post in posts if analyses.is_ad(post))
+    found: list[dict[str, Any]] = []
+    multi = len(reading.queries) > 1
+    for number, query in enumerate(reading.queries, start=1):
+        if ads == "out" and not any(c.dim == "content_type" for c in query.where + query.part):
+            query = replace(query, where=(*query.where, Cond("content_type", ("organic",))))
+            said = "ads left out (this chat's policy)"
+        elif any(c.dim == "content_type" for c in query.where + query.part):
+            said = "ads as filtered"
+        else:
+            said = f"ads included ({posts_phrase(ads_count, noun='ad')} in scope)"
+        if multi:
+            out.line(f"### Part {number}")
+            out.line()
+        if reading.follow_up and number == 1:
+            said += "; continuing the previous question"
+        found.append(figures_of.write(out, query, table, where, said))
+        out.line()
+    text, references, blocks = out.finish()
+    entities = [{"type": "dataset", "id": item.id} for item in scope]
+    cited = {(r["source"], r["id"]) for r in references if r.get("type") == "post"}
+    figures = {"parts": found} if multi else found[0]
+    return Reply(text, references + entities, blocks, "count", sorted(cited), figures, None)
+
+
 @dataclass
 class _Context:
     """What every section of one reply shares."""
@@ -361,6 +510,8 @@ class _Context:
     related: Sequence[Related]
     brands: tuple[str, ...]
     follow_up: bool = False
+    ads_out: bool = False
+    narrowed: str = ""
     # Per-post work shared by every section of the reply (sentiment, text, theme cover).
     labels: dict[tuple[str, str], str] = field(default_factory=dict)
     texts: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -411,9 +562,15 @@ def _section(
         used.update((key(post), post) for post in context.posts)
         WRITERS["overview"](out, _case(overview, context.posts, context))
         return []
+    if context.narrowed:
+        basis += f", where {context.narrowed}"
     if context.follow_up:
         basis += " (continuing the previous question)"
-    out.line(f"_Based on {posts_phrase(len(posts))} in {where}{basis}._")
+    ads = "ads left out (this chat's policy)" if context.ads_out else "ads included"
+    if "ads only" in basis or "organic posts only" in basis:
+        ads = "ads as filtered above"
+    out.line(f"_Read as: {TITLES[name].lower()} of {posts_phrase(len(posts))} in {where}{basis};"
+             f" {ads}._")  # fmt: skip
     out.line()
     used.update((key(post), post) for post in posts)
     case = _case(intent, posts, context)
@@ -522,11 +679,11 @@ def _narrow(intent: Intent, context: _Context) -> tuple[list[Mention], str, str 
         basis += ", ads only" if wanted == "ad" else ", organic posts only"
         if not posts:
             return [], basis, f"There are no {'ads' if wanted == 'ad' else 'organic posts'} there."
-    elif name in OPINION_INTENTS:
+    elif context.ads_out and name != "ads":
         ads = sum(1 for post in posts if analyses.is_ad(post))
         if ads:
             posts = [post for post in posts if not analyses.is_ad(post)]
-            basis += f" ({posts_phrase(ads, noun='ad')} left out: ads are not opinions)"
+            basis += f" ({posts_phrase(ads, noun='ad')} left out)"
     if slots.missing:
         named = ", ".join(f'"{term}"' for term in slots.missing)
         return [], basis, f"None of the {posts_phrase(len(posts))} in {where} mention {named}."

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 __all__ = [
     "CONTINUES",
     "FUNCTION_WORDS",
+    "INSTRUCTION_WORDS",
     "INTENTS",
     "INTENT_RULES",
     "LANGUAGES",
@@ -170,6 +171,8 @@ _CUES = _words(
 FUNCTION_WORDS: frozenset[str] = frozenset().union(*_FUNCTION.values())
 """Function words of every supported language (articles, pronouns, prepositions...)."""
 
+INSTRUCTION_WORDS: frozenset[str] = _INSTRUCTION
+"""Words that say what to do or how to answer (never a search term, never a filter)."""
 STOP_WORDS: frozenset[str] = FUNCTION_WORDS | _INSTRUCTION | _CUES
 """Words that are never search terms, in every supported language."""
 

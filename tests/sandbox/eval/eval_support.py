@@ -63,6 +63,27 @@ def read_all(http: httpx.Client, body: dict[str, Any]) -> list[dict[str, Any]]:
         request["cursor"] = page["cursor"]
 
 
+def ask_over_http(
+    http: httpx.Client, message: str, chat_id: str | None, dataset_id: str
+) -> dict[str, Any]:
+    """One Ask turn over HTTP in ``dataset_id`` (in ``chat_id`` when given), polled until
+    the reply is written; the reply row with its ``chat_id``."""
+    body: dict[str, Any] = {"message": message, "context": {"dataset_ids": [dataset_id]}}
+    if chat_id:
+        body["chat_id"] = chat_id
+    response = http.post("/v1/ask", json=body)
+    assert response.status_code == 202, response.text
+    accepted = response.json()["data"]
+    path = f"/v1/chats/{accepted['chat_id']}/messages/{accepted['message_id']}"
+    deadline = time.monotonic() + 30
+    while (reply := http.get(path).json()["data"])["status"] == "working":
+        assert time.monotonic() < deadline, "reply timed out"
+        time.sleep(0.01)
+    assert reply["status"] == "completed", reply
+    reply["chat_id"] = accepted["chat_id"]
+    return dict(reply)
+
+
 def plan_case(case: Case, vocab: Vocabulary) -> Plan:
     """The plan of the case's question after its earlier turns."""
     history: list[Plan] = []

@@ -177,17 +177,23 @@ def test_hostile_text_is_cleaned_and_planned_fast() -> None:
 # --- the engine ----------
 
 
-def test_ads_are_not_opinions_but_are_reported_as_ads() -> None:
-    complaints = _answer("What do people complain about?")
-    assert "p4" not in _cited(complaints)
-    assert "(1 ad left out: ads are not opinions)" in complaints.text
+def test_one_ads_policy_per_chat_and_ads_are_reported_as_ads() -> None:
+    """Ads are in every analysis of a chat unless a turn leaves them out; then they are out
+    of every later analysis, and each answer says which (issue 23.4)."""
     sentiment = _answer("How does sentiment split?")
-    assert sentiment.figures["total"] == 5
+    assert sentiment.figures["total"] == len(POSTS) and "ads included" in sentiment.text
+    count = _answer("How many posts are there?")
+    assert count.figures["value"] == len(POSTS)
+    out = [assistant.Turn("Leave the ads out of everything, please.")]
+    sentiment = _answer("How does sentiment split?", history=out)
+    assert sentiment.figures["total"] == len(POSTS) - 1 and "(1 ad left out)" in sentiment.text
+    complaints = _answer("What do people complain about?", history=out)
+    assert "p4" not in _cited(complaints)
+    count = _answer("How many posts are there?", history=out)
+    assert count.figures["value"] == len(POSTS) - 1 and "ads left out" in count.text
     ads = _answer("Are there any ads? Who runs them?")
     assert ads.plan is not None and ads.plan.names == ("ads",)
     assert _cited(ads) == ["p4"] and "**Oatly**" in ads.text
-    asked = _answer("What do the sponsored posts complain about?")
-    assert "p4" in _cited(asked)  # asked about ads: they are included
 
 
 def test_multi_part_reply_numbers_citations_across_sections() -> None:

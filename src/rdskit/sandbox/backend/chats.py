@@ -62,6 +62,7 @@ from pydantic import ValidationError
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
 from rdskit.sandbox import assistant, assistant_posts, chaos, wallet
+from rdskit.sandbox.backend import ask_cache
 from rdskit.sandbox.backend.admin import AssistantFailure
 from rdskit.sandbox.cursors import ListParams, Sort, child_page
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id, row_or_404
@@ -277,8 +278,9 @@ def answer_now(
         check_assistant(conn, account_id, settings, question)
         reply = compose_reply(conn, account_id, question, context)
     tokens = assistant.count_tokens(question, dumps(context), reply.text)
-    with store.transaction() as conn:
-        wallet.charge(conn, account_id, "ai_assistant", assistant.inference_cost(tokens))
+    if reply.intent != "refuse":  # a refusal does no data work: nothing is charged
+        with store.transaction() as conn:
+            wallet.charge(conn, account_id, "ai_assistant", assistant.inference_cost(tokens))
     return {"text": reply.text, "references": reply.references, "blocks": reply.blocks}
 
 
@@ -304,10 +306,12 @@ def compose_reply(
         default, earlier_posts = _agent_scope(conn, tracking_agent_id)
     turn = assistant.Turn(question, context.get("dataset_ids"), context.get("post_refs") or ())
     scope, unknown = assistant.pick_datasets([*history, turn], datasets, default)
+    table = ask_cache.scope_table(conn, account_id, [item.id for item in scope])
     return assistant.answer(
         question,
-        _scope_posts(conn, account_id, scope),
+        table.posts,
         scope,
+        table=table,
         post_refs=turn.post_refs,
         history=history,
         earlier_posts=earlier_posts,
@@ -359,26 +363,6 @@ def _agent_scope(
         run_ids,
     ).fetchall()
     return dataset_ids, [(row["source"], row["id"]) for row in posts]
-
-
-def _scope_posts(
-    conn: sqlite3.Connection, account_id: str, scope: Sequence[assistant.Scope]
-) -> list[dict[str, Any]]:
-    """Mention dicts of the scope's datasets, each with its ``datasets`` [{id, name}]."""
-    if not scope:
-        return []
-    names = {item.id: item.name for item in scope}
-    marks = ", ".join("?" * len(names))
-    posts: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in conn.execute(
-        "SELECT dm.dataset_id, m.source, m.id, m.body FROM dataset_mentions dm JOIN mentions m"
-        " ON m.account_id = ? AND m.source = dm.source AND m.id = dm.id"
-        f" WHERE dm.dataset_id IN ({marks}) ORDER BY m.created_at, m.source, m.id",
-        (account_id, *names),
-    ):
-        post = posts.setdefault((row["source"], row["id"]), {**loads(row["body"]), "datasets": []})
-        post["datasets"].append({"id": row["dataset_id"], "name": names[row["dataset_id"]]})
-    return list(posts.values())
 
 
 def _related(
@@ -639,6 +623,8 @@ def _reply(store: Store, job: Job) -> None:
         datasets = _datasets(conn, row["account_id"])
     reply = chaos_reply(chaos.of(store).assistant, reply)
     tokens = assistant.count_tokens(row["question"], dumps(context), reply.text)
+    if reply.intent == "refuse":
+        tokens = 0
     with store.transaction() as conn:
         updated = conn.execute(
             "UPDATE chat_messages SET text = ?, refs = ?, blocks = ?, status = 'completed',"
@@ -647,8 +633,9 @@ def _reply(store: Store, job: Job) -> None:
         ).rowcount
         if not updated:
             return
-        usd = assistant.inference_cost(tokens)
-        wallet.charge(conn, row["account_id"], "ai_assistant", usd, ref=job.ref_id)
+        if reply.intent != "refuse":  # a refusal does no data work: nothing is charged
+            usd = assistant.inference_cost(tokens)
+            wallet.charge(conn, row["account_id"], "ai_assistant", usd, ref=job.ref_id)
         if len(history) + 1 >= NAME_AFTER_TURNS:
             name = _chat_name(history[0].text, datasets, reply)
             conn.execute(

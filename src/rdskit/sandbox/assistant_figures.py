@@ -1,0 +1,438 @@
+"""Figures: a :class:`~rdskit.sandbox.assistant_query.Query` run over a scope's table,
+and the answer that states it with its "Read as" line.
+
+The table holds the posts exactly as ``POST /v1/mentions`` returns them (the per-dataset
+cache of ``backend/ask_cache.py`` builds them with the same mention query code), and each
+filter follows the wire filter of the same name: labels compare case-insensitively,
+``sentiment`` / ``emotion`` are the dominant label (ties: neutral), a keyword is a word
+of title + text starting with it (a phrase for several words, as ``q`` reads them),
+``days`` counts back from the newest post of the scope.
+
+Every answer starts with one line saying how the question was read: filters, the
+denominator, the window (relative to the newest post, with its date), ads in or out. A
+word the reader could not map is named before any figure ("I did not understand
+'viral'; the count below ignores it").
+
+Example:
+    >>> from rdskit.sandbox.assistant_catalogue import Table
+    >>> from rdskit.sandbox.assistant_query import Cond, Query
+    >>> posts = [{"source": "reddit", "id": str(i), "num_views": i, "created_at": 0}
+    ...          for i in range(1, 4)]
+    >>> run(Query("median", "views"), Table(posts)).value
+    2.0
+    >>> run(Query(where=(Cond("source", ("tiktok",)),)), Table(posts)).value
+    0
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant_posts import (
+    author_of,
+    best_sentence,
+    cite,
+    period_of,
+    post_text,
+    quote,
+)
+from rdskit.sandbox.assistant_posts import key as key_of
+from rdskit.sandbox.assistant_query import PERIODS, Cond, Query
+from rdskit.sandbox.assistant_sections import Writer
+
+__all__ = ["Result", "describe", "describe_conds", "matcher", "run", "select", "write"]
+
+_DAY = 86_400
+_NONE = "(none)"
+_EXAMPLES = 3
+
+
+@lru_cache(maxsize=512)
+def _word_pattern(term: str) -> re.Pattern[str]:
+    words = re.findall(r"\w+", term.lower())
+    if len(words) > 1:
+        return re.compile(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b")
+    return re.compile(r"\b" + re.escape(words[0] if words else term.lower()))
+
+
+def _newest(table: Table) -> float:
+    return max((float(p.get("created_at") or 0) for p in table.posts), default=0.0)
+
+
+def matcher(cond: Cond, table: Table) -> Callable[[int], bool]:
+    """A test of row ``i`` of ``table`` for ``cond`` (NOT applied)."""
+    test = _positive(cond, table)
+    if cond.negate:
+        return lambda i: not test(i)
+    return test
+
+
+def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
+    values = [v.lower() for v in cond.values]
+    if cond.dim == "keyword":
+        patterns = [_word_pattern(v) for v in values]
+        texts = table.texts
+        if cond.every:
+            return lambda i: all(p.search(texts[i]) for p in patterns)
+        return lambda i: any(p.search(texts[i]) for p in patterns)
+    if cond.dim == "comment":
+        patterns = [_word_pattern(v) for v in values]
+        comments = table.comments
+        return lambda i: any(
+            p.search(str(c.get("body") or "").lower()) for c in comments[i] for p in patterns
+        )
+    if cond.dim == "days":
+        since = _newest(table) - int(cond.values[0]) * _DAY
+        return lambda i: float(table.posts[i].get("created_at") or 0) > since
+    if cond.dim in ("since", "until"):
+        day = datetime.fromisoformat(cond.values[0]).replace(tzinfo=UTC).timestamp()
+        if cond.dim == "since":
+            return lambda i: float(table.posts[i].get("created_at") or 0) >= day
+        return lambda i: float(table.posts[i].get("created_at") or 0) < day + _DAY
+    if cond.dim in ("year", "month"):
+        unit = "%Y" if cond.dim == "year" else "%Y-%m"
+
+        def in_period(i: int) -> bool:
+            stamp = datetime.fromtimestamp(float(table.posts[i].get("created_at") or 0), UTC)
+            return stamp.strftime(unit) in cond.values
+
+        return in_period
+    rows = table.rows
+    name = cond.dim
+    if values == ["any"]:
+        return lambda i: bool(rows[i].get(name))
+    if values == ["none"] and name != "media":
+        return lambda i: not rows[i].get(name)
+    wanted = set(values)
+    return lambda i: any(v.lower() in wanted for v in rows[i].get(name, ()))
+
+
+def select(conds: Sequence[Cond], table: Table, within: Sequence[int] | None = None) -> list[int]:
+    """Row indices passing every condition."""
+    chosen = list(range(len(table.rows))) if within is None else list(within)
+    for cond in conds:
+        test = matcher(cond, table)
+        chosen = [i for i in chosen if test(i)]
+    return chosen
+
+
+@dataclass
+class Result:
+    """A query's figure: ``value`` (count, share %, statistic or distinct authors) over
+    ``rows`` (the posts it is about), ``base`` the denominator of a share, ``groups``
+    [(key, value, n)] when grouped."""
+
+    value: Any
+    rows: list[int]
+    base: int | None = None
+    groups: list[tuple[str, Any, int]] = field(default_factory=list)
+    cited: list[int] = field(default_factory=list)
+
+
+def _author(post: Any) -> str | None:
+    author = post.get("author") or {}
+    if not isinstance(author, dict):
+        return str(author)
+    found = author.get("title_url") or author.get("title")
+    return None if found is None else str(found)
+
+
+def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int], int | None]:
+    """(value, rows cited, denominator) of the measure over ``rows``."""
+    if query.measure in ("count", "list"):
+        return len(rows), rows, None
+    if query.measure == "share":
+        part = select(query.part, table, rows)
+        return (round(100 * len(part) / len(rows), 1) if rows else None), part, len(rows)
+    if query.measure == "authors":
+        return len({a for i in rows if (a := _author(table.posts[i])) is not None}), rows, None
+    metric = METRICS[query.metric or "views"]
+    if metric.comments:
+        values = [float(c.get(metric.path[-1]) or 0) for i in rows for c in table.comments[i]]
+    else:
+        values = [
+            table.rows[i][metric.name] for i in rows if table.rows[i][metric.name] is not None
+        ]
+    if not values:
+        return None, rows, None
+    compute: dict[str, Callable[[list[float]], float]] = {
+        "sum": sum,
+        "mean": statistics.fmean,
+        "median": statistics.median,
+        "min": min,
+        "max": max,
+    }
+    value = compute[query.measure](values)
+    if query.measure in ("max", "min") and not metric.comments:
+        rows = [i for i in rows if table.rows[i][metric.name] == value]
+    return value, rows, None
+
+
+def _keys(query: Query, table: Table, i: int) -> tuple[str, ...]:
+    group = query.group or ""
+    if group in PERIODS:
+        stamp = float(table.posts[i].get("created_at") or 0)
+        if group == "year":
+            return (datetime.fromtimestamp(stamp, UTC).strftime("%Y"),)
+        return (period_of(stamp, group),)
+    labels = table.rows[i].get(group, ())
+    if not labels:
+        dim = DIMENSIONS.get(group)
+        return () if dim is not None and dim.multi else (_NONE,)
+    return tuple(dict.fromkeys(labels))
+
+
+def _ranked(query: Query, table: Table, rows: list[int]) -> list[int]:
+    """The ``top`` rows by the metric (ties: source, id); posts without it left out."""
+    name = METRICS[query.metric or "views"].name
+    valued = [i for i in rows if table.rows[i].get(name) is not None]
+    sign = 1 if query.order == "asc" else -1
+
+    def rank_key(i: int) -> tuple[float, str, str]:
+        post = table.posts[i]
+        return (sign * table.rows[i][name], str(post["source"]), str(post["id"]))
+
+    return sorted(valued, key=rank_key)[: query.top or 5]
+
+
+def run(query: Query, table: Table) -> Result:
+    """The figure of ``query`` over ``table`` (see :class:`Result`)."""
+    rows = select(query.where, table)
+    if query.measure == "rank":
+        return Result(len(rows), rows, cited=_ranked(query, table, rows))
+    if not query.group:
+        value, cited, base = _measure(query, table, rows)
+        return Result(value, rows, base if base is not None else None, cited=cited)
+    members: dict[str, list[int]] = {}
+    for i in rows:
+        for key in _keys(query, table, i):
+            members.setdefault(key, []).append(i)
+    groups = []
+    for key, inside in members.items():
+        value, _, _ = _measure(query, table, inside)
+        groups.append((key, value, len(inside)))
+    if query.group in PERIODS and query.top is None:
+        groups.sort(key=lambda g: g[0])
+    else:
+        sign = 1 if query.order == "asc" else -1
+        groups.sort(key=lambda g: (g[1] is None, sign * (g[1] or 0), g[0]))
+    if query.top:
+        groups = groups[: query.top]
+    kept = {key for key, _, _ in groups}
+    cited = [i for i in rows if set(_keys(query, table, i)) & kept]
+    return Result(None, rows, None, groups, cited)
+
+
+# --- the answer --------------------------------------------------------------------------
+
+_DIM_SAID = {
+    "source": "source",
+    "content_type": "content type",
+    "language": "language",
+    "country": "country",
+    "intention": "content intention",
+    "tone": "tone of voice",
+    "cta": "call to action",
+    "hook": "hook type",
+    "topic": "content topic",
+    "brand": "mentioned brand",
+    "emotion": "dominant emotion",
+    "sentiment": "sentiment",
+    "author": "author",
+    "media": "media",
+}
+
+
+def _cond_text(cond: Cond, newest: float) -> str:
+    values = " or ".join(cond.values)
+    if cond.dim == "keyword":
+        joined = (" and " if cond.every else " or ").join(f'"{v}"' for v in cond.values)
+        text = f"title or text mentions {joined}"
+    elif cond.dim == "comment":
+        text = f'a comment says "{values}"'
+    elif cond.dim == "days":
+        since = datetime.fromtimestamp(newest - int(cond.values[0]) * _DAY, UTC).date()
+        newest_day = datetime.fromtimestamp(newest, UTC).date()
+        text = (
+            f"posted in the last {cond.values[0]} days before the newest post"
+            f" ({newest_day}; after {since})"
+        )
+    elif cond.dim in ("year", "month"):
+        text = f"posted in {values}"
+    elif cond.dim in ("since", "until"):
+        text = f"posted {'on or after' if cond.dim == 'since' else 'on or before'} {values}"
+    elif cond.dim == "cta" and cond.values in (("any",), ("none",)):
+        text = "has a call to action" if cond.values == ("any",) else "has no call to action"
+    elif cond.dim == "media":
+        text = "has no media" if cond.values == ("none",) else f"has media of type {values}"
+    else:
+        text = f"{_DIM_SAID.get(cond.dim, cond.dim.replace('_', ' '))} is {values}"
+    return f"NOT ({text})" if cond.negate else text
+
+
+def _conds_text(conds: Sequence[Cond], newest: float) -> str:
+    return " and ".join(_cond_text(c, newest) for c in conds)
+
+
+def describe_conds(conds: Sequence[Cond], table: Table) -> list[str]:
+    """Each condition as the read-as line says it."""
+    return [_cond_text(c, _newest(table)) for c in conds]
+
+
+def _posts_where(conds: Sequence[Cond], newest: float) -> str:
+    return f"posts where {_conds_text(conds, newest)}" if conds else "all posts"
+
+
+def describe(query: Query, table: Table, where: str, ads: str) -> str:
+    """The "Read as" line of a query."""
+    newest = _newest(table)
+    scope = _posts_where(query.where, newest) + f" in {where}"
+    if query.measure == "count":
+        what = f"count of {scope}"
+    elif query.measure == "share":
+        what = (
+            f"share of {_posts_where(query.part, newest)} (numerator) out of {scope} (denominator)"
+        )
+    elif query.measure == "authors":
+        what = f"distinct authors of {scope}"
+    elif query.measure == "list":
+        what = f"a listing of {scope}"
+    elif query.measure == "rank":
+        side = "lowest" if query.order == "asc" else "highest"
+        metric = (query.metric or "views").replace("_", " ")
+        what = f"the {query.top or 5} posts with the {side} {metric} among {scope}"
+    else:
+        metric = (query.metric or "views").replace("_", " ")
+        what = f"{query.measure} of {metric} over {scope}"
+    if query.group:
+        said = _DIM_SAID.get(query.group, query.group.replace("_", " "))
+        what += f", grouped by {said}"
+        if query.top:
+            what += f", the {'bottom' if query.order == 'asc' else 'top'} {query.top}"
+    windows = [c for c in query.where if c.dim in ("days", "year", "month", "since", "until")]
+    window = "" if windows else "; window: all dates"
+    return f"_Read as: {what}{window}; {ads}._"
+
+
+def _number(value: Any, metric: str | None) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return f"{int(value):,}"
+    if metric in ("engagement_rate", "sentiment_score") or abs(value) < 1:
+        return f"{value:.6f}".rstrip("0").rstrip(".")
+    return f"{value:,.2f}"
+
+
+def _listed(rows: Sequence[int], table: Table, size: int = 5) -> list[int]:
+    return sorted(rows, key=lambda i: (-float(table.posts[i].get("num_likes") or 0), i))[:size]
+
+
+def _examples(out: Writer, table: Table, rows: Sequence[int]) -> None:
+    links = [cite(table.posts[i]) for i in _listed(rows, table, _EXAMPLES)]
+    if links:
+        out.line(f"Examples: {', '.join(links)}.")
+
+
+def write(out: Writer, query: Query, table: Table, where: str, ads: str) -> dict[str, Any]:
+    """Write the answer of one query (read-as line, unknown words, figure, examples);
+    returns the figures it states."""
+    out.line(describe(query, table, where, ads))
+    for note in query.notes:
+        out.line(f"_Note: {note}._")
+    measure_said = "count" if query.measure in ("count", "authors") else "figure"
+    for word in query.unknown:
+        out.line(
+            f"**I did not understand '{word}'; the {measure_said} below ignores it** "
+            "(it is not a filter I can apply to these posts)."
+        )
+    out.line()
+    result = run(query, table)
+    total = len(table.rows)
+    figures: dict[str, Any] = {
+        "measure": query.measure,
+        "metric": query.metric,
+        "n": len(result.rows),
+        "unknown": list(query.unknown),
+    }
+    if query.group:
+        said = _DIM_SAID.get(query.group, query.group.replace("_", " "))
+        label = _measure_label(query)
+        rows = [[key, _number(value, query.metric), n] for key, value, n in result.groups]
+        if not rows:
+            out.line(f"No posts match ({total:,} posts in {where}).")
+        else:
+            out.add_table(f"{label[0].upper()}{label[1:]} by {said}", [said, label, "posts"], rows)
+        figures["groups"] = [[key, value, n] for key, value, n in result.groups]
+        _examples(out, table, result.cited)
+        return figures
+    figures["value"] = result.value
+    n = len(result.rows)
+    if query.measure == "list" and not result.rows:
+        sources = ", ".join(sorted({str(p["source"]) for p in table.posts}))
+        out.line(f"No posts match. Overview of {where} instead: **{total:,}** posts from"
+                 f" {sources}; the most liked:")  # fmt: skip
+        _examples(out, table, list(range(total)))
+        return figures
+    if query.measure == "list":
+        shown = _listed(result.rows, table)
+        out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}; the"
+                 f" {len(shown)} most liked:")  # fmt: skip
+        figures["listed"] = [list(key_of(table.posts[i])) for i in shown]
+        for i in shown:
+            post = table.posts[i]
+            out.line(f"- {cite(post)} ({post['source']}): {quote(post_text(post))}")
+        return figures
+    if query.measure == "rank":
+        metric = query.metric or "views"
+        figures["ranking"] = [list(key_of(table.posts[i])) for i in result.cited]
+        if not result.cited:
+            out.line(f"No posts match ({total:,} posts in {where}).")
+        for place, i in enumerate(result.cited, start=1):
+            value = _number(table.rows[i][METRICS[metric].name], metric)
+            post = table.posts[i]
+            out.line(
+                f"{place}. {quote(best_sentence(post))} by {quote(author_of(post))[1:-1]}:"
+                f" **{value}** {metric.replace('_', ' ')} (on {post['source']}) {cite(post)}"
+            )
+        return figures
+    if query.measure == "count":
+        share = f"{100 * n / total:.1f}%" if total else "0.0%"
+        out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}"
+                 f" ({share} of the {total:,} posts in {where}).")  # fmt: skip
+    elif query.measure == "share":
+        part = len(result.cited)
+        figures["numerator"], figures["denominator"] = part, result.base
+        if not result.base:
+            out.line("No posts match the denominator, so there is no share to give.")
+        else:
+            out.line(f"**{result.value:.1f}%**: {part:,} of the {result.base:,} posts.")
+    elif query.measure == "authors":
+        out.line(f"**{result.value:,}** distinct authors wrote the {n:,} matching posts.")
+    elif result.value is None:
+        out.line(f"No value to compute: {n:,} posts match and none has this metric.")
+    else:
+        metric = (query.metric or "").replace("_", " ")
+        out.line(
+            f"The {query.measure} of {metric} is **{_number(result.value, query.metric)}**"
+            f" over {n:,} posts."
+        )
+    _examples(out, table, result.cited)
+    return figures
+
+
+def _measure_label(query: Query) -> str:
+    if query.measure == "count":
+        return "posts"
+    if query.measure == "share":
+        return "share %"
+    if query.measure == "authors":
+        return "distinct authors"
+    return f"{query.measure} {(query.metric or '').replace('_', ' ')}"

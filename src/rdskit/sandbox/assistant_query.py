@@ -1,0 +1,1332 @@
+"""The compositional reader: a question -> typed queries over the Mention model.
+
+A :class:`Query` is the plan of one figure: *filters* (:class:`Cond`, AND-ed; the values of
+one condition OR-ed; ``negate`` for NOT) on every dimension of
+:mod:`~rdskit.sandbox.assistant_catalogue` plus ``keyword`` (title/text), ``comment``
+(comment bodies) and ``days``/``year``/``month`` (time); a *measure* (``count``, ``share``
+with its numerator ``part`` over the denominator ``where``, ``sum``/``mean``/``median``/
+``min``/``max`` of a metric, ``authors``); a *grouping* by a dimension or a period with an
+optional top/bottom ``k``. Every word of the question is accounted for: a content word
+it cannot map goes to ``unknown`` and the answer names it.
+
+:func:`read` returns a :class:`Reading`: the queries (one per part of a multi-part
+question, follow-ups completed from the previous turn's queries), or a refusal, or data
+that is not collected, or ``None`` queries when the question is not a figure (themes,
+rankings and quotes are answered by the intent planner, with these filters applied).
+
+Example:
+    >>> from rdskit.sandbox.assistant_catalogue import Table
+    >>> table = Table([{"source": "reddit", "id": "1", "language": "es"}])
+    >>> got = read("How many Spanish posts on Reddit?", table)
+    >>> [(c.dim, c.values) for c in got.queries[0].where]
+    [('language', ('es',)), ('source', ('reddit',))]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from rdskit.models import vocab
+from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant_lexicon import (
+    FUNCTION_WORDS,
+    INSTRUCTION_WORDS,
+    NUMBER_WORDS,
+    STOP_WORDS,
+    detect_language,
+)
+from rdskit.sandbox.assistant_planner import clean
+from rdskit.sandbox.assistant_words import (
+    NOT_COLLECTED,
+    OTHER_SOURCES,
+    VALUE_NAMES,
+    Refusal,
+    refusal_for,
+    to_english,
+)
+
+__all__ = ["PERIODS", "Cond", "Query", "Reading", "askable", "read"]
+
+PERIODS = ("day", "week", "month", "year")
+"""Periods a query can group by."""
+
+STATS = ("sum", "mean", "median", "min", "max")
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One filter: ``dim`` has one of ``values`` (all of them when ``every``); NOT when
+    ``negate``. ``dim`` is a dimension, ``keyword``, ``comment``, ``days``, ``year``,
+    ``month``, ``since`` or ``until`` (ISO dates, inclusive)."""
+
+    dim: str
+    values: tuple[str, ...]
+    negate: bool = False
+    every: bool = False
+
+
+@dataclass(frozen=True)
+class Query:
+    """The plan of one figure (see the module docstring); ``rank`` lists the ``top`` posts
+    by ``metric``."""
+
+    measure: str = "count"
+    metric: str | None = None
+    where: tuple[Cond, ...] = ()
+    part: tuple[Cond, ...] = ()
+    group: str | None = None
+    top: int | None = None
+    order: str = "desc"
+    unknown: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a question asks: figure queries, a refusal, or data not collected."""
+
+    queries: tuple[Query, ...] = ()
+    refusal: Refusal | None = None
+    not_collected: str | None = None
+    conditions: tuple[Cond, ...] = ()
+    unknown: tuple[str, ...] = ()
+    follow_up: bool = False
+    language: str = "en"
+    notes: tuple[str, ...] = field(default=())
+
+
+# --- words ----------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[\w'%&-]+|[?;,.]")
+_FILLER = frozenset(
+    [
+        "there",
+        "exist",
+        "exists",
+        "get",
+        "got",
+        "gets",
+        "did",
+        "went",
+        "go",
+        "goes",
+        "written",
+        "write",
+        "wrote",
+        "published",
+        "publish",
+        "appear",
+        "appears",
+        "contain",
+        "contains",
+        "containing",
+        "include",
+        "includes",
+        "use",
+        "uses",
+        "using",
+        "express",
+        "expresses",
+        "show",
+        "shows",
+        "ask",
+        "asks",
+        "asking",
+        "posted",
+        "post",
+        "posts",
+        "dataset",
+        "datasets",
+        "number",
+        "numbers",
+        "many",
+        "much",
+        "how",
+        "what",
+        "which",
+        "whats",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "having",
+        "do",
+        "does",
+        "any",
+        "all",
+        "total",
+        "overall",
+        "altogether",
+        "each",
+        "every",
+        "per",
+        "by",
+        "vs",
+        "versus",
+        "or",
+        "and",
+        "of",
+        "the",
+        "a",
+        "an",
+        "in",
+        "on",
+        "at",
+        "from",
+        "with",
+        "without",
+        "for",
+        "to",
+        "among",
+        "amongst",
+        "other",
+        "than",
+        "those",
+        "them",
+        "these",
+        "their",
+        "they",
+        "it",
+        "its",
+        "of",
+        "them",
+        "only",
+        "just",
+        "both",
+        "either",
+        "neither",
+        "nor",
+        "also",
+        "same",
+        "about",
+        "regarding",
+        "plus",
+        "class",
+        "my",
+        "course",
+        "exercise",
+        "tell",
+        "please",
+        "could",
+        "would",
+        "kindly",
+        "like",
+        "know",
+        "i'd",
+        "i'm",
+        "split",
+        "broken",
+        "break",
+        "down",
+        "breakdown",
+        "most",
+        "least",
+        "more",
+        "fewer",
+        "fewest",
+        "highest",
+        "lowest",
+        "largest",
+        "smallest",
+        "common",
+        "often",
+        "frequently",
+        "mentioned",
+        "received",
+        "receive",
+        "got",
+        "any",
+        "single",
+        "one",
+        "wrote",
+        "people",
+        "person",
+        "someone",
+        "get",
+        "gets",
+        "getting",
+        "posters",
+        "authors",
+        "different",
+        "distinct",
+        "unique",
+        "type",
+        "types",
+        "level",
+        "levels",
+        "value",
+        "values",
+        "percent",
+        "percentage",
+        "share",
+        "proportion",
+        "fraction",
+        "ratio",
+        "%",
+        "average",
+        "avg",
+        "mean",
+        "median",
+        "total",
+        "sum",
+        "maximum",
+        "minimum",
+        "max",
+        "min",
+        "count",
+        "counts",
+        "counted",
+        "instead",
+        "say",
+        "says",
+        "saying",
+        "said",
+        "talk",
+        "talks",
+        "talking",
+        "discuss",
+        "discusses",
+        "discussing",
+        "mention",
+        "mentions",
+        "mentioning",
+        "something",
+        "anything",
+        "things",
+        "thing",
+        "ok",
+        "okay",
+        "so",
+        "now",
+        "then",
+        "too",
+        "well",
+        "out",
+        "tagged",
+        "tag",
+        "as",
+        "whose",
+        "mostly",
+        "tone",
+        "voice",
+        "hook",
+        "hooks",
+        "topic",
+        "topics",
+        "call",
+        "action",
+        "actions",
+        "cta",
+        "ctas",
+        "dominant",
+        "emotion",
+        "emotions",
+        "sentiment",
+        "sentiments",
+        "content",
+        "intention",
+        "intentions",
+        "language",
+        "languages",
+        "country",
+        "countries",
+        "source",
+        "sources",
+        "platform",
+        "platforms",
+        "brand",
+        "brands",
+        "written",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "year",
+        "years",
+        "day",
+        "days",
+        "last",
+        "past",
+        "previous",
+        "recent",
+        "recently",
+        "time",
+        "period",
+        "periods",
+        "example",
+        "examples",
+        "quote",
+        "quotes",
+        "some",
+        "open",
+        "opens",
+        "start",
+        "starts",
+        "begin",
+        "begins",
+    ]
+)
+_TYPOS = {"hw": "how", "avg": "average", "whats": "what is", "pls": "please", "u": "you"}
+_MEASURE_WORDS = [
+    "how",
+    "many",
+    "number",
+    "count",
+    "average",
+    "mean",
+    "median",
+    "total",
+    "sum",
+    "highest",
+    "lowest",
+    "maximum",
+    "minimum",
+    "share",
+    "percentage",
+    "proportion",
+    "fraction",
+    "views",
+    "likes",
+    "comments",
+    "shares",
+    "engagement",
+    "negative",
+    "positive",
+    "neutral",
+    "distinct",
+    "unique",
+    "different",
+    "authors",
+]
+_SHARE = re.compile(r"\b(share|percentage|percent|proportion|fraction|ratio)\b(?! count)|%")
+_AUTHORS = re.compile(
+    r"\b(different|distinct|unique)\s+(authors|people|creators|posters|accounts|users)\b"
+    r"|\bhow many (authors|creators|posters)\b"
+)
+_MEAN = re.compile(r"\b(average|mean|on average)\b")
+_MEDIAN = re.compile(r"\bmedian\b")
+_SUM = re.compile(r"\b(total|sum|in total|altogether)\b")
+_MAX = re.compile(r"\b(highest|maximum|max|largest|most)\b")
+_MIN = re.compile(r"\b(lowest|minimum|min|smallest|fewest|least)\b")
+_COUNT = re.compile(r"\b(how many|number of|count|counts|tally)\b")
+_RANK_POSTS = re.compile(
+    r"\b(top \w+ (\w+ )?posts|which (\d+ |\w+ )?posts|what are the (\w+ )*most \w+"
+    r"|most (liked|shared|commented|viewed)|posts (with|have) the (highest|lowest|most|fewest)"
+    r"|\b(highest|lowest|top|best|worst) [\w ]{0,24}\bposts\b"
+    r"|top \d+\b(?! (\w+ )?(countries|sources|topics|brands|languages|tones|hooks)))"
+)
+_LIST = re.compile(
+    r"^(show|quote|list|give me examples|examples|find|give me|can you show|please show)\b"
+    r"|\bexamples of\b"
+)
+_FOLLOW = re.compile(
+    r"^(and|what about|how about|same for|same|and what about|ok,? and|okay,? and|also)\b"
+    r"|\b(of them|of those|those|these|them|their)\b"
+)
+_NARROW = re.compile(r"\b(of them|of those|which of those|those|these|their|them)\b")
+_SPLIT_PARTS = re.compile(
+    r"[?;]+|\.\s+|,?\s+(?:and|also)\s+(?=(?:how many|what|which|count|also count|the)\b)"
+)
+_COMMENT = re.compile(
+    r"\bcomments? (?:saying|that says|that say|asking|with|mentioning|about|containing"
+    r"|that mentions?) (?:that )?(.+?)(?:\?|$|,| and | on | in )"
+)
+_WINDOW = re.compile(
+    r"\b(?:in |from |during |over )?(?:the )?(?:last|past|previous) (?:(\d+|\w+) )?"
+    r"(day|week|month|year)s?\b"
+)
+_YEAR = re.compile(r"\b(?:in|during|from) (20\d\d)\b")
+_MONTH = re.compile(
+    r"\bin (january|february|march|april|may|june|july|august|september|october|november"
+    r"|december) (20\d\d)\b"
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        token = token.strip("'")
+        if token:
+            out.extend(_TYPOS.get(token, token).split())
+    return out
+
+
+# --- the phrase table of a scope -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    words: tuple[str, ...]
+    dim: str
+    value: str
+
+
+def _forms(label: str) -> set[str]:
+    base = label.lower().replace("_", " ")
+    forms = {base}
+    if not base.endswith("s"):
+        forms.add(base + "s")
+    if base.endswith("y"):
+        forms.add(base[:-1] + "ies")
+    return forms
+
+
+_THEME_INTENTIONS = frozenset({"question", "complaint", "recommendation", "comparison"})
+
+
+def _phrases(table: Table) -> list[_Phrase]:
+    """Every phrase that names a value in this scope, longest first."""
+    cached = table.__dict__.get("_phrases")
+    if cached is not None:
+        return list(cached)
+    found: dict[tuple[str, ...], _Phrase] = {}
+
+    def add(text: str, dim: str, value: str) -> None:
+        words = tuple(_tokens(text.lower()))
+        if words and words not in found:
+            found[words] = _Phrase(words, dim, value)
+
+    for source in vocab.SOURCES:
+        add(source, "source", source)
+    for dim, names in VALUE_NAMES.items():
+        for said, value in names.items():
+            add(said, dim, value)
+    for dim in ("brand", "author", "tone", "intention", "emotion", "sentiment"):
+        for lowered, value in table.labels(dim).items():
+            if dim == "emotion" and lowered == "neutral":
+                continue  # "neutral" is the sentiment label; the emotion is said in full
+            if dim == "intention" and lowered in _THEME_INTENTIONS:
+                continue  # "questions", "complaints": themes; said as "... posts" below
+            for form in _forms(lowered):
+                if dim == "intention" and form == lowered.replace("_", " "):
+                    add(f"{form} posts", dim, value)  # "a product review" is no filter
+                    continue
+                add(form, dim, value)
+    for lowered in _THEME_INTENTIONS:
+        if lowered in table.labels("intention"):
+            add(f"{lowered} posts", "intention", table.labels("intention")[lowered])
+    for name in OTHER_SOURCES:
+        add(name, "other_source", name)
+    ordered = sorted(found.values(), key=lambda p: -len(p.words))
+    table.__dict__["_phrases"] = ordered
+    return list(ordered)
+
+
+def _context_phrases(table: Table, dim: str) -> list[_Phrase]:
+    """Values only read in their context (hooks near "hook", CTAs near "call to action")."""
+    cached = table.__dict__.get(("context", dim))
+    if cached is None:
+        out = []
+        for lowered, value in table.labels(dim).items():
+            for form in _forms(lowered):
+                out.append(_Phrase(tuple(_tokens(form)), dim, value))
+        cached = table.__dict__[("context", dim)] = sorted(out, key=lambda p: -len(p.words))
+    return list(cached)
+
+
+# --- reading one part --------------------------------------------------------------------
+
+
+@dataclass
+class _Part:
+    text: str
+    tokens: list[str]
+    used: list[bool]
+    conds: list[tuple[int, Cond]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def take(self, start: int, length: int) -> None:
+        for i in range(start, min(start + length, len(self.used))):
+            self.used[i] = True
+
+    def find(self, words: Sequence[str], start: int = 0) -> int:
+        n = len(words)
+        for i in range(start, len(self.tokens) - n + 1):
+            if not any(self.used[i : i + n]) and tuple(self.tokens[i : i + n]) == tuple(words):
+                return i
+        return -1
+
+
+_NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor"}
+
+
+def _negated(part: _Part, at: int) -> bool:
+    window = part.tokens[max(0, at - 3) : at]
+    if "other" in window and "than" in window:
+        return True
+    if at >= 1 and part.tokens[at - 1] in _NEGATORS:
+        return True
+    return at >= 2 and part.tokens[at - 2] in {"not", "but"} and part.tokens[at - 1] in {
+        "from", "in", "on", "by", "mention", "about", "not",
+    }  # fmt: skip
+
+
+def _add(part: _Part, at: int, cond: Cond) -> None:
+    part.conds.append((at, cond))
+
+
+def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | None = None) -> None:
+    present = set(part.tokens)
+    for phrase in phrases:
+        if not present.issuperset(phrase.words):
+            continue  # most phrases of the scope are not in the question: skip them cheaply
+        start = 0
+        while (at := part.find(phrase.words, start)) >= 0:
+            start = at + 1
+            if window is not None and at not in window:
+                continue
+            if phrase.dim == "media" and phrase.value != "none":
+                before = part.tokens[max(0, at - 2) : at]
+                if not {"have", "has", "with", "contain", "contains", "include"} & set(before):
+                    continue  # "TikTok videos" are posts, "posts with a video" have media
+            part.take(at, len(phrase.words))
+            if phrase.dim == "other_source":
+                part.notes.append(
+                    f"{phrase.value.title()} is not a source the service collects from"
+                    f" (sources: {', '.join(vocab.SOURCES)})"
+                )
+                _add(part, at, Cond("source", (phrase.value,)))
+                continue
+            negate = _negated(part, at)
+            if phrase.dim == "content_type" and negate:
+                negate, value = False, "organic" if phrase.value == "ad" else "ad"
+            else:
+                value = phrase.value
+            if at >= 1 and part.tokens[at - 1] == "non":
+                part.take(at - 1, 1)
+            _add(part, at, Cond(phrase.dim, (value,), negate))
+
+
+def _split_hyphens(tokens: list[str]) -> list[str]:
+    out = []
+    for token in tokens:
+        if token.startswith("non-") and len(token) > 4:
+            out += ["non", token[4:]]
+        else:
+            out.append(token)
+    return out
+
+
+_TOPIC_CUES = frozenset(
+    [
+        "mention",
+        "mentions",
+        "mentioning",
+        "mentioned",
+        "about",
+        "discuss",
+        "discussing",
+        "regarding",
+        "containing",
+        "contain",
+        "word",
+        "words",
+        "talk",
+        "talking",
+        "talks",
+    ]
+)
+
+
+def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
+    """Words after a topic cue ("mention", "about", "talk about"...) and the data's topic
+    words anywhere: keyword conditions. The dataset's own name matches every post."""
+    name_words = {tuple(_tokens(n.lower())) for n in names if n}
+    for words in sorted(name_words, key=len, reverse=True):
+        while (at := part.find(words)) >= 0:
+            part.take(at, len(words))
+    topics = {tuple(_tokens(t.replace("_", " "))) for t in table.labels("topic")}
+    tokens = part.tokens
+    cues = _TOPIC_CUES
+    terms: list[tuple[int, str]] = []
+    joiners: list[str] = []
+    for i, token in enumerate(tokens):
+        if token not in cues or part.used[i]:
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in {"the", "a", "an", "about", "of", "it", "its"}:
+            j += 1
+        words: list[str] = []
+        while j < len(tokens) and not part.used[j] and tokens[j] not in STOP_WORDS - {"milk"}:
+            if tokens[j] in _FILLER or not re.match(r"^[\w'-]+$", tokens[j]):
+                break
+            words.append(tokens[j])
+            j += 1
+        if words:
+            terms.append((i + 1, " ".join(words)))
+            part.take(i + 1, j - i - 1)
+            while j + 1 < len(tokens) and tokens[j] in {"or", "and"}:
+                k = j + 1
+                if tokens[k] in {"the", "a"}:
+                    k += 1
+                extra = []
+                while k < len(tokens) and not part.used[k] and tokens[k] not in STOP_WORDS:
+                    if tokens[k] in _FILLER:
+                        break
+                    extra.append(tokens[k])
+                    k += 1
+                if not extra:
+                    break
+                joiners.append(tokens[j])
+                terms.append((j + 1, " ".join(extra)))
+                part.take(j, k - j)
+                j = k
+        part.take(i, 1)
+    for words in sorted(topics, key=len, reverse=True):
+        start = 0
+        while (at := part.find(words, start)) >= 0:
+            start = at + 1
+            if "topic" in tokens or "topics" in tokens:
+                part.take(at, len(words))
+                _add(part, at, Cond("topic", (table.labels("topic")[" ".join(words)],)))
+            elif tokens[at - 1 : at] != ["per"]:
+                part.take(at, len(words))
+                terms.append((at, " ".join(words)))
+    if not terms:
+        return
+    values = tuple(dict.fromkeys(_singular(term) for _, term in terms))
+    every = "and" in joiners or "both" in tokens
+    negate = any(_negated(part, at) for at, _ in terms[:1])
+    _add(part, terms[0][0], Cond("keyword", values, negate, every and len(values) > 1))
+
+
+def _singular(term: str) -> str:
+    words = term.split()
+    last = words[-1]
+    if len(last) > 4 and last.endswith("s") and not last.endswith("ss"):
+        words[-1] = last[:-1]
+    return " ".join(words)
+
+
+_HAS = re.compile(r"\b(have|has|with|without|use|uses|include|includes|no)\s+(a |an |any |the )?$")
+
+
+_LACKS = re.compile(r"\b(no|without|not have|lack|lacks)\b(\s+\w+){0,2}\s*$")
+
+
+def _near(tokens: Sequence[str], anchors: set[str], before: int, after: int) -> set[int]:
+    """Token positions within ``before``/``after`` tokens of an anchor word."""
+    out: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token in anchors:
+            out.update(range(max(0, i - before), min(len(tokens), i + after + 1)))
+    return out
+
+
+def _context_values(part: _Part, table: Table) -> None:
+    """Values only read next to their dimension's word: hooks ("a question hook"), content
+    topics ("the topic price"), calls to action ("a Save call to action", "ask people to
+    save"); a bare "shares" is a metric, not the CTA "Share"."""
+    tokens = part.tokens
+    text = " ".join(tokens)
+    _match_phrases(part, _context_phrases(table, "hook"), _near(tokens, {"hook", "hooks"}, 4, 3))
+    after_cue = {
+        i for i in range(1, len(tokens))
+        if tokens[i - 1] in _TOPIC_CUES
+        or (i >= 2 and tokens[i - 1] in {"the", "a"} and tokens[i - 2] in _TOPIC_CUES)
+    }  # fmt: skip
+    near_topic = _near(tokens, {"topic", "topics"}, 5, 4) - after_cue  # "mention price"
+    _match_phrases(part, _context_phrases(table, "topic"), near_topic)
+    cta = re.search(r"\b(call to action|calls to action|cta|ctas)\b", text)
+    window = _near(tokens, {"cta", "ctas"}, 4, 2)
+    if cta:
+        at = len(text[: cta.start()].split())
+        end = at + len(cta[0].split())
+        window |= set(range(max(0, at - 4), at))
+        if tokens[end : end + 1] in (["is"], ["like"], ["of"]):
+            window |= set(range(end + 1, end + 4))
+    asks = re.search(r"\bask(s)? (people|viewers|readers|users|you) to\b", text)
+    if asks:
+        at = len(text[: asks.start()].split())
+        window |= set(range(at + 3, at + 8))
+    if window:
+        _match_phrases(part, _context_phrases(table, "cta"), window)
+    if cta:
+        before = text[: cta.start()]
+        if not any(c.dim == "cta" for _, c in part.conds) and _HAS.search(before):
+            at = len(before.split())
+            none = bool(_LACKS.search(before))
+            part.take(at, len(cta[0].split()))
+            _add(part, at, Cond("cta", ("none",) if none else ("any",)))
+    if "media" in tokens:
+        at = tokens.index("media")
+        if at and tokens[at - 1] in {"no", "without"}:
+            part.take(at - 1, 2)
+            _add(part, at, Cond("media", ("none",)))
+
+
+def _time(part: _Part) -> None:
+    text = " ".join(part.tokens)
+    for found in _WINDOW.finditer(text):
+        amount = found[1]
+        number = 1
+        if amount:
+            if amount.isdigit():
+                number = int(amount)
+            elif amount in NUMBER_WORDS:
+                number = NUMBER_WORDS[amount]
+            elif amount not in {"few"}:
+                continue
+        at = len(text[: found.start()].split())
+        part.take(at, len(found[0].split()))
+        _add(part, at, Cond("days", (str(number * _UNIT_DAYS[found[2]]),)))
+    for found in _MONTH.finditer(text):
+        at = len(text[: found.start()].split())
+        part.take(at, 3)
+        month = _MONTHS.index(found[1]) + 1
+        _add(part, at, Cond("month", (f"{found[2]}-{month:02d}",)))
+    for found in _YEAR.finditer(text):
+        at = len(text[: found.start()].split())
+        if part.used[at + 1]:
+            continue
+        part.take(at, 2)
+        _add(part, at, Cond("year", (found[1],)))
+
+
+_SINCE = re.compile(r"\b(since|after|from) (20\d\d-\d\d-\d\d)\b")
+_UNTIL = re.compile(r"\b(until|before|till|to) (20\d\d-\d\d-\d\d)\b")
+_BARE_MONTH = re.compile(
+    r"\bin (january|february|march|april|june|july|august|september|october|november"
+    r"|december)\b(?! 20\d\d)"
+)
+
+
+def _quoted(part: _Part, text: str) -> None:
+    """A phrase in quotes is searched as written ("flat white art")."""
+    for found in re.finditer(r"[\"“”]([^\"“”]{2,60})[\"“”]", text):
+        words = _tokens(found[1].lower())
+        at = part.find(words)
+        if words and at >= 0:
+            part.take(at, len(words))
+            _add(part, at, Cond("keyword", (" ".join(words),)))
+
+
+def _dates(part: _Part, newest: float) -> None:
+    """ISO dates ("since 2026-01-01") and a month without a year ("in March": the latest
+    March up to the newest post)."""
+    text = " ".join(part.tokens)
+    for pattern, dim in ((_SINCE, "since"), (_UNTIL, "until")):
+        for found in pattern.finditer(text):
+            at = len(text[: found.start()].split())
+            part.take(at, 2)
+            _add(part, at, Cond(dim, (found[2],)))
+    for found in _BARE_MONTH.finditer(text):
+        at = len(text[: found.start()].split())
+        month = _MONTHS.index(found[1]) + 1
+        latest = datetime.fromtimestamp(newest, UTC)
+        year = latest.year if month <= latest.month else latest.year - 1
+        part.take(at, 2)
+        _add(part, at, Cond("month", (f"{year}-{month:02d}",)))
+
+
+def _comment(part: _Part) -> None:
+    text = " ".join(part.tokens)
+    found = _COMMENT.search(text + " ?")
+    if found:
+        at = len(text[: found.start()].split())
+        phrase = found[1].strip()
+        part.take(at, 2 + len(phrase.split()) + (1 if " that " in found[0] else 0))
+        _add(part, at, Cond("comment", (phrase,)))
+
+
+def _group(part: _Part) -> tuple[str | None, int | None, str]:
+    text = " ".join(part.tokens)
+    said = sorted(
+        [(s, d.name) for d in DIMENSIONS.values() for s in d.said] + [("media", "media")],
+        key=lambda p: -len(p[0]),
+    )
+    alternatives = "|".join(re.escape(s) for s, _ in said) + "|" + "|".join(PERIODS)
+    plural = r"(?:s|es|ies)?"
+    which = re.search(
+        rf"\b(?:which|what) (?:(\w+) )?({alternatives.replace('countr', 'countr')}){plural}\b"
+        r"(?: \w+){0,6}? (?:has|have|had|is|are|gets?|got|was|were)? ?(?:the )?"
+        r"(most|highest|largest|biggest|fewest|least|lowest|smallest)?",
+        text,
+    )
+    top_k = re.search(rf"\btop (\w+) ({alternatives}){plural}\b", text)
+    by = re.search(
+        rf"\b(?:per|by|each|every|across|split of|split by|broken down by|down by|breakdown"
+        rf" by|for each|in each|by each) (?:the |their |content |dominant )?({alternatives})"
+        rf"{plural}\b",
+        text,
+    )
+    many = re.search(rf"\bhow many (?:different |distinct )?({alternatives}){plural}\b", text)
+    if many and many[1] in dict(said) and dict(said)[many[1]] not in ("source", "author"):
+        _take_text(part, [many[1]])
+        return dict(said)[many[1]], None, "desc"
+    if re.search(r"\b(ads|ad) (vs|versus|or) organic\b|\bads and organic\b", text):
+        return "content_type", None, "desc"
+    if re.search(r"\bsentiment split\b|\bsplit (of )?sentiment\b", text):
+        return "sentiment", None, "desc"
+    lookup = dict(said) | {p: p for p in PERIODS}
+    for found, k_group in ((top_k, 2), (which, 2)):
+        if found and found[k_group] in lookup and (found is top_k or _ranks(text)):
+            name = lookup[found[k_group]]
+            words = found[1] or ""
+            k = int(words) if words.isdigit() else NUMBER_WORDS.get(words, 1)
+            order = "asc" if re.search(r"\b(fewest|least|lowest|smallest)\b", text) else "desc"
+            _take_text(part, found[0].split()[:2])
+            return name, k, order
+    if by and by[1] in lookup:
+        _take_text(part, [by[1]])
+        return lookup[by[1]], None, "desc"
+    return None, None, "desc"
+
+
+def _ranks(text: str) -> bool:
+    return bool(
+        re.search(r"\b(most|highest|largest|biggest|fewest|least|lowest|smallest|common)\b", text)
+    )
+
+
+def _take_text(part: _Part, words: Sequence[str]) -> None:
+    at = part.find(list(words))
+    if at >= 0:
+        part.take(at, len(words))
+
+
+_RANKED = {"liked": "likes", "shared": "shares", "commented": "comments", "viewed": "views"}
+
+
+def _metric(text: str) -> str | None:
+    ranked = re.search(r"\b(?:most|least) (liked|shared|commented|viewed)\b", text)
+    if ranked:
+        return _RANKED[ranked[1]]
+    said = sorted(((s, m.name) for m in METRICS.values() for s in m.said), key=lambda p: -len(p[0]))
+    for phrase, name in said:
+        if re.search(rf"\b{re.escape(phrase)}\b", text):
+            if name == "comments" and _COMMENT.search(text + " ?"):
+                continue
+            return name
+    return None
+
+
+def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, str | None]:
+    """(measure, metric) said by a part; (None, None) when it asks no figure."""
+    metric = _metric(text)
+    if group is None and _RANK_POSTS.search(text):
+        return ("rank", metric) if metric else (None, None)
+    if group is None and _LIST.search(text) and not _COUNT.search(text):
+        return "list", None
+    if _SHARE.search(text) and not re.search(r"\b(total|most|average) shares\b", text):
+        return "share", None
+    if _AUTHORS.search(text):
+        return "authors", None
+    if metric is not None:
+        if _MEDIAN.search(text):
+            return "median", metric
+        if _MEAN.search(text):
+            return "mean", metric
+        if _SUM.search(text) or re.search(rf"\bhow many {metric.split('_')[0]}", text):
+            return "sum", metric
+        if group is None and _MAX.search(text) and not _RANK_POSTS.search(text):
+            return "max", metric
+        if group is None and _MIN.search(text) and not _RANK_POSTS.search(text):
+            return "min", metric
+        if group is not None and re.search(r"\b(most|highest)\b", text):
+            return "mean", metric
+    if counts:  # a follow-up or a later part: "what about the median?" keeps the metric
+        for pattern, name in ((_MEDIAN, "median"), (_MEAN, "mean"), (_SUM, "sum")):
+            if pattern.search(text):
+                return name, None
+        if re.search(r"\b(the )?(maximum|max|highest)\b", text):
+            return "max", None
+        if re.search(r"\b(the )?(minimum|min|lowest)\b", text):
+            return "min", None
+    # A grouping counts posts when it says so ("posts per month"); "sentiment by source"
+    # alone is the sentiment analysis of the intent planner.
+    if _COUNT.search(text) or (group is not None and (counts or re.search(r"\bposts?\b", text))):
+        return "count", None
+    return None, None
+
+
+_CATALOGUE_WORDS = frozenset(
+    word
+    for said in [
+        *(s for m in METRICS.values() for s in m.said),
+        *(s for d in DIMENSIONS.values() for s in d.said),
+    ]
+    for word in said.split()
+) | frozenset(
+    word + "s"
+    for said in [*(s for d in DIMENSIONS.values() for s in d.said)]
+    for word in said.split()
+)
+
+
+def _unknown(part: _Part, names: Sequence[str]) -> list[str]:
+    name_words = {w for n in names for w in _tokens(n.lower())} | _CATALOGUE_WORDS
+    out: list[str] = []
+    run: list[str] = []
+    for token, used in zip(part.tokens, part.used, strict=True):
+        content = (
+            not used
+            and re.match(r"^[^\W\d_][\w'-]*$", token)
+            and token not in FUNCTION_WORDS
+            and token not in INSTRUCTION_WORDS
+            and token not in _FILLER
+            and token not in name_words
+            and token not in _MEASURE_WORDS
+            and len(token) > 2
+        )
+        if content:
+            run.append(token)
+        elif run and not used and re.match(r"^[^\W\d_]{1,2}$", token):
+            run.append(token)  # "gen z"
+        elif run:
+            out.append(" ".join(run))
+            run = []
+    if run:
+        out.append(" ".join(run))
+    return out
+
+
+def _read_part(
+    text: str, table: Table, names: Sequence[str], counts: bool = False
+) -> tuple[Query | None, _Part]:
+    """One part of a question; ``counts``: a grouping alone is a count (a follow-up, a
+    later part, a top-k of groups)."""
+    tokens = _split_hyphens(_tokens(text))
+    part = _Part(" ".join(tokens), tokens, [False] * len(tokens))
+    _quoted(part, text)
+    _comment(part)
+    _time(part)
+    _dates(part, max((float(p.get("created_at") or 0) for p in table.posts), default=0.0))
+    if "neither positive nor negative" in part.text:
+        at = tokens.index("neither")
+        part.take(at, 4)
+        _add(part, at, Cond("sentiment", ("neutral",)))
+    _match_phrases(part, _phrases(table))
+    _context_values(part, table)
+    _keywords(part, table, names)
+    group, top, order = _group(part)
+    measure, metric = _measure(part.text, group, counts or top is not None)
+    if measure is None:
+        return None, part
+    if measure == "rank":
+        top, order = _rank_size(part.text)
+    conds = [cond for _, cond in sorted(part.conds, key=lambda item: item[0])]
+    where, share_part = _merge(conds), ()
+    if measure == "share":
+        where, share_part = _share_split(part, group)
+    unknown = tuple(_unknown(part, names))
+    if measure == "list" and [c.dim for _, c in part.conds] == ["content_type"]:
+        return None, part  # "show me the sponsored content": the ads analysis
+    if set(" ".join(unknown).split()) & _ANALYSES:
+        return None, part  # "... and summarize the comments": the intent planner's analyses
+    if measure == "list" and unknown:
+        return None, part  # "list the complaints about foam": an analysis, not a listing
+    query = Query(measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes))
+    return query, part
+
+
+def _rank_size(text: str) -> tuple[int, str]:
+    """How many posts a ranking asks for (5 unless said) and its order."""
+    size = 5
+    for token in text.split():
+        if token.isdigit() and 0 < int(token) <= 100:
+            size = int(token)
+            break
+        if token in NUMBER_WORDS and token not in {"one", "a"}:
+            size = NUMBER_WORDS[token]
+            break
+    order = "asc" if re.search(r"\b(fewest|least|lowest|smallest|worst)\b", text) else "desc"
+    return size, order
+
+
+def _merge(conds: Sequence[Cond]) -> tuple[Cond, ...]:
+    """Conditions on one dimension with the same sign become one (their values OR-ed)."""
+    merged: dict[tuple[str, bool], Cond] = {}
+    for cond in conds:
+        slot = (cond.dim, cond.negate)
+        if slot in merged and cond.dim not in ("days", "keyword", "comment"):
+            old = merged[slot]
+            merged[slot] = replace(old, values=tuple(dict.fromkeys(old.values + cond.values)))
+        else:
+            merged[slot] = cond
+    return tuple(merged.values())
+
+
+_SPLIT_VERBS = frozenset(
+    [
+        "are",
+        "is",
+        "were",
+        "was",
+        "have",
+        "has",
+        "mention",
+        "mentions",
+        "come",
+        "comes",
+        "came",
+        "express",
+        "expresses",
+        "use",
+        "uses",
+        "show",
+        "shows",
+        "talk",
+        "talks",
+        "get",
+        "gets",
+        "that",
+        "which",
+    ]
+)
+
+
+_COPULAS = frozenset({"are", "is", "were", "was"})
+
+
+def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tuple[Cond, ...]]:
+    """(denominator, numerator) of a share: the posts named before the verb are the
+    denominator ("of the posts about price"), the condition after it the numerator."""
+    tokens = part.tokens
+    share_at = next((i for i, t in enumerate(tokens) if _SHARE.search(t)), 0)
+
+    def main_verb(i: int) -> bool:
+        return tokens[i] in _SPLIT_VERBS and tokens[i - 1] not in {"that", "which", "who"}
+
+    after = range(share_at + 1, len(tokens))
+    verb = next((i for i in after if main_verb(i) and tokens[i] in _COPULAS), None)
+    if verb is None:
+        verb = next((i for i in after if main_verb(i)), len(tokens))
+    den = [c for at, c in part.conds if at < verb]
+    num = [c for at, c in part.conds if at >= verb]
+    if not num and den:  # "the share of positive posts": all posts are the denominator
+        num = [c for at, c in part.conds if share_at < at]
+        den = [c for at, c in part.conds if at < share_at]
+    return _merge(den), _merge(num)
+
+
+def _parts(text: str) -> list[str]:
+    pieces = [p.strip(" ,") for p in _SPLIT_PARTS.split(text)]
+    return [p for p in pieces if p and any(ch.isalpha() for ch in p)]
+
+
+def _follow(query: Query, previous: Query, narrow: bool) -> Query:
+    """``query`` completed from the previous one: its filters kept unless replaced
+    ("and on TikTok?"), or added to ("of those, how many are negative?")."""
+    where = list(previous.where)
+    part = list(previous.part)
+    asks_measure = query.measure != "count" or query.metric is not None
+    measure = query.measure if asks_measure else previous.measure
+    metric = query.metric or (previous.metric if measure in STATS else None)
+    if query.measure == "share" and query.part:
+        part = list(query.part)
+        incoming = list(query.where)
+    else:
+        incoming = [*query.where, *query.part]
+    for cond in incoming:
+        target = part if any(c.dim == cond.dim for c in part) else where
+        if not narrow or cond.dim in ("days", "year", "month", "since", "until"):
+            target[:] = [c for c in target if c.dim != cond.dim]
+        target.append(cond)
+    return Query(
+        measure,
+        metric,
+        tuple(where),
+        tuple(part) if measure == "share" else (),
+        query.group or (previous.group if not asks_measure else None),
+        query.top if query.group else previous.top,
+        query.order,
+        query.unknown,
+        query.notes,
+    )
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """Edit distance with transpositions (optimal string alignment), cut at ``limit + 1``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        if min(row) > limit:
+            return limit + 1
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+_COMMON = frozenset({"written", "distinct", "express", "without", "number", "total"})
+_ANALYSES = frozenset(
+    [
+        "summarize",
+        "summarise",
+        "summary",
+        "complain",
+        "complaints",
+        "praise",
+        "themes",
+        "theme",
+        "advertisers",
+        "runs",
+        "recommendations",
+        "recommend",
+        "report",
+        "explain",
+        "why",
+        "overview",
+    ]
+)
+"""Words of an analysis the intent planner writes: a part with one is not a figure."""
+
+
+def _repaired(text: str, table: Table) -> str:
+    """Misspelt words of the catalogue and the data's values repaired ("negatve",
+    "instgram", "medain"); a word already known is never changed."""
+    if "_targets" not in table.__dict__:
+        context = [p for dim in ("hook", "topic", "cta") for p in _context_phrases(table, dim)]
+        targets = {w for p in [*_phrases(table), *context] for w in p.words if len(w) >= 5}
+        targets |= {
+            w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON
+            if len(w) >= 5
+        }  # fmt: skip
+        table.__dict__["_targets"] = sorted(targets)
+        table.__dict__["_known"] = (
+            set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+        )
+        table.__dict__["_fixed"] = {}
+    targets, known = table.__dict__["_targets"], table.__dict__["_known"]
+    fixed: dict[str, str] = table.__dict__["_fixed"]
+
+    def fix(found: re.Match[str]) -> str:
+        word = found[0]
+        if len(word) < 5 or word in known:
+            return word
+        if word not in fixed:
+            limit = 2 if len(word) >= 8 else 1
+            # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
+            best = min(targets, key=lambda t: (_distance(word, t, limit), -len(t), t))
+            fixed[word] = best if _distance(word, best, limit) <= limit else word
+        return fixed[word]
+
+    pieces = re.split(r"([\"“”][^\"“”]*[\"“”])", text)
+    return "".join(p if p[:1] in '"“”' else re.sub(r"[a-z]+", fix, p) for p in pieces)
+
+
+def read(
+    question: str,
+    table: Table,
+    names: Sequence[str] = (),
+    previous: Sequence[Query] = (),
+) -> Reading:
+    """Read ``question`` over the scope's ``table`` (``names``: dataset names and search
+    words, which every post matches; ``previous``: the queries of the chat's last turn).
+    """
+    text = clean(question)
+    language = detect_language(text)
+    lowered = _repaired(to_english(text.lower(), language), table)
+    refusal = refusal_for(lowered) or refusal_for(text.lower())
+    if refusal is not None:
+        return Reading(refusal=refusal, language=language)
+    for pattern, topic in NOT_COLLECTED.items():
+        if re.search(pattern, lowered) and not re.search(r"\bold(est)? posts?\b", lowered):
+            return Reading(not_collected=topic, language=language)
+    follow = bool(previous) and bool(_FOLLOW.search(lowered))
+    queries: list[Query] = []
+    conditions: list[Cond] = []
+    unknown: list[str] = []
+    notes: list[str] = []
+    other = False
+    for index, piece in enumerate(_parts(lowered)):
+        query, part = _read_part(piece, table, names, bool(queries) or follow)
+        conditions += [c for _, c in part.conds]
+        notes += part.notes
+        narrow = bool(_NARROW.search(piece))
+        if query is None:
+            if follow and previous and index == 0 and part.conds:
+                base = previous[-1]
+                fake = Query("count", None, _merge([c for _, c in part.conds]))
+                queries.append(_follow(fake, base, narrow))
+            elif queries and part.conds:
+                last = queries[-1]
+                queries[-1] = replace(
+                    last, where=_merge([*last.where, *(c for _, c in part.conds)])
+                )
+            else:
+                unknown += _unknown(part, names)
+                if _unknown(part, names) or not part.conds:
+                    other = True  # "... and what do they complain about?": an analysis
+            continue
+        if queries and (narrow or (not query.where and not query.part)):
+            query = _follow(query, queries[-1], narrow)
+        elif index == 0 and follow and previous:
+            query = _follow(query, previous[-1], narrow)
+        queries.append(query)
+    if other:
+        queries = []
+    return Reading(
+        tuple(queries), None, None, tuple(conditions), tuple(unknown), follow, language,
+        tuple(dict.fromkeys(notes)),
+    )  # fmt: skip
+
+
+def askable() -> str:
+    """The markdown of what can be asked, from the catalogue and the refusals (the
+    "What can be asked" section of ``docs/assistant.md``; a test keeps the two equal).
+
+    Example:
+        >>> "| `views` |" in askable()
+        True
+    """
+    from rdskit.sandbox.assistant_words import REFUSALS
+
+    lines = [
+        "| Filter or group by | Said as |",
+        "|---|---|",
+        *(
+            f"| `{d.name}` | {', '.join(repr(s).strip(chr(39)) for s in d.said)} |"
+            for d in sorted(DIMENSIONS.values(), key=lambda d: d.name)
+        ),
+        "| `media` | videos, images, no media |",
+        '| `keyword` | mention X, about X, talk about X, "a quoted phrase" |',
+        "| `comment` | a comment saying / asking X |",
+        "| `days`, `since`, `until`, `month`, `year` | last N days/weeks/months, since"
+        " 2026-01-01, in March, in 2026 |",
+        "",
+        "| Metric (sum, mean, median, min, max) | Said as |",
+        "|---|---|",
+        *(
+            f"| `{m.name}` | {', '.join(m.said)} |"
+            for m in sorted(METRICS.values(), key=lambda m: m.name)
+        ),
+        "",
+        "Measures: " + ", ".join(f"`{m}`" for m in ("count", "share", *STATS, "authors")) + ";"
+        " posts ranked by a metric (`rank`) or listed (`list`). Grouping: by any dimension"
+        " above or by " + ", ".join(f"`{p}`" for p in PERIODS) + "; top / bottom k.",
+        "",
+        "| Refused | Answer names |",
+        "|---|---|",
+        *(f"| {r.topic} | {r.answer.split('. ', 1)[-1]} |" for r in REFUSALS),
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,508 @@
+"""Words of the compositional reader: value names, a small bilingual lexicon, refusals.
+
+- :data:`VALUE_NAMES`: how questions name the values of a dimension ("Spanish" -> ``es``,
+  "the UK" -> ``GB``, "angry" -> ``anger``, "videos" -> media ``video``);
+- :data:`BILINGUAL`: French, Spanish, German and Portuguese phrases of the analysis
+  vocabulary and of the corpus's topics, mapped onto English before reading ("combien de
+  publications" -> "how many posts", "Hafermilch" -> "oat milk", "prix" -> "price");
+- :data:`REFUSALS`: requests Ask cannot carry out, with the answer naming what to use.
+
+Example:
+    >>> to_english("wie viele beiträge erwähnen den preis?", "de")
+    'how many posts mention price?'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "BILINGUAL",
+    "NOT_COLLECTED",
+    "OTHER_SOURCES",
+    "REFUSALS",
+    "VALUE_NAMES",
+    "Refusal",
+    "refusal_for",
+    "to_english",
+]
+
+VALUE_NAMES: Mapping[str, Mapping[str, str]] = {
+    "language": {
+        "english": "en",
+        "spanish": "es",
+        "german": "de",
+        "french": "fr",
+        "portuguese": "pt",
+        "italian": "it",
+        "dutch": "nl",
+        "japanese": "ja",
+        "chinese": "zh",
+        "korean": "ko",
+        "arabic": "ar",
+        "hindi": "hi",
+        "russian": "ru",
+        "polish": "pl",
+        "swedish": "sv",
+        "turkish": "tr",
+    },
+    "country": {
+        "united states": "US",
+        "usa": "US",
+        "us": "US",
+        "america": "US",
+        "american": "US",
+        "united kingdom": "GB",
+        "uk": "GB",
+        "britain": "GB",
+        "great britain": "GB",
+        "england": "GB",
+        "british": "GB",
+        "canada": "CA",
+        "canadian": "CA",
+        "australia": "AU",
+        "australian": "AU",
+        "india": "IN",
+        "ireland": "IE",
+        "brazil": "BR",
+        "spain": "ES",
+        "new zealand": "NZ",
+        "germany": "DE",
+        "france": "FR",
+        "singapore": "SG",
+        "mexico": "MX",
+        "japan": "JP",
+        "italy": "IT",
+        "netherlands": "NL",
+    },
+    "emotion": {
+        "joy": "joy",
+        "joyful": "joy",
+        "anger": "anger",
+        "angry": "anger",
+        "sadness": "sadness",
+        "sad": "sadness",
+        "surprise": "surprise",
+        "surprised": "surprise",
+        "fear": "fear",
+        "afraid": "fear",
+        "scared": "fear",
+        "fearful": "fear",
+        "disgust": "disgust",
+        "disgusted": "disgust",
+    },
+    "sentiment": {"negative": "negative", "positive": "positive", "neutral": "neutral"},
+    "content_type": {
+        "ads": "ad",
+        "ad": "ad",
+        "adverts": "ad",
+        "advert": "ad",
+        "advertisements": "ad",
+        "sponsored": "ad",
+        "paid posts": "ad",
+        "organic": "organic",
+        "non-ads": "organic",
+        "non-ad": "organic",
+    },
+    "media": {
+        "videos": "video",
+        "video": "video",
+        "images": "image",
+        "image": "image",
+        "photos": "image",
+        "photo": "image",
+        "pictures": "image",
+        "picture": "image",
+        "no media": "none",
+    },
+    "intention": {
+        "tutorials": "tutorial",
+        "reviews": "review",
+        "are complaints": "complaint",
+        "complaint posts": "complaint",
+        "personal stories": "personal_story",
+        "personal story": "personal_story",
+        "recommend": "recommendation",
+        "recommendation posts": "recommendation",
+        "news": "news",
+        "comparisons": "comparison",
+        "discussions": "discussion",
+        "promotions": "promotion",
+    },
+}
+"""Question words -> a dimension's value (the data's own labels are known as well)."""
+
+OTHER_SOURCES = ("twitter", "facebook", "threads", "pinterest", "snapchat", "tumblr", "x.com")
+"""Networks the service does not collect from (named when asked about)."""
+
+NOT_COLLECTED: Mapping[str, str] = {
+    r"\b(age|ages|how old|older|younger|birth ?year)\b": "the age of the people who post",
+    r"\b(income|incomes|salary|salaries|earnings|wealth)\b": "the income of the people who post",
+    r"\b(gender|genders|male|female)\b": "the gender of the people who post",
+    r"\b(ethnicity|race|religion|political views|sexual orientation)\b": (
+        "sensitive traits of the people who post"
+    ),
+    r"\bhow many (people|persons|consumers|customers|households)\b(?! (posted|wrote|commented))": (
+        "counts of people outside these posts (it collects posts and their authors)"
+    ),
+}
+"""Questions about traits the service never collects about posters."""
+
+# Phrases of the four other languages -> English, longest first (accents kept: the
+# question is NFKC-normalised, not stripped). Topic words of the corpus's aspects and the
+# analysis vocabulary; the dataset's own name is matched in English after the mapping.
+BILINGUAL: Mapping[str, Mapping[str, str]] = {
+    "fr": {
+        "en espagnol": "in spanish",
+        "en anglais": "in english",
+        "en allemand": "in german",
+        "en portugais": "in portuguese",
+        "en français": "in french",
+        "du royaume-uni": "from the uk",
+        "des états-unis": "from the us",
+        "du canada": "from canada",
+        "d'allemagne": "from germany",
+        "du brésil": "from brazil",
+        "d'australie": "from australia",
+        "d'inde": "from india",
+        "publications de": "posts from",
+        "par pays": "per country",
+        "par langue": "per language",
+        "par sentiment": "per sentiment",
+        "vues totales": "total views",
+        "la médiane des": "the median",
+        "la moyenne des": "the average",
+        "quelle est": "what is",
+        "mentionnant": "mentioning",
+        "partages": "shares",
+        "commentaires": "comments",
+        "taux d'engagement": "engagement rate",
+        "combien de publications": "how many posts",
+        "combien de posts": "how many posts",
+        "quelle part des publications": "what share of the posts",
+        "quelle part des": "what share of the",
+        "quel pourcentage": "what percentage",
+        "publications": "posts",
+        "publication": "post",
+        "négatives": "negative",
+        "négative": "negative",
+        "négatifs": "negative",
+        "positives": "positive",
+        "positifs": "positive",
+        "neutres": "neutral",
+        "parlent du": "mention",
+        "parlent de la": "mention",
+        "parlent de": "mention",
+        "mentionnent le": "mention",
+        "mentionnent la": "mention",
+        "mentionnent": "mention",
+        "sur la": "about",
+        "sur le": "about",
+        "sur": "on",
+        "par source": "per source",
+        "par mois": "per month",
+        "lait d'avoine": "oat milk",
+        "prix": "price",
+        "goût": "taste",
+        "mousse": "foam",
+        "texture": "texture",
+        "emballage": "packaging",
+        "douceur": "sweetness",
+        "sucre": "sugar",
+        "publicités": "ads",
+        "moyenne": "average",
+        "médiane": "median",
+        "vues": "views",
+        "sont": "are",
+    },
+    "es": {
+        "en español": "in spanish",
+        "en inglés": "in english",
+        "en alemán": "in german",
+        "en portugués": "in portuguese",
+        "en francés": "in french",
+        "del reino unido": "from the uk",
+        "de estados unidos": "from the us",
+        "de canadá": "from canada",
+        "de alemania": "from germany",
+        "de brasil": "from brazil",
+        "de australia": "from australia",
+        "de india": "from india",
+        "por país": "per country",
+        "por idioma": "per language",
+        "por sentimiento": "per sentiment",
+        "cuál es la": "what is the",
+        "mencionando": "mentioning",
+        "compartidos": "shares",
+        "comentarios": "comments",
+        "tasa de interacción": "engagement rate",
+        "total de": "total",
+        "cuántas publicaciones": "how many posts",
+        "cuántos posts": "how many posts",
+        "qué porcentaje de las publicaciones": "what percentage of the posts",
+        "qué porcentaje": "what percentage",
+        "cuál es la mediana de": "what is the median",
+        "cuál es la media de": "what is the average",
+        "publicaciones": "posts",
+        "publicación": "post",
+        "negativas": "negative",
+        "negativos": "negative",
+        "positivas": "positive",
+        "positivos": "positive",
+        "neutras": "neutral",
+        "hablan del": "mention",
+        "hablan de la": "mention",
+        "hablan de": "mention",
+        "mencionan la": "mention",
+        "mencionan el": "mention",
+        "mencionan": "mention",
+        "de instagram": "on instagram",
+        "de tiktok": "on tiktok",
+        "de reddit": "on reddit",
+        "de youtube": "on youtube",
+        "de linkedin": "on linkedin",
+        "por fuente": "per source",
+        "leche de avena": "oat milk",
+        "precio": "price",
+        "sabor": "taste",
+        "espuma": "foam",
+        "textura": "texture",
+        "envase": "packaging",
+        "dulzor": "sweetness",
+        "azúcar": "sugar",
+        "anuncios": "ads",
+        "vistas": "views",
+        "me gusta": "likes",
+        "son": "are",
+    },
+    "de": {
+        "auf spanisch": "in spanish",
+        "auf englisch": "in english",
+        "auf deutsch": "in german",
+        "auf portugiesisch": "in portuguese",
+        "auf französisch": "in french",
+        "aus großbritannien": "from the uk",
+        "aus den usa": "from the us",
+        "aus kanada": "from canada",
+        "aus deutschland": "from germany",
+        "aus brasilien": "from brazil",
+        "aus australien": "from australia",
+        "aus indien": "from india",
+        "pro land": "per country",
+        "pro sprache": "per language",
+        "pro stimmung": "per sentiment",
+        "was ist der": "what is the",
+        "was ist die": "what is the",
+        "die erwähnen": "mentioning",
+        "teilungen": "shares",
+        "kommentare": "comments",
+        "engagement-rate": "engagement rate",
+        "gesamtzahl der": "total",
+        "mittelwert der": "average",
+        "median der": "median",
+        "wie viele beiträge": "how many posts",
+        "wie viele posts": "how many posts",
+        "welcher anteil der beiträge": "what share of the posts",
+        "beiträge": "posts",
+        "beitrag": "post",
+        "negativ": "negative",
+        "positiv": "positive",
+        "neutral": "neutral",
+        "erwähnen den": "mention",
+        "erwähnen die": "mention",
+        "erwähnen das": "mention",
+        "erwähnen": "mention",
+        "sprechen über die": "mention",
+        "sprechen über den": "mention",
+        "sprechen über das": "mention",
+        "sprechen über": "mention",
+        "auf reddit": "on reddit",
+        "auf tiktok": "on tiktok",
+        "auf instagram": "on instagram",
+        "auf youtube": "on youtube",
+        "gibt es pro quelle": "per source",
+        "pro quelle": "per source",
+        "pro monat": "per month",
+        "hafermilch": "oat milk",
+        "preis": "price",
+        "geschmack": "taste",
+        "schaum": "foam",
+        "textur": "texture",
+        "verpackung": "packaging",
+        "süße": "sweetness",
+        "zucker": "sugar",
+        "anzeigen": "ads",
+        "durchschnitt": "average",
+        "median": "median",
+        "aufrufe": "views",
+        "sind": "are",
+    },
+    "pt": {
+        "em espanhol": "in spanish",
+        "em inglês": "in english",
+        "em alemão": "in german",
+        "em português": "in portuguese",
+        "em francês": "in french",
+        "do reino unido": "from the uk",
+        "dos estados unidos": "from the us",
+        "do canadá": "from canada",
+        "da alemanha": "from germany",
+        "do brasil": "from brazil",
+        "da austrália": "from australia",
+        "da índia": "from india",
+        "por país": "per country",
+        "por idioma": "per language",
+        "por sentimento": "per sentiment",
+        "qual é a": "what is the",
+        "mencionando": "mentioning",
+        "compartilhamentos": "shares",
+        "comentários": "comments",
+        "taxa de engajamento": "engagement rate",
+        "total de": "total",
+        "quantas publicações": "how many posts",
+        "quantos posts": "how many posts",
+        "qual a percentagem": "what percentage",
+        "qual é a média de curtidas": "what is the average likes",
+        "qual é a média de": "what is the average",
+        "qual é a mediana de": "what is the median",
+        "publicações": "posts",
+        "publicação": "post",
+        "negativas": "negative",
+        "negativos": "negative",
+        "positivas": "positive",
+        "positivos": "positive",
+        "neutras": "neutral",
+        "neutros": "neutral",
+        "falam do": "mention",
+        "falam da": "mention",
+        "falam de": "mention",
+        "mencionam a": "mention",
+        "mencionam o": "mention",
+        "mencionam": "mention",
+        "do tiktok": "on tiktok",
+        "do instagram": "on instagram",
+        "do reddit": "on reddit",
+        "do youtube": "on youtube",
+        "sobre leite de aveia": "about oat milk",
+        "leite de aveia": "oat milk",
+        "preço": "price",
+        "sabor": "taste",
+        "espuma": "foam",
+        "textura": "texture",
+        "embalagem": "packaging",
+        "doçura": "sweetness",
+        "açúcar": "sugar",
+        "anúncios": "ads",
+        "curtidas": "likes",
+        "visualizações": "views",
+        "existem": "are there",
+        "são": "are",
+        "por fonte": "per source",
+    },
+}
+"""Question phrases of fr/es/de/pt -> English."""
+
+_SPLIT_WORDS = re.compile(r"[^\w%'-]+")
+
+
+def to_english(text: str, language: str) -> str:
+    """``text`` (lower-cased) with the lexicon's phrases of ``language`` in English.
+
+    Example:
+        >>> to_english("combien de publications parlent du prix ?", "fr")
+        'how many posts mention price ?'
+    """
+    table = BILINGUAL.get(language)
+    if not table:
+        return text
+    out = f" {text} "
+    for phrase in sorted(table, key=len, reverse=True):
+        out = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", table[phrase], out)
+    out = re.sub(r"^[\s¿¡]+", "", out)
+    return " ".join(out.split())
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A request Ask does not carry out: what it is and what to use instead."""
+
+    topic: str
+    pattern: str
+    answer: str
+
+
+REFUSALS: tuple[Refusal, ...] = (
+    Refusal(
+        "delete",
+        r"^(please |can you |could you |pls )?(delete|remove|erase|wipe|drop|supprimer?|supprimez"
+        r"|borra[r]?|elimina[r]?|lösche[n]?|apaga[r]?|exclua)\b",
+        "I can't delete data from a chat. Delete a dataset with `DELETE /v1/datasets/{id}`"
+        " (or `client.datasets.delete(id)`); its posts stop being counted in new answers.",
+    ),
+    Refusal(
+        "rename",
+        r"\b(rename|renommer?|renombra[r]?|umbenennen|renomea[r]?)\b",
+        "I can't rename a dataset. Use `PATCH /v1/datasets/{id}` with a new `name`"
+        " (`client.datasets.update(id, name=...)`).",
+    ),
+    Refusal(
+        "plan",
+        r"\b(upgrade|downgrade|change|switch|cancel)\b.*\b(plan|subscription|billing)\b"
+        r"|\b(top up|top-up|buy credits|add credits|refund)\b",
+        "I can't change your plan or billing. Plans and credits are managed in the web app"
+        " under Billing; `GET /v1/account` shows the current plan and balance.",
+    ),
+    Refusal(
+        "key",
+        r"\b(api[ -]?key|api[ -]?schlüssel|clé d'api|clave de api|chave de api|secret|token"
+        r"|password)s?\b",
+        "I never show, create or rotate API keys. Manage keys in the web app under Settings"
+        " → API keys; rdskit reads yours from `RDSKIT_API_KEY`.",
+    ),
+    Refusal(
+        "export",
+        r"\b(export|download|dump)\b.*\b(all|everything|every|whole|entire|csv|excel|file)\b"
+        r"|\b(all|everything)\b.*\b(csv|excel|spreadsheet)\b",
+        "I can't export data from a chat. Read every post with `POST /v1/mentions` (paged),"
+        " or `client.mentions.to_frame(dataset_ids=[...])` and then `df.to_csv(...)`.",
+    ),
+    Refusal(
+        "account",
+        r"\b(another|other|someone else's|different) (account|user|customer|team)'?s?\b",
+        "I can't show another account's data: I only read the datasets of your own account."
+        " `GET /v1/datasets` lists the datasets your key can read.",
+    ),
+    Refusal(
+        "personal",
+        r"\b(home )?address(es)?\b|\bphone( numbers?)?\b|\b(e-?mails?|email addresses)\b"
+        r"|\bwhere (do|does) .* live\b|\breal names?\b|\bdate of birth\b",
+        "I don't give personal data about posters (addresses, phone numbers, e-mails): the"
+        " service does not collect it and Ask would not share it. Posts carry only the public"
+        " author name and profile link (`author` in `POST /v1/mentions`).",
+    ),
+    Refusal(
+        "run",
+        r"\b(start|launch|trigger|create|run)\b.*\b(run|collection|scrape|crawl)\b"
+        r"|\bcollect\b.*\bmore\b",
+        "I can't start runs (they are paid work). Start one with"
+        " `POST /v1/datasets/{id}/runs`; `GET /v1/prices` lists what it costs.",
+    ),
+)
+"""Requests Ask does not carry out, checked in order."""
+
+
+def refusal_for(text: str) -> Refusal | None:
+    """The refusal a question (lower-cased, any language) calls for, if any.
+
+    Example:
+        >>> refusal_for("please delete this dataset").topic
+        'delete'
+        >>> refusal_for("how many posts mention the price?") is None
+        True
+    """
+    for refusal in REFUSALS:
+        if re.search(refusal.pattern, text):
+            return refusal
+    return None
