@@ -4,6 +4,8 @@ appears once it can be known, Ask stages are words, and amounts read for people.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
 
 import pytest
 from jupyter_support import QUERY
@@ -183,3 +185,46 @@ def test_a_real_run_moves_the_bar_and_bills_for_people(monkeypatch: pytest.Monke
     final = p.progress_html(view.snaps[-1])
     assert re.search(r"\d+\.\d{3,}", re.sub(r"width:[\d.]+%", "", final)) is None
     assert "for this run" in final and "usage row" not in final
+
+
+class _Text(HTMLParser):
+    """Text as a renderer that drops every style shows it: block elements on their own
+    lines (GitHub and nbviewer strip ``style`` and ``<style>``)."""
+
+    BLOCKS = frozenset({"div", "p", "li", "tr", "h4"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.BLOCKS:
+            self.text += "\n"
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+
+def test_the_panel_reads_as_text_without_any_style() -> None:
+    view = describe(run_with(["completed", "working", "pending"]))
+    stamped = view.__class__(
+        view.title,
+        view.status,
+        tuple(
+            step.__class__(step.name, step.status, datetime(2026, 1, 2, 9, 30, 5, tzinfo=UTC))
+            for step in view.steps
+        ),
+        view.counters,
+        view.fraction,
+    )
+    parser = _Text()
+    parser.feed(p.progress_html(Snapshot(stamped, "running", 2.0)))
+    lines = [line.strip() for line in parser.text.splitlines() if line.strip()]
+    assert lines[0] == "Dataset run dsr_9 · working · 2.0s elapsed · time left unknown"
+    assert "scraping: completed, started 09:30:05 UTC" in lines
+    assert "enrichment: working, started 09:30:05 UTC" in lines
+    assert "mentions 50 requested" in lines
+    assert "<style" not in p.progress_html(Snapshot(stamped, "running", 2.0))

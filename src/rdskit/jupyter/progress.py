@@ -161,8 +161,11 @@ def _status_html(status: str) -> str:
 def _step_html(step: Step) -> str:
     """One line per step: ``scraping: completed, 14:02:01 to 14:02:05 UTC``."""
     times = ""
-    if step.started or step.finished:
+    if step.started and step.finished:
         times = f", {_clock(step.started)} to {_clock(step.finished)} UTC"
+    elif step.started or step.finished:
+        times = f", {'started' if step.started else 'finished'} "
+        times += f"{_clock(step.started or step.finished)} UTC"
     return (
         f'<div class="rds-progress-step" style="{_LINE_INLINE}">{esc(step.name)}: '
         f"{_status_html(step.status)}{esc(times)}</div>"
