@@ -8,6 +8,7 @@ A notebook makes a dataset with a hostile name through the server's gateway
 - the panel lists the dataset, its name shown as text exactly as written (no element,
   no script ran), and the run's status moves (seen running, then completed) while the
   panel polls ``/rdskit/lab/summary``;
+- a pinned citation card closes with Escape (focus back on its marker);
 - "Insert loader" puts ``client.mentions.to_frame(dataset_ids=[...])`` into the notebook,
   and that cell runs.
 
@@ -55,7 +56,12 @@ if not INSTALLED.exists() and (BUILT / "package.json").exists():
     )
 
 CELLS = [
-    "import rdskit\nclient = rdskit.Client()  # the server's gateway (its shared sandbox)",
+    "import rdskit\nclient = rdskit.Client()  # the server's gateway (its shared sandbox)\n"
+    "from IPython.display import HTML\nfrom rdskit.jupyter.render import PostCard, message_html\n"
+    "from rdskit.models import PostReference\n"
+    "refs = [PostReference(source='reddit', id='p1', citation=1, start_index=0, end_index=3)]\n"
+    "cards = {1: PostCard(1, 'reddit', 'p1', excerpt='a post', url='https://r.example/p1')}\n"
+    "HTML(message_html('Pricey [1].', refs, cards))",
     f"ds = client.datasets.create({HOSTILE!r})\n"
     "query = {'type': 'prompt', 'sources': ['reddit', 'tiktok'], 'search_query': 'oat milk'}\n"
     "run = client.datasets.runs.create(ds.id, search_query=query, count=200)\nprint(ds.id)",
@@ -74,6 +80,18 @@ def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser)
         for index in range(len(CELLS)):
             _run_cell(page, cells.nth(index))
             assert not _errors_of(cells.nth(index)), _errors_of(cells.nth(index))
+        # a pinned citation card closes with Escape, focus back on its marker
+        summary = cells.nth(0).locator(".rds-marker summary")
+        summary.focus()
+        page.keyboard.press("Enter")
+        marker = cells.nth(0).locator(".rds-marker")
+        expect(marker).to_have_attribute("open", "")
+        page.keyboard.press("Tab")  # into the card: its link
+        assert page.evaluate("document.activeElement.className") == "rds-card-link"
+        page.keyboard.press("Escape")
+        expect(marker).not_to_have_attribute("open", "")
+        assert page.evaluate("document.activeElement.className") == "rds-marker-num"
+
         dataset_id = cells.nth(1).locator(".jp-OutputArea-output").last.inner_text().strip()
         assert dataset_id.startswith("ds_"), dataset_id
 
