@@ -8,7 +8,8 @@ A notebook makes a dataset with a hostile name through the server's gateway
 - the panel lists the dataset, its name shown as text exactly as written (no element,
   no script ran), and the run's status moves (seen running, then completed) while the
   panel polls ``/rdskit/lab/summary``;
-- a pinned citation card closes with Escape (focus back on its marker);
+- a pinned citation card closes with Escape (focus back on its marker), and a card near
+  the window's bottom edge opens above its marker;
 - "Insert loader" puts ``client.mentions.to_frame(dataset_ids=[...])`` into the notebook,
   and that cell runs.
 
@@ -91,6 +92,21 @@ def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser)
         page.keyboard.press("Escape")
         expect(marker).not_to_have_attribute("open", "")
         assert page.evaluate("document.activeElement.className") == "rds-marker-num"
+
+        # near the window's bottom edge the card opens above its marker, inside the window
+        line = summary.bounding_box()
+        assert line is not None
+        height = int(line["y"] + line["height"] + 40)  # the marker 40 px above the bottom
+        page.set_viewport_size({"width": 1400, "height": height})
+        page.mouse.move(0, 0)
+        summary.hover()
+        card = marker.locator(".rds-card")
+        expect(card).to_be_visible()
+        expect(marker).to_have_class(re.compile(r"\brds-card-up\b"))
+        box = card.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+        page.mouse.move(0, 0)
+        page.set_viewport_size({"width": 1400, "height": 1000})
 
         dataset_id = cells.nth(1).locator(".jp-OutputArea-output").last.inner_text().strip()
         assert dataset_id.startswith("ds_"), dataset_id
