@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import weakref
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Self
 
@@ -37,7 +38,7 @@ from rdskit.resources.research_previews import ResearchPreviews
 from rdskit.resources.tracking import TrackingAgents
 from rdskit.waiting import WaitingMixin
 
-__all__ = ["AsyncClient", "Client"]
+__all__ = ["AsyncClient", "Client", "latest_client", "remember_client"]
 
 
 class _Service(AccountMixin, AskMixin, BillingMixin, WaitingMixin):
@@ -120,6 +121,52 @@ class Client(_Service, SyncAPIClient):
         Client(base_url='http://127.0.0.1:8000', api_key=SecretKey('bz_test_…#0044f9ce'))
         >>> client.close()
     """
+
+    if not TYPE_CHECKING:  # type checkers keep SyncAPIClient's full signature
+
+        def __init__(self, *args: Any, **options: Any) -> None:
+            super().__init__(*args, **options)
+            remember_client(self)
+
+    def close(self) -> None:
+        """Close the HTTP connections (not those of an ``http_client`` you passed in)."""
+        super().close()
+        _made.pop(id(self), None)
+
+
+# The open Clients of this process, oldest first (weak: a client nobody holds is gone):
+# a notebook's magics use the last one the user made (rdskit.jupyter.session).
+_made: dict[int, weakref.ref[Client]] = {}
+
+
+def remember_client(client: Client) -> None:
+    """Make ``client`` the process's latest (``%rds connect`` does, for a client it checked).
+
+    Example:
+        >>> first, second = Client.sandbox(), Client.sandbox()
+        >>> remember_client(first)
+        >>> latest_client() is first
+        True
+    """
+    _made.pop(id(client), None)
+    _made[id(client)] = weakref.ref(client)
+
+
+def latest_client() -> Client | None:
+    """The last :class:`Client` made (or remembered) in this process and not closed.
+
+    Example:
+        >>> client = Client.sandbox()
+        >>> latest_client() is client
+        True
+        >>> client.close()
+    """
+    for key, ref in reversed(list(_made.items())):
+        client = ref()
+        if client is not None:
+            return client
+        _made.pop(key, None)
+    return None
 
 
 if TYPE_CHECKING:

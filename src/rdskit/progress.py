@@ -27,7 +27,7 @@ import inspect
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -237,20 +237,44 @@ class Snapshot:
     left: float | None = None  # estimated seconds left, once it can be estimated
 
 
-def time_left(elapsed: float, fraction: float | None, since: float = 0.0) -> float | None:
-    """Seconds left at the pace so far, once it can be estimated (None before).
+STEADY = 2.0
+"""How far the pace of the last two moves of the bar may differ (as a ratio) for a
+time-left estimate to be shown: a bar that jumps by uneven steps gives none."""
 
-    ``since``: when the share done first moved above zero (the pace is measured from
-    there, so a queue wait before the first step does not skew it). Needs a share
-    between 5 % and 100 % and two seconds of pace.
+
+def time_left(moves: Sequence[tuple[float, float]], elapsed: float) -> float | None:
+    """Seconds left at the pace the bar has shown, or None when that pace does not say.
+
+    ``moves``: (elapsed seconds, share done) at each move of the bar, the first move
+    above zero first (a queue wait before it does not count). An estimate needs three
+    moves (two paces), a share between 5 % and 100 %, two seconds of pace, and the last
+    two paces within a factor :data:`STEADY` of each other. It is made at the last move
+    and counts down from there: while the bar stands still it only falls, and once it
+    is used up (the bar is slower than it was) the time left is unknown again.
 
     Example:
-        >>> time_left(10.0, 0.5), time_left(1.0, 0.5), time_left(10.0, None)
-        (10.0, None, None)
+        >>> moves = [(1.0, 0.25), (3.0, 0.5), (5.0, 0.75)]
+        >>> time_left(moves, 5.0), time_left(moves, 6.0)
+        (2.0, 1.0)
+        >>> time_left(moves, 8.0) is None  # used up: the bar is slower than it was
+        True
+        >>> time_left([(1.0, 0.2), (2.0, 0.8)], 2.0) is None  # one pace says nothing
+        True
     """
-    if fraction is None or not 0.05 <= fraction < 1.0 or elapsed - since < 2.0:
+    if len(moves) < 3:
         return None
-    return (elapsed - since) * (1.0 - fraction) / fraction
+    (start, first), (before, middle), (at, last) = moves[0], moves[-2], moves[-1]
+    if not 0.05 <= last < 1.0 or at - start < 2.0 or middle <= first or last <= middle:
+        return None
+    paces = (
+        (middle - moves[-3][1]) / max(before - moves[-3][0], 1e-9),
+        (last - middle) / max(at - before, 1e-9),
+    )
+    if max(paces) > STEADY * min(paces):
+        return None
+    pace = (last - first) / (at - start)
+    left = (1.0 - last) / pace - (elapsed - at)
+    return left if left > 0 else None
 
 
 # -- where it is shown (implemented by the Jupyter layer) --------------------------------
@@ -294,7 +318,7 @@ class Reporter:
         self._lock = threading.RLock()
         self._stopped = threading.Event()
         self._opened = False
-        self._moved: tuple[float, float] | None = None  # (elapsed, share) at the first move
+        self._moves: list[tuple[float, float]] = []  # (elapsed, share) at each move
 
     # -- hooks called by rdskit.waiting -------------------------------------------------
     def watch(self, on_update: Callable[[Any], None] | None) -> Callable[[Any], None]:
@@ -356,16 +380,9 @@ class Reporter:
             elapsed = self._clock() - self._started
             left = None
             if self.outcome is None:
-                if self._moved is None and view.fraction:
-                    self._moved = (elapsed, view.fraction)
-                if self._moved is not None and view.fraction is not None:
-                    # the pace from the first move: share gained per second since then
-                    at, first = self._moved
-                    gained = view.fraction - first
-                    if gained > 0 and elapsed - at >= 2.0 and view.fraction < 1.0:
-                        left = (elapsed - at) * (1.0 - view.fraction) / gained
-                    elif gained <= 0:
-                        left = time_left(elapsed, view.fraction)
+                if view.fraction and (not self._moves or view.fraction > self._moves[-1][1]):
+                    self._moves.append((elapsed, view.fraction))
+                left = time_left(self._moves, elapsed)
             return Snapshot(
                 view, self.outcome or "running", elapsed, self._billing, self._note, left
             )

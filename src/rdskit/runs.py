@@ -150,6 +150,10 @@ class RunKind(Generic[R]):
         """How it is charged (None: nothing to show)."""
         return None
 
+    def resume(self, obj: R) -> str:
+        """The call that re-reads it and waits again (shown when a wait is interrupted)."""
+        return "client.wait(run), with run the object you waited on"
+
     def what(self, obj: R) -> str:
         """How messages name it: ``dataset run dsr_1``."""
         return f"{self.label.lower()} {self.ident(obj)}"
@@ -287,6 +291,9 @@ class DatasetRunKind(RunKind[DatasetRun]):
     def follower(self, obj: DatasetRun) -> Callable[[HTTPCore], Flow[DatasetRun]]:
         return lambda core: core.call(get_dataset_run(obj.dataset_id, obj.id))
 
+    def resume(self, obj: DatasetRun) -> str:
+        return f"run = client.wait(client.datasets.runs.get({obj.dataset_id!r}, {obj.id!r}))"
+
     @staticmethod
     def _wanted(obj: DatasetRun) -> int | None:
         """How many mentions the run asked for (``count``, else the echoed request)."""
@@ -322,6 +329,10 @@ class AudienceRunKind(RunKind[AudienceRun]):
     def follower(self, obj: AudienceRun) -> Callable[[HTTPCore], Flow[AudienceRun]]:
         return lambda core: core.call(get_audience_run(obj.audience_dataset_id, obj.id))
 
+    def resume(self, obj: AudienceRun) -> str:
+        ids = f"{obj.audience_dataset_id!r}, {obj.id!r}"
+        return f"run = client.wait(client.audience_datasets.runs.get({ids}))"
+
     def done_of(self, obj: AudienceRun) -> tuple[str, int | None, int | None]:
         return "profiles", obj.profile_count, obj.target_profile_count
 
@@ -351,6 +362,10 @@ class CustomParameterRunKind(RunKind[CustomParameterRun]):
                 "obj", f"custom parameter run {obj.id} has no custom_parameter_id to poll with"
             )
         return lambda core: core.call(get_custom_parameter_run(parameter_id, obj.id))
+
+    def resume(self, obj: CustomParameterRun) -> str:
+        ids = f"{obj.custom_parameter_id!r}, {obj.id!r}"
+        return f"run = client.wait(client.custom_parameters.runs.get({ids}))"
 
     def counters(self, obj: CustomParameterRun) -> tuple[tuple[str, str], ...]:
         done, failed = obj.mentions_done or 0, obj.mentions_error or 0
@@ -382,6 +397,9 @@ class PatternDetectionKind(RunKind[PatternDetectionRun]):
 
     def follower(self, obj: PatternDetectionRun) -> Callable[[HTTPCore], Flow[PatternDetectionRun]]:
         return lambda core: core.call(get_pattern_detection(obj.run_id))
+
+    def resume(self, obj: PatternDetectionRun) -> str:
+        return f"run = client.wait(client.pattern_detections.get({obj.run_id!r}))"
 
     def counters(self, obj: PatternDetectionRun) -> tuple[tuple[str, str], ...]:
         return (("pattern", obj.pattern_id),) if obj.pattern_id else ()
@@ -438,6 +456,11 @@ class _AskKind(RunKind[Any]):
         if chat_id is None:
             raise InvalidParameter("obj", "wait on the AskAccepted client.ask() returned")
         return lambda core: core.call(get_chat_message(chat_id, message_id))
+
+    def resume(self, obj: Any) -> str:
+        chat_id = obj.chat_id
+        message_id = obj.message_id if isinstance(obj, AskAccepted) else obj.id
+        return f"reply = client.wait(client.chats.message({chat_id!r}, {message_id!r}))"
 
 
 @register

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdskit import _hooks
 from rdskit._base_client import Flow, Sleep
+from rdskit._safe import one_line
 from rdskit.budget import counted_reply
 from rdskit.errors import InvalidParameter, RunFailed, UnknownStatus, WaitTimeout
 from rdskit.models import AskAccepted, ChatMessage
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_WAIT_TIMEOUT",
     "MAX_POLL_INTERVAL",
     "UNKNOWN_STATUS_GRACE",
+    "WaitInterrupted",
     "WaitingMixin",
 ]
 
@@ -73,6 +75,30 @@ MAX_POLL_INTERVAL = 10.0
 UNKNOWN_STATUS_GRACE = 120.0
 """Seconds a status the spec does not show may stay unchanged before ``wait`` gives up."""
 _GROWTH = 1.5
+
+
+class WaitInterrupted(KeyboardInterrupt):
+    """The wait was interrupted (Ctrl-C, a notebook's stop button); the run goes on.
+
+    Still a ``KeyboardInterrupt`` (a script stops as before); IPython and Jupyter show
+    its one line instead of a traceback from inside the library: the run, that it
+    continues on the service, and the exact call that picks it up again.
+
+    Example:
+        >>> str(WaitInterrupted("dataset run dsr_1", "run = client.wait(...)"))[:61]
+        'Stopped waiting: dataset run dsr_1 continues on the service. '
+        >>> WaitInterrupted("dataset run dsr_1", "run = client.wait(...)").resume
+        'run = client.wait(...)'
+    """
+
+    def __init__(self, what: str, resume: str) -> None:
+        super().__init__(
+            one_line(f"Stopped waiting: {what} continues on the service. Resume with: {resume}")
+        )
+        self.resume = resume
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
 
 
 class WaitingMixin:
@@ -112,10 +138,14 @@ class WaitingMixin:
             raise InvalidParameter("obj", f"cannot wait on a {type(obj).__name__}")
         fetch = _fetcher(kind, obj)
         shown = _reporter(obj, progress)
-        if shown is None:
-            return self._run(_wait(self._core, kind, fetch, obj, timeout, on_update, poll_interval))
-        flow = _wait(self._core, kind, fetch, obj, timeout, shown.watch(on_update), poll_interval)
-        return shown.run(self._run, shown.wrap(self._core, flow))
+        updated = on_update if shown is None else shown.watch(on_update)
+        flow = _wait(self._core, kind, fetch, obj, timeout, updated, poll_interval)
+        try:
+            if shown is None:
+                return self._run(flow)
+            return shown.run(self._run, shown.wrap(self._core, flow))
+        except KeyboardInterrupt:  # a blocking wait (an AsyncClient's is cancelled instead)
+            raise WaitInterrupted(kind.what(obj), kind.resume(obj)) from None
 
 
 def _fetcher(kind: RunKind[Any], obj: Any) -> Callable[[HTTPCore], Flow[Any]]:

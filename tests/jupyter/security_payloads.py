@@ -32,7 +32,8 @@ from pydantic import BaseModel, ValidationError
 import rdskit.models as M
 from rdskit.answers import Answer
 from rdskit.errors import error_from_response
-from rdskit.jupyter._html import REPR_CSS
+from rdskit.jupyter import progress
+from rdskit.jupyter._html import BOX_STYLES, REPR_CSS
 from rdskit.jupyter.render import (
     ANSWER_CSS,
     INLINE_STYLES,
@@ -464,7 +465,10 @@ class HtmlAudit(HTMLParser):
                     ):
                         self.problems.append(f"class {css_class!r}")
             elif name == "style" and not (
-                value.startswith(("display:none", "width:")) or value in INLINE_STYLES
+                value.startswith(("display:none", "width:"))
+                or value in INLINE_STYLES
+                or value in progress.INLINE_STYLES
+                or value in BOX_STYLES
             ):
                 self.problems.append(f"style {value!r}")
             elif name == "href":

@@ -144,6 +144,7 @@ def test_without_a_connection_it_connects_and_says_so(
 ) -> None:
     session = session_of(shell)
     session.close()
+    monkeypatch.setattr(rdskit.client, "_made", {})  # no client in this kernel at all
     used: list[str] = []
 
     def fake_embedded(cls: type[rdskit.Client], **options: object) -> rdskit.Client:
@@ -270,4 +271,4 @@ def test_unload_and_reload(shell: InteractiveShell) -> None:
     assert "ask" not in shell.magics_manager.magics["cell"]
     run_cell(shell, "%load_ext rdskit")
     assert "rds" in shell.magics_manager.magics["line"]
-    assert isinstance(session_of(shell).client, type(None))
+    assert session_of(shell)._own is None  # the new session made no client

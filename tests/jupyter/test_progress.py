@@ -89,8 +89,8 @@ def test_widget_follows_a_sequence_of_runs() -> None:
     assert 'data-state="running"' in seen[0] and "pending · " in seen[0]
     assert "mentions <b>12 of 40</b>" in seen[1] and "scraping" in seen[1]
     # two steps: scraping done (1), enrichment working at 12 of 40 (0.3): 65 %
-    assert "10:00:05" in seen[1] and 'style="width:65.0%"' in seen[1]
-    assert "mentions <b>30 of 40</b>" in seen[2] and 'style="width:87.5%"' in seen[2]
+    assert "10:00:05" in seen[1] and 'style="width:65.0%;' in seen[1]
+    assert "mentions <b>30 of 40</b>" in seen[2] and 'style="width:87.5%;' in seen[2]
     opened, closed = (output.data for output in captured.outputs)
     assert "application/vnd.jupyter.widget-view+json" in opened
     assert opened["text/plain"].startswith("Dataset run dsr_1: pending")
@@ -100,7 +100,7 @@ def test_widget_follows_a_sequence_of_runs() -> None:
     assert 'data-state="completed"' in final and "40 credits" in final
     assert final.count('class="rds-progress"') == 1
     assert closed["text/plain"].startswith("Dataset run dsr_1: completed in 6.0s")
-    assert "completed · completed" not in final and 'style="width:100.0%"' in final
+    assert "completed · completed" not in final and 'style="width:100.0%;' in final
     assert "charged 40 credits" in closed["text/plain"]
     assert view.widget.comm is None  # closed
 
@@ -130,7 +130,7 @@ def test_terminal_line_is_rewritten_in_place(monkeypatch: pytest.MonkeyPatch) ->
     out = stream.getvalue()
     assert out.count("\r") == 3 and out.endswith("\n") and out.count("\n") == 1
     running, final = out.split("\r")[2:]
-    assert running == "Dataset run dsr_1: working · 0.0s elapsed | mentions 12 of"[:49] + "\x1b[K"
+    assert running == "Dataset run dsr_1: working · 0.0s elapsed · time left"[:49] + "\x1b[K"
     assert final.startswith("Dataset run dsr_1: working in 0.0s | mentions 12")
     assert final.endswith("enrichment working | charged 12 credits\x1b[K\n")  # whole
 

@@ -4,6 +4,8 @@ appears once it can be known, Ask stages are words, and amounts read for people.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
 
 import pytest
 from jupyter_support import QUERY
@@ -68,23 +70,58 @@ def test_the_bar_moves_with_steps_when_the_count_stays_zero() -> None:
 
 
 def test_time_left_appears_once_the_pace_is_known() -> None:
-    assert time_left(0.5, 0.5) is None  # too early to tell
-    assert time_left(10.0, 0.0) is None and time_left(10.0, 1.0) is None
-    assert time_left(8.0, 0.8) == pytest.approx(2.0)
+    steady = [(1.0, 0.2), (3.0, 0.4), (5.0, 0.6)]
+    assert time_left(steady[:2], 5.0) is None  # one pace says nothing
+    assert time_left(steady, 5.0) == pytest.approx(4.0)
+    assert time_left([(0.0, 0.01), (1.0, 0.02), (2.0, 0.03)], 2.0) is None  # under 5 %
+    # uneven steps (10 s, then 1 s for the same share): no estimate
+    assert time_left([(0.0, 0.2), (10.0, 0.4), (11.0, 0.6)], 11.0) is None
     now = [0.0]
     view = Recorder()
     rep = p.Reporter(run_with(["pending"] * 3), view, clock=lambda: now[0], tick=3600)
     rep.open()
     for second, steps in enumerate(
-        (["working", "pending", "pending"], ["completed", "working", "pending"]), start=1
+        (
+            ["working", "pending", "pending"],
+            ["completed", "pending", "pending"],
+            ["completed", "working", "pending"],
+        ),
+        start=1,
     ):
         now[0] = 3.0 * second
         rep.update(run_with(steps))
     rep.finish("completed")
     live = [snap for snap in view.snaps if snap.state == "running"]
-    assert live[0].left is None and live[-1].left is not None and live[-1].left > 0
+    assert live[0].left is None and "time left unknown" in p.timing(live[0])
+    assert live[-1].left is not None and live[-1].left > 0
     assert "left" in p.timing(live[-1]) and "elapsed" in p.timing(live[-1])
     assert view.snaps[-1].left is None and p.timing(view.snaps[-1]).startswith("working in ")
+
+
+def test_time_left_never_rises_while_the_bar_stands_still() -> None:
+    now = [0.0]
+    view = Recorder()
+    rep = p.Reporter(run_with(["pending"] * 3), view, clock=lambda: now[0], tick=3600)
+    rep.open()
+    for at, steps in (
+        (2.0, ["working", "pending", "pending"]),
+        (4.0, ["completed", "pending", "pending"]),
+        (6.0, ["completed", "working", "pending"]),
+    ):
+        now[0] = at
+        rep.update(run_with(steps))
+    stuck = run_with(["completed", "working", "pending"])
+    lefts = []
+    for tick in range(1, 40):  # the bar stands at the same share for 20 s
+        now[0] = 6.0 + tick * 0.5
+        rep.update(stuck)
+        lefts.append(view.snaps[-1].left)
+    known = [left for left in lefts if left is not None]
+    assert known and known == sorted(known, reverse=True), lefts
+    # once the estimate is used up the display says so, rather than "about 1s left"
+    assert lefts[-1] is None and "time left unknown" in p.timing(view.snaps[-1])
+    assert all(left is None for left in lefts[lefts.index(None) :]), lefts
+    rep.finish("completed")
 
 
 def test_live_and_final_share_one_layout() -> None:
@@ -146,5 +183,48 @@ def test_a_real_run_moves_the_bar_and_bills_for_people(monkeypatch: pytest.Monke
     assert shares == sorted(shares), shares  # never goes back
     assert any(0 < share < 1 for share in shares), shares  # moved before the end
     final = p.progress_html(view.snaps[-1])
-    assert re.search(r"\d+\.\d{3,}", final.split("<style>")[0] + final.split("</style>")[1]) is None
+    assert re.search(r"\d+\.\d{3,}", re.sub(r"width:[\d.]+%", "", final)) is None
     assert "for this run" in final and "usage row" not in final
+
+
+class _Text(HTMLParser):
+    """Text as a renderer that drops every style shows it: block elements on their own
+    lines (GitHub and nbviewer strip ``style`` and ``<style>``)."""
+
+    BLOCKS = frozenset({"div", "p", "li", "tr", "h4"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.BLOCKS:
+            self.text += "\n"
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+
+def test_the_panel_reads_as_text_without_any_style() -> None:
+    view = describe(run_with(["completed", "working", "pending"]))
+    stamped = view.__class__(
+        view.title,
+        view.status,
+        tuple(
+            step.__class__(step.name, step.status, datetime(2026, 1, 2, 9, 30, 5, tzinfo=UTC))
+            for step in view.steps
+        ),
+        view.counters,
+        view.fraction,
+    )
+    parser = _Text()
+    parser.feed(p.progress_html(Snapshot(stamped, "running", 2.0)))
+    lines = [line.strip() for line in parser.text.splitlines() if line.strip()]
+    assert lines[0] == "Dataset run dsr_9 · working · 2.0s elapsed · time left unknown"
+    assert "scraping: completed, started 09:30:05 UTC" in lines
+    assert "enrichment: working, started 09:30:05 UTC" in lines
+    assert "mentions 50 requested" in lines
+    assert "<style" not in p.progress_html(Snapshot(stamped, "running", 2.0))

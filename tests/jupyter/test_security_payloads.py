@@ -29,12 +29,11 @@ from security_payloads import (
 )
 
 from rdskit._safe import safe_markdown
-from rdskit.jupyter.progress import PROGRESS_CSS
 from rdskit.jupyter.render import answer_bundle, markdown_html
 from rdskit.jupyter.reprs import html_of
 from rdskit.models import CustomParameterRun
 
-CSS = (*OUR_CSS, PROGRESS_CSS)
+CSS = OUR_CSS
 
 
 def test_the_audit_catches_every_payload_left_raw() -> None:

@@ -27,6 +27,7 @@ from rdskit._safe import clean, one_line, safe_url
 from rdskit._text import DASH, amount, number  # plain text: the core's progress uses them too
 
 __all__ = [
+    "BOX_STYLES",
     "DASH",
     "REPR_CSS",
     "amount",
@@ -107,7 +108,25 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+# The frame in inline styles too: an untrusted notebook strips the <style> (its tables
+# then take JupyterLab's own table style, which reads as well); no CSS variables, which
+# the sanitizer drops, and a border that reads on light and dark themes.
+_BOX_INLINE = (
+    "box-sizing:border-box;max-width:60em;font-size:13px;line-height:1.45;"
+    "padding:.5em .8em;border-radius:6px;overflow-x:auto;border:1px solid {colour}"
+)
+BOX_STYLES = (
+    _BOX_INLINE.format(colour="rgba(128,128,128,.45)"),
+    _BOX_INLINE.format(colour="#d32f2f"),
+)
+"""The inline styles of :func:`repr_box` (the security tests allow exactly these)."""
+
+
 def repr_box(kind: str, title: str, body: str, *, error: bool = False) -> str:
     """The frame of every rich repr: scoped CSS, a class per kind, a title and a body."""
     classes = f"rds-repr rds-{kind}" + (" rds-error" if error else "")
-    return f'<div class="{classes}"><style>{REPR_CSS}</style><h4>{title}</h4>{body}</div>'
+    style = BOX_STYLES[1 if error else 0]
+    return (
+        f'<div class="{classes}" style="{style}"><style>{REPR_CSS}</style><h4>{title}</h4>'
+        f"{body}</div>"
+    )

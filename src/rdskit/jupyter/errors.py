@@ -77,8 +77,21 @@ def what_to_do(exc: BaseException) -> str | None:
     if isinstance(exc, e.RunFailed):
         return "look at the run's status (exc.obj.status) for the failed step."
     if isinstance(exc, e.ConfigurationError):
-        return "%rds connect --sandbox works offline; see docs/jupyter.md for a real key."
+        return _configure_hint()
     return None
+
+
+def _configure_hint() -> str:
+    """What to do when ``rdskit.Client()`` finds nothing to connect to: never the
+    ``%rds connect --sandbox`` the notebook may just have run."""
+    from rdskit.client import latest_client
+
+    if latest_client() is not None:
+        return (
+            "this kernel already has a client: client = rdskit.jupyter.current_session()"
+            ".client uses it (rdskit.Client.sandbox() makes one of the offline sandbox)."
+        )
+    return "rdskit.Client.sandbox() works offline; see docs/jupyter.md for a real key."
 
 
 def short_traceback(exc: BaseException) -> list[str]:

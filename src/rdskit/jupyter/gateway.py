@@ -864,9 +864,14 @@ class RdsGateway(ExtensionApp):
     def initialize_handlers(self) -> None:
         """Register the routes (the ExtensionApp prefixes the server's base_url)."""
         if self.gateway is not None:
+            from rdskit.jupyter.lab_api import lab_handlers  # the JupyterLab panel's reads
+
             self.handlers.extend(
                 (pattern.lstrip("/"), handler, kwargs)
-                for pattern, handler, kwargs in make_handlers(self.gateway)
+                for pattern, handler, kwargs in [
+                    *make_handlers(self.gateway),
+                    *lab_handlers(self.gateway),
+                ]
             )
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:

@@ -192,12 +192,14 @@ class RdsMagics(Magics):
             raise UsageError(f"%rds chat takes 'new' or nothing, got {value!r}")
 
     def _client(self) -> Client:
-        """The session's client, connecting (and saying so in one line) when needed."""
-        note = self.session.ensure()
+        """The kernel's client (the last one made), connecting when there is none; says
+        which one in one line when that is not obvious."""
+        note = self.session.ensure(self.shell.user_ns)
         if note:
             print(note)
-        assert self.session.client is not None
-        return self.session.client
+        client = self.session.client
+        assert client is not None
+        return client
 
     # -- %%ask ----------------------------------------------------------------------------
     @magic_arguments()

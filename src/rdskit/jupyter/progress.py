@@ -49,7 +49,7 @@ from rdskit.progress import (
 from rdskit.runs import ChargeTerms, RunView, Step, charge_terms, describe
 
 __all__ = [
-    "PROGRESS_CSS",
+    "INLINE_STYLES",
     "BillingLine",
     "ChargeTerms",
     "DisplayView",
@@ -75,42 +75,45 @@ __all__ = [
 
 Mode = Literal["widget", "html", "text"]
 
-# One layout for the live widget and the final output: blocks and CSS grids, no tables
-# (JupyterLab's rendered-HTML styles right-align and stripe tables, the widget's do not).
-PROGRESS_CSS = (
-    ".rds-progress{box-sizing:border-box;font-size:13px;line-height:1.45;max-width:52em;"
-    "margin:0;padding:.45em .8em;text-align:left;"
-    "border-left:3px solid var(--jp-brand-color1,#1976d2);"
-    "background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222)}"
-    ".rds-progress[data-state=completed]{border-left-color:var(--jp-success-color1,#2e7d32)}"
-    ".rds-progress[data-state=failed],.rds-progress[data-state=error]"
-    "{border-left-color:var(--jp-error-color1,#d32f2f)}"
-    ".rds-progress[data-state='timed out'],.rds-progress[data-state=interrupted]"
-    "{border-left-color:var(--jp-warn-color1,#ef6c00)}"
-    ".rds-progress .rds-progress-head{display:flex;flex-wrap:wrap;gap:0 .8em;"
-    "align-items:baseline}"
-    ".rds-progress .rds-progress-time{color:var(--jp-ui-font-color2,#555);"
-    "font-variant-numeric:tabular-nums}"
-    ".rds-progress .rds-progress-bar{height:6px;margin:.35em 0;border-radius:3px;"
-    "overflow:hidden;background:var(--jp-layout-color3,#ddd)}"
-    ".rds-progress .rds-progress-bar>span{display:block;height:6px;"
-    "background:var(--jp-brand-color1,#1976d2);transition:width .4s ease-out}"
-    ".rds-progress[data-state=completed] .rds-progress-bar>span"
-    "{background:var(--jp-success-color1,#2e7d32)}"
-    ".rds-progress .rds-progress-grid{display:grid;grid-template-columns:repeat(4,max-content);"
-    "gap:0 1.2em;margin:.25em 0}"
-    ".rds-progress .rds-progress-grid.rds-progress-billing{grid-template-columns:"
-    "max-content max-content minmax(0,1fr)}"
-    ".rds-progress .rds-progress-grid.rds-progress-stages{grid-template-columns:"
-    "repeat(2,max-content)}"
-    ".rds-progress .rds-progress-grid>span{white-space:nowrap}"
-    ".rds-progress .rds-progress-grid>.rds-progress-label,.rds-progress .rds-progress-note"
-    "{color:var(--jp-ui-font-color2,#555)}"
-    ".rds-progress .rds-progress-grid>.rds-progress-note{white-space:normal}"
-    ".rds-progress .rds-step-completed{color:var(--jp-success-color1,#2e7d32)}"
-    ".rds-progress .rds-step-working{font-weight:600}"
-    ".rds-progress .rds-step-failed{color:var(--jp-error-color1,#d32f2f)}"
+# Inline styles only: JupyterLab strips <style> from untrusted outputs (every freshly
+# cloned notebook) and GitHub-like renderers strip all styles, so the markup is a column
+# of short lines that reads as text without any style ("scraping: completed, 14:02:01 to
+# 14:02:05 UTC"), and these properties (ones JupyterLab's sanitizer keeps; no CSS
+# variables) only add the frame, the bar and the colours. The colours are mid-tones that
+# read on the light and the dark theme.
+_STATE_COLOURS = {
+    "running": "#1976d2",
+    "completed": "#2e7d32",
+    "failed": "#d32f2f",
+    "error": "#d32f2f",
+    "timed out": "#ef6c00",
+    "interrupted": "#ef6c00",
+}
+_PANEL_INLINE = (
+    "box-sizing:border-box;max-width:52em;margin:0;padding:.45em .8em;font-size:13px;"
+    "line-height:1.45;text-align:left;overflow-wrap:anywhere;border-left:3px solid {colour}"
 )
+_LINE_INLINE = "display:block;margin:0"
+_MUTED_INLINE = "opacity:.75"
+_BAR_INLINE = (
+    "display:block;height:6px;margin:.35em 0;border-radius:3px;overflow-x:hidden;"
+    "overflow-y:hidden;background-color:rgba(128,128,128,.3)"
+)
+_FILL_INLINE = "width:{share:.1f}%;display:block;height:6px;background-color:{colour}"
+_STEP_INLINE = {
+    "completed": "color:#2e7d32",
+    "working": "font-weight:600",
+    "failed": "color:#d32f2f",
+}
+INLINE_STYLES = (
+    *(_PANEL_INLINE.format(colour=colour) for colour in sorted(set(_STATE_COLOURS.values()))),
+    _LINE_INLINE,
+    _MUTED_INLINE,
+    _BAR_INLINE,
+    *_STEP_INLINE.values(),
+)
+"""Every inline ``style`` the progress panel writes, besides the bar's ``width:...``
+(the security tests allow exactly these)."""
 
 
 # -- renderings ------------------------------------------------------------------------
@@ -136,11 +139,13 @@ def timing(snap: Snapshot) -> str:
         'completed in 4.8s'
         >>> timing(Snapshot(RunView("Run", "working"), "running", 3.0, left=7.2))
         'working · 3.0s elapsed · about 7s left'
+        >>> timing(Snapshot(RunView("Run", "working"), "running", 3.0))
+        'working · 3.0s elapsed · time left unknown'
     """
     view, took = snap.view, _seconds(snap.elapsed)
     if snap.state == "running":
-        left = "" if snap.left is None else f" · about {_rough(snap.left)} left"
-        return f"{view.status} · {took} elapsed{left}"
+        left = "time left unknown" if snap.left is None else f"about {_rough(snap.left)} left"
+        return f"{view.status} · {took} elapsed · {left}"
     if snap.state == "completed":
         return f"{view.status} in {took}"
     if view.status in (snap.state, DASH):
@@ -148,13 +153,31 @@ def timing(snap: Snapshot) -> str:
     return f"{view.status}, {snap.state} after {took}"
 
 
-def _step_class(status: str) -> str:
-    return f"rds-step-{status}" if status in ("completed", "working", "failed") else ""
+def _status_html(status: str) -> str:
+    style = _STEP_INLINE.get(status)
+    shown = esc(status)
+    return f'<span class="rds-step-{shown}" style="{style}">{shown}</span>' if style else shown
+
+
+def _step_html(step: Step) -> str:
+    """One line per step: ``scraping: completed, 14:02:01 to 14:02:05 UTC``."""
+    times = ""
+    if step.started and step.finished:
+        times = f", {_clock(step.started)} to {_clock(step.finished)} UTC"
+    elif step.started or step.finished:
+        times = f", {'started' if step.started else 'finished'} "
+        times += f"{_clock(step.started or step.finished)} UTC"
+    return (
+        f'<div class="rds-progress-step" style="{_LINE_INLINE}">{esc(step.name)}: '
+        f"{_status_html(step.status)}{esc(times)}</div>"
+    )
 
 
 def progress_html(snap: Snapshot) -> str:
     """The HTML of a snapshot: ``<div class="rds-progress" data-state=...>``; the live
-    and the final display share it, so nothing moves when the run ends.
+    and the final display share it, so nothing moves when the run ends. Inline styles
+    only (see :data:`INLINE_STYLES`): it reads the same in an untrusted notebook, and as
+    lines of text where styles are stripped.
 
     Example:
         >>> snap = Snapshot(RunView("Dataset run dsr_1", "working"), "running", 2.0)
@@ -163,48 +186,39 @@ def progress_html(snap: Snapshot) -> str:
     """
     view = snap.view
     fraction = view.fraction or 0.0
+    colour = _STATE_COLOURS[snap.state]
+    line = f'style="{_LINE_INLINE}"'
     parts = [
-        f'<div class="rds-progress" data-state="{esc(snap.state)}">',
-        f"<style>{PROGRESS_CSS}</style>",
-        f'<div class="rds-progress-head"><b>{esc(view.title)}</b>'
-        f'<span class="rds-progress-time">{esc(timing(snap))}</span></div>',
-        f'<div class="rds-progress-bar"><span style="width:{fraction * 100:.1f}%"></span></div>',
+        f'<div class="rds-progress" data-state="{esc(snap.state)}" '
+        f'style="{_PANEL_INLINE.format(colour=colour)}">',
+        f'<div class="rds-progress-head" {line}><b>{esc(view.title)}</b> · '
+        f'<span class="rds-progress-time" style="{_MUTED_INLINE}">{esc(timing(snap))}</span>'
+        "</div>",
+        f'<div class="rds-progress-bar" style="{_BAR_INLINE}"><span style="'
+        f'{_FILL_INLINE.format(share=fraction * 100, colour=colour)}"></span></div>',
     ]
-    if view.steps:
-        cells = "".join(
-            f'<span class="rds-progress-label">{esc(step.name)}</span>'
-            f'<span class="{_step_class(step.status)}">{esc(step.status)}</span>'
-            f"<span>{_clock(step.started)}</span><span>{_clock(step.finished)}</span>"
-            for step in view.steps
-        )
-        timed = any(step.started or step.finished for step in view.steps)
-        head = (
-            '<span class="rds-progress-label">step</span><span class="rds-progress-label">'
-            'status</span><span class="rds-progress-label">started (UTC)</span>'
-            '<span class="rds-progress-label">finished</span>'
-        )
-        if not timed:  # Ask stages: words only, no clock columns
-            cells = "".join(
-                f'<span class="rds-progress-label">{esc(step.name)}</span>'
-                f'<span class="{_step_class(step.status)}">{esc(step.status)}</span>'
-                for step in view.steps
-            )
-            parts.append(f'<div class="rds-progress-grid rds-progress-stages">{cells}</div>')
-        else:
-            parts.append(f'<div class="rds-progress-grid rds-progress-steps">{head}{cells}</div>')
+    if view.steps and any(step.started or step.finished for step in view.steps):
+        steps = "".join(_step_html(step) for step in view.steps)
+        parts.append(f'<div class="rds-progress-steps" {line}>{steps}</div>')
+    elif view.steps:  # Ask stages: words only, on one line
+        stages = " · ".join(f"{esc(step.name)}: {_status_html(step.status)}" for step in view.steps)
+        parts.append(f'<div class="rds-progress-stages" {line}>{stages}</div>')
     if view.counters:
         cells = " · ".join(f"{esc(label)} <b>{esc(value)}</b>" for label, value in view.counters)
-        parts.append(f'<div class="rds-progress-counters">{cells}</div>')
+        parts.append(f'<div class="rds-progress-counters" {line}>{cells}</div>')
     if snap.billing:
-        cells = "".join(
-            f'<span class="rds-progress-label">{esc(line.label)}</span>'
-            f"<span><b>{esc(line.figure)}</b></span>"
-            f'<span class="rds-progress-note">{esc(line.detail)}</span>'
-            for line in snap.billing
+        rows = "".join(
+            f"<div {line}>{esc(item.label)}: <b>{esc(item.figure)}</b>"
+            + (f' <span style="{_MUTED_INLINE}">— {esc(item.detail)}</span>' if item.detail else "")
+            + "</div>"
+            for item in snap.billing
         )
-        parts.append(f'<div class="rds-progress-grid rds-progress-billing">{cells}</div>')
+        parts.append(f'<div class="rds-progress-billing" {line}>{rows}</div>')
     if snap.note:
-        parts.append(f'<div class="rds-progress-note">{esc(snap.note)}</div>')
+        parts.append(
+            f'<div class="rds-progress-note" {line}><span style="{_MUTED_INLINE}">'
+            f"{esc(snap.note)}</span></div>"
+        )
     parts.append("</div>")
     return "".join(parts)
 
@@ -233,7 +247,7 @@ def progress_line(snap: Snapshot) -> str:
         ...     Step("enrichment", "working")), (("mentions", "12 of 40"),))
         >>> for part in progress_line(Snapshot(view, "running", 3.0)).split(" | "):
         ...     print(part)
-        Dataset run dsr_1: working · 3.0s elapsed
+        Dataset run dsr_1: working · 3.0s elapsed · time left unknown
         mentions 12 of 40
         scraping completed, enrichment working
     """

@@ -101,9 +101,16 @@ ANSWER_CSS = (
     ".rds-answer .rds-marker>summary:focus{outline:none}"
     ".rds-answer .rds-marker>summary:focus-visible{outline:2px solid "
     "var(--jp-brand-color1,#1976d2);outline-offset:2px}"
+    # Focus anywhere in the marker (its summary, or the card's link that Tab reaches next:
+    # :focus-within) keeps the preview open, so focus never falls out of a vanishing card
+    # (with :has(:focus-visible) Chromium drops it to <body>); a summary focused by a
+    # click does not, so a click that unpins a card hides it.
     ".rds-answer .rds-marker:not([open]):hover::details-content,"
-    ".rds-answer .rds-marker:not([open]):has(>summary:focus-visible)::details-content"
+    ".rds-answer .rds-marker:not([open]):focus-within:not(:has(>summary:focus:not("
+    ":focus-visible)))::details-content"
     "{content-visibility:visible}"
+    ".rds-answer .rds-card a:focus-visible{outline:2px solid var(--jp-brand-color1,#1976d2);"
+    "outline-offset:1px}"
     ".rds-answer .rds-marker>.rds-card{position:absolute;left:0;z-index:1000;"
     "width:min(26em,100%)!important;max-width:100%;margin:2px 0 0!important;"
     "padding:.55em .75em!important;text-align:left;white-space:normal;"

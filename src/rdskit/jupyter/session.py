@@ -1,9 +1,13 @@
-"""Per-kernel state of the magics: the connected client and the notebook's current chat.
+"""Per-kernel state of the magics: the client they use and the notebook's current chat.
 
-``%rds connect`` sets the client; ``%%ask`` connects by itself when nothing is connected
-(the server's gateway, or ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL``, else the embedded
-sandbox) and continues the current chat. Reach the same state from code with
-:func:`rdskit.jupyter.current_session`.
+One client per kernel, explicit: the magics use the last :class:`~rdskit.Client` made in
+the kernel and still open, whether ``%rds connect`` made it or the notebook did
+(``client = rdskit.Client.sandbox()``, ``rdskit.Client()``): see
+:func:`rdskit.client.latest_client`. When that is not the client the previous magic used
+(or announced by ``%rds connect``), the magic says in one line which one it uses. Only
+when the kernel has no client at all does a magic connect by itself (the server's
+gateway, or ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL``, else the embedded sandbox), again
+saying so. Reach the same state from code with :func:`rdskit.jupyter.current_session`.
 
 Example:
     >>> session = rdskit.jupyter.current_session()  # doctest: +SKIP
@@ -16,9 +20,12 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
+from collections.abc import Mapping
+from typing import Any
 
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL
-from rdskit.client import Client
+from rdskit.client import Client, latest_client, remember_client
 from rdskit.errors import ConfigurationError
 from rdskit.jupyter.discovery import GatewayKey
 
@@ -36,6 +43,10 @@ def origin_of(client: Client) -> str:
         'https://rds.example.com'
     """
     key = client._core.api_key
+    sandbox = sys.modules.get("rdskit.sandbox")  # never started (or imported) just to look
+    embedded = getattr(sandbox, "_embedded", None)
+    if embedded is not None and client.base_url == embedded.url:
+        return SANDBOX_ORIGIN
     if isinstance(key, GatewayKey):
         what = "its shared sandbox" if key.mode == "sandbox" else "the service"
         return f"the Jupyter server's gateway ({what}, via {client.base_url})"
@@ -46,31 +57,57 @@ class Session:
     """The client the magics use and the chat ``%%ask`` continues."""
 
     def __init__(self) -> None:
-        self.client: Client | None = None
+        self._own: Client | None = None  # the client %rds connect (or a magic) made
+        self._used: int | None = None  # id() of the client the magics last used or announced
         self.origin = ""
         self.chat_id: str | None = None
 
+    @property
+    def client(self) -> Client | None:
+        """The client the magics use: the last one made in this kernel and still open."""
+        return latest_client()
+
     def connect(self, client: Client, origin: str | None = None) -> None:
-        """Use ``client`` from now on (closing the previous one); forget the chat."""
+        """Use ``client`` from now on (closing the one the session made before); forget
+        the chat. The caller says where it connected, so no note follows."""
         self.close()
-        self.client = client
+        self._own = client
+        remember_client(client)
         self.origin = origin or origin_of(client)
+        self._used = id(client)
         self.chat_id = None  # chats are private to a key's seat
 
-    def ensure(self) -> str | None:
-        """Connect if needed; returns a one-line note when it did.
+    def ensure(self, namespace: Mapping[str, Any] | None = None) -> str | None:
+        """Pick the client for a magic; returns a one-line note when which one it is was
+        not obvious (a client made in the notebook since, or a connection made now).
 
-        Without anything configured it uses the embedded sandbox, so a notebook with no
-        key still runs.
+        ``namespace``: the notebook's variables, to name the client (``client``). Without
+        any client in the kernel it connects (the gateway or the environment, else the
+        embedded sandbox), so a notebook with no key still runs.
         """
-        if self.client is not None:
+        client = latest_client()
+        if client is None:
+            try:
+                made, origin = Client(), None
+            except ConfigurationError:
+                made, origin = Client.sandbox(), SANDBOX_ORIGIN
+            self.connect(made, origin)
+            return (
+                f"rdskit: no client in this kernel yet; connected to {self.origin} "
+                "(%rds connect chooses another)."
+            )
+        if id(client) == self._used:
             return None
-        try:
-            client, origin = Client(), None
-        except ConfigurationError:
-            client, origin = Client.sandbox(), SANDBOX_ORIGIN
-        self.connect(client, origin)
-        return f"rdskit: connected to {self.origin}; use %rds connect to choose another."
+        self._used = id(client)
+        self.origin = origin_of(client)
+        self.chat_id = None  # the chat belonged to the previous client's seat
+        names = sorted(
+            name
+            for name, value in (namespace or {}).items()
+            if value is client and not name.startswith("_")
+        )
+        which = f"`{names[0]}`" if names else "the last rdskit.Client made in this kernel"
+        return f"rdskit: using {which}, connected to {self.origin}."
 
     def connect_service(self, base_url: str | None) -> None:
         """Connect to a service by URL (or the configured one), asking for a missing key.
@@ -81,10 +118,11 @@ class Session:
         self.connect(service_client(base_url))
 
     def close(self) -> None:
-        """Close the client's connections (the embedded sandbox keeps running)."""
-        if self.client is not None:
-            self.client.close()
-            self.client = None
+        """Close the client the session made (the embedded sandbox keeps running; a
+        client the notebook made stays the notebook's)."""
+        if self._own is not None:
+            self._own.close()
+            self._own = None
 
 
 def service_client(base_url: str | None) -> Client:
