@@ -64,6 +64,14 @@ class PageWalk:
         first = cursor.get("cursor") if hasattr(cursor, "get") else None
         return cls(request.method, request.path, max_pages=max_pages, first_cursor=first)
 
+    def copy(self) -> PageWalk:
+        """A walk that goes on from here on its own (another iteration from the same page
+        must not find this one's cursors)."""
+        other = PageWalk(*self._where, max_pages=self._max_pages)
+        other._seen = set(self._seen)
+        other.pages = self.pages
+        return other
+
     def follow(self, has_next: bool, cursor: str | None) -> str | None:
         """The cursor of the next page, or None at the end (a server that says has_next
         without a cursor cannot be followed).
@@ -94,8 +102,9 @@ class _PageBase(Generic[T]):
         self.has_next: bool = page.has_next
         self.cursor: str | None = page.cursor
 
-    def _next_request(self) -> APIRequest[T] | None:
-        cursor = self._walk.follow(self.has_next, self.cursor)
+    def _next_request(self, walk: PageWalk) -> APIRequest[T] | None:
+        """The request of the page after this one, followed on ``walk``."""
+        cursor = walk.follow(self.has_next, self.cursor)
         return None if cursor is None else self._request.with_cursor(cursor)
 
     def __repr__(self) -> str:
@@ -116,20 +125,25 @@ class SyncPage(_PageBase[T]):
         self._client = client
 
     def next_page(self) -> SyncPage[T] | None:
-        """The following page, or None on the last one."""
-        request = self._next_request()
+        """The following page, or None on the last one (asking twice fetches it twice)."""
+        return self._following(self._walk.copy())
+
+    def _following(self, walk: PageWalk) -> SyncPage[T] | None:
+        request = self._next_request(walk)
         if request is None:
             return None
         client = self._client
         page = client._run(client._core.call_page(request))
-        return SyncPage(client, request, page, self._walk)
+        return SyncPage(client, request, page, walk)
 
     def pages(self) -> Iterator[SyncPage[T]]:
-        """This page and every following one, fetched as the iteration reaches them."""
+        """This page and every following one, fetched as the iteration reaches them (each
+        iteration is a walk of its own: iterating a page twice is two walks)."""
+        walk = self._walk.copy()
         page: SyncPage[T] | None = self
         while page is not None:
             yield page
-            page = page.next_page()
+            page = page._following(walk)
 
     def __iter__(self) -> Iterator[T]:
         for page in self.pages():
@@ -146,11 +160,14 @@ class AsyncPage(_PageBase[T]):
         self._client = client
 
     async def next_page(self) -> AsyncPage[T] | None:
-        """The following page, or None on the last one."""
-        request = self._next_request()
+        """The following page, or None on the last one (asking twice fetches it twice)."""
+        return await self._following(self._walk.copy())
+
+    async def _following(self, walk: PageWalk) -> AsyncPage[T] | None:
+        request = self._next_request(walk)
         if request is None:
             return None
-        return await _fetch(self._client, request, self._walk)
+        return await _fetch(self._client, request, walk)
 
 
 class AsyncPager(Generic[T]):
@@ -167,9 +184,10 @@ class AsyncPager(Generic[T]):
     async def pages(self) -> AsyncIterator[AsyncPage[T]]:
         """Every page, fetched as the iteration reaches it."""
         page: AsyncPage[T] | None = await self
+        walk = page._walk  # a new walk, made by the await
         while page is not None:
             yield page
-            page = await page.next_page()
+            page = await page._following(walk)
 
     async def __aiter__(self) -> AsyncIterator[T]:
         async for page in self.pages():

@@ -277,9 +277,12 @@ def test_a_kernel_cannot_find_the_key_anywhere(
         client.stop_channels()
         found = json.loads(json.loads(printed[-1])["text"])
     digest = hashlib.sha256(key.encode()).hexdigest()
-    # The kernel sees the gateway's address and nothing of the key; the suite's own
-    # RDSKIT_CACHE_DIR (root conftest.py: a temporary folder) is inherited as any variable is.
-    assert sorted(set(found["env"]) - {"RDSKIT_CACHE_DIR"}) == ["RDSKIT_GATEWAY"]
+    # The kernel sees the gateway's address and nothing of the key; the RDSKIT_ settings of
+    # the test's own environment (the suite's RDSKIT_CACHE_DIR, ...) are inherited as any
+    # variable is: none of them holds the key (the monkeypatch above removed those that do).
+    inherited = {name for name in os.environ if name.startswith("RDSKIT_")}
+    assert set(found["env"]) == inherited | {"RDSKIT_GATEWAY"}
+    assert "RDSKIT_API_KEY" not in found["env"]
     assert found["read"] > 20 and found["parent_environ_entries"] > 5  # it looked, and could
     assert hashlib.sha256(decoy.encode()).hexdigest() in found["keys"]
     assert digest not in found["keys"]

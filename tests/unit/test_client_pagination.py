@@ -58,6 +58,25 @@ def test_pages(three_pages: MockAPI, client: rdskit.Client) -> None:
     assert pages[-1].next_page() is None
 
 
+def test_each_walk_from_one_page_is_its_own(three_pages: MockAPI, client: rdskit.Client) -> None:
+    # The repeated-cursor guard belongs to one walk: iterating a page again, or asking for
+    # its next page twice, follows the same cursors anew instead of looking like a loop.
+    first = client.datasets.list(limit=2)
+    ids = ["a", "b", "c", "d", "e"]
+    assert [d.id for d in first] == ids
+    assert [d.id for d in first] == ids
+    assert len(list(first.pages())) == 3
+    assert first.next_page().data == first.next_page().data
+
+    async def twice() -> list[list[str]]:
+        async with make_aclient(three_pages) as aclient:
+            page = await aclient.datasets.list(limit=2)
+            again = [await page.next_page() for _ in range(2)]
+            return [[d.id for d in p.data] for p in again if p is not None]
+
+    assert asyncio.run(twice()) == [["c", "d"], ["c", "d"]]
+
+
 def test_post_lists_send_the_cursor_in_the_body_with_the_same_query(
     api: MockAPI, client: rdskit.Client
 ) -> None:

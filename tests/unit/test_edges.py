@@ -79,6 +79,8 @@ def test_wait_may_show_progress_on_a_terminal_only(monkeypatch: pytest.MonkeyPat
     # A plain script: no IPython, not interactive (the Jupyter layer's choice of display is
     # tested in tests/jupyter/test_terminal_progress.py; this process must not load it).
     monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    # An IPython shell made earlier in this worker process leaves sys.ps1 behind.
+    monkeypatch.delattr(sys, "ps1", raising=False)
     monkeypatch.setattr(sys, "stderr", Terminal())
     assert may_show(None)
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe or a file

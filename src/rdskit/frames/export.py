@@ -171,9 +171,9 @@ def export_mentions(
         dataset_runs=True,
     )
     provenance = schema_metadata({"kind": "mentions", "fetches": [record]})
-    page = client.mentions.list(**query, limit=PAGE_SIZE, cursor=state["cursor"])
+    first = client.mentions.list(**query, limit=PAGE_SIZE, cursor=state["cursor"])
     pending: list[Any] = []
-    while True:
+    for page in first.pages():  # one walk: a server repeating a cursor stops it
         pending += page.data
         following = page.cursor if page.has_next and page.cursor else None
         if pending and (len(pending) >= batch_rows or following is None):
@@ -186,11 +186,6 @@ def export_mentions(
             pending = []
             if progress is not None:
                 progress(state["rows"])
-        if following is None:
-            break
-        page = page.next_page()
-        if page is None:
-            break
     state["complete"] = True
     _save_state(target, state)
     return ExportResult(target, fmt, state["rows"], len(state["parts"]), resumed)
