@@ -33,9 +33,12 @@ from rdskit.errors import EstimatedViewsWarning
 
 __all__ = ["CHARTS", "QUESTION", "add_demo", "run_demo"]
 
-QUESTION = "What do people complain about most, and how does sentiment split by source?"
+QUESTION = (
+    "Without ads, what do people complain about most, and how does sentiment split by source?"
+)
 """The question the demo asks about its dataset: two parts, answered as two sections of one
-reply whose ``[N]`` markers are numbered across the whole message."""
+reply whose ``[N]`` markers are numbered across the whole message. Ads are left out, as in
+the demo's charts (the assistant includes them unless a question says otherwise)."""
 
 # Every chart is drawn on the organic posts (see run_demo).
 CHARTS: dict[str, Callable[[Any, Any], Any]] = {

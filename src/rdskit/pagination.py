@@ -183,8 +183,9 @@ class AsyncPager(Generic[T]):
 
     async def pages(self) -> AsyncIterator[AsyncPage[T]]:
         """Every page, fetched as the iteration reaches it."""
-        page: AsyncPage[T] | None = await self
-        walk = page._walk  # a new walk, made by the await
+        first = await self
+        walk = first._walk  # a new walk, made by the await
+        page: AsyncPage[T] | None = first
         while page is not None:
             yield page
             page = await page._following(walk)

@@ -144,16 +144,16 @@ def test_interrupted_in_process_resumes_without_repeats(
     expected = service_keys(client, dataset_id)
     out = tmp_path / "x"
     reads = {"pages": 0}
-    original = rdskit.pagination.SyncPage.next_page
+    original = rdskit.pagination.SyncPage._following  # how a walk fetches the next page
 
-    def next_page(self: Any) -> Any:
+    def following(self: Any, walk: Any) -> Any:
         reads["pages"] += 1
         if reads["pages"] == 1:
             raise Interrupted  # killed while the second page was read
-        return original(self)
+        return original(self, walk)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rdskit.pagination.SyncPage, "next_page", next_page)
+        patch.setattr(rdskit.pagination.SyncPage, "_following", following)
         with pytest.raises(Interrupted):
             export_mentions(client, dataset_id, out, "jsonl", batch_rows=10)
     # A part cut short by a kill: a temporary file and a part the state does not know.

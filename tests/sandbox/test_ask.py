@@ -740,3 +740,20 @@ def test_client_answer_end_to_end(sandbox: SandboxHandle, corpus: Corpus) -> Non
         follow = answer.follow_up("And how does sentiment split?").wait(poll_interval=0.02)
         assert follow.chat_id == answer.chat_id and follow.message_id != answer.message_id
         assert client.chats.get(answer.chat_id).name == "Top posts in oat milk"
+
+
+def test_words_that_leave_ads_out_are_the_policy_not_the_topic() -> None:
+    # "Leaving ads out" sets the chat's ads policy; read as a topic it once answered about
+    # ads, or filtered to the ads alone.
+    with_ad = [{**CORPUS[0], "content_type": "ad"}, *CORPUS[1:]]
+    organic = [post for post in with_ad if post.get("content_type") != "ad"]
+    for question in (
+        "Leaving ads out: how does sentiment split?",
+        "How does sentiment split? Leave ads out.",
+        "Without ads, how does sentiment split?",
+    ):
+        reply = assistant.answer(question, with_ad, [OAT, SOY])
+        assert reply.intent == "sentiment", (question, reply.intent)
+        assert "ads and advertisers" not in reply.text.lower(), question
+        assert "ads only" not in reply.text, question
+        assert f"out of **{len(organic)}** posts" in reply.text, question

@@ -44,7 +44,7 @@ from rdskit.jupyter.asking import resolve_datasets
 from rdskit.jupyter.discovery import gateway_status
 from rdskit.jupyter.errors import full_traceback_html
 from rdskit.jupyter.reprs import html_of, plain_of
-from rdskit.jupyter.session import SANDBOX_ORIGIN, Session, service_client
+from rdskit.jupyter.session import SANDBOX_ORIGIN, Session, origin_of, service_client
 from rdskit.models import Account
 from rdskit.models._base import RdsModel
 
@@ -302,7 +302,9 @@ def connect_failure(url: str, exc: BaseException, session: Session) -> str:
         >>> print(connect_failure("http://127.0.0.1:9", APIConnectionError("ConnectError"),
         ...     Session()))
         Could not connect to http://127.0.0.1:9: nothing answered there (APIConnectionError).
-        Nothing changed (no session yet). Try: check the URL and that the service is running.
+        Nothing changed (...). Try: check the URL and that the service is running.
+
+    (What stays is the kernel's current client, if it has one: "still connected to ...".)
     """
     if isinstance(exc, APIConnectionError):
         what = f"nothing answered there ({type(exc).__name__})"
@@ -319,9 +321,10 @@ def connect_failure(url: str, exc: BaseException, session: Session) -> str:
     else:
         what = f"the answer is not the Research Data Service's ({type(exc).__name__})"
         hint = "check the URL points at the service"
+    current = session.client
     kept = (
-        f"still connected to {session.origin}; budget and chat kept"
-        if session.client is not None
+        f"still connected to {session.origin or origin_of(current)}; budget and chat kept"
+        if current is not None
         else "no session yet"
     )
     shown = urlsplit(url)._replace(netloc=urlsplit(url).netloc.rpartition("@")[2]).geturl()

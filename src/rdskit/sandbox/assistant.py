@@ -322,8 +322,11 @@ def answer(
         table = Table(posts)
     posts = list(table.posts)
     searches = _searches(scope)
-    reading = _read(question, table, searches, history)
     ads = _ads_policy([*(turn.text for turn in history), question])
+    # The words that set the policy ("leave ads out") are not a topic or a filter.
+    asked = _policy_said(question)
+    earlier = [replace(turn, text=_policy_said(turn.text)) for turn in history]
+    reading = _read(asked, table, searches, earlier)
     if reading.refusal is not None or reading.not_collected is not None:
         return _refuse(reading, scope)
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
@@ -333,7 +336,7 @@ def answer(
     if vocab is None:
         vocab = Vocabulary.of(list(table.posts), searches, today)
         table.__dict__[("vocab", tuple(searches), today)] = vocab
-    planned = _plan(question, vocab, history)
+    planned = _plan(asked, vocab, earlier)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
     narrowed = ""
@@ -413,6 +416,23 @@ _ADS_OUT = re.compile(
     r" (the |all |any )?(ads|adverts|sponsored posts)( out)?\b"
 )
 _ADS_IN = re.compile(r"\b(include|including|keep|with|count) (the |all )?(ads|adverts)( in)?\b")
+
+
+_ADS_SAID = re.compile(
+    rf"(?:{_ADS_OUT.pattern})|\b(?:include|including) (?:the |all )?(?:ads|adverts)(?: in)?\b",
+    re.IGNORECASE,
+)
+"""How a question sets the ads policy, taken out of what is read as its topic and filters."""
+
+
+def _policy_said(text: str) -> str:
+    """``text`` without the words that set the chat's ads policy: "What do people complain
+    about, leaving ads out?" asks about complaints, not about ads.
+
+    >>> _policy_said("Leaving ads out: what do people complain about most?")
+    ': what do people complain about most?'
+    """
+    return _ADS_SAID.sub("", text).strip()
 
 
 def _ads_policy(texts: Sequence[str]) -> str:
