@@ -175,7 +175,7 @@ def terminal(value: Any) -> str:
 # escaped in text so a re-parse keeps it text (the backslash first). Emphasis and headings
 # are left alone: the worst they do is style text (a line's block marker is escaped by the
 # renderer).
-_INLINE_META = ("\\", "`", "[", "]", "<", "!")
+_INLINE_META = ("\\", "`", "[", "]", "!")
 # A citation marker "[N]" is unescaped (link_markers links it) unless what follows could
 # make it a link ("(", "[") or, at the start of a line, a definition (":"); no definition
 # is ever written, so "[N]" alone is text.
@@ -192,7 +192,9 @@ _MARKS = ("[", "]", "<", ">", "`", "*", "_", "!", "&", "\\", "\n")
 def _escape_inline(text: str) -> str:
     for char in _INLINE_META:
         text = text.replace(char, "\\" + char)
-    return text
+    # "<" as an entity, never "\<": a viewer's autolinker (GFM's, in JupyterLab) may take
+    # the backslash into a URL that ends at "<", and the "<" would open a tag again.
+    return text.replace("<", "&lt;")
 
 
 class _InertRenderer(MarkdownRenderer):
@@ -243,7 +245,7 @@ def safe_markdown(text: Any) -> str:
 
     Example:
         >>> safe_markdown("![x](http://h.example/b.png) [y](javascript:alert(1)) <img> [1]")
-        '[x](http://h.example/b.png) y \\\\<img> [1]'
+        '[x](http://h.example/b.png) y &lt;img> [1]'
         >>> safe_markdown("> [r\\\\]]:\\n> javascript:alert(1)\\n\\n[go][r\\\\]]")
         'go'
     """

@@ -22,7 +22,7 @@ import mistune
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import run_cell
-from security_payloads import audit
+from security_payloads import PAYLOADS, audit
 
 from rdskit._safe import clean, cleartext_remote, md_text, one_line, safe_markdown, safe_url
 from rdskit.demo import _printer, _save_answer
@@ -245,3 +245,15 @@ def test_loopback_http_needs_no_flag(
     monkeypatch.setenv("RDSKIT_API_KEY", sandbox.api_key)
     ran = run_cell(shell, f"%rds connect --base-url {sandbox.url}")
     assert "Connected to" in ran.stdout and "refusing" not in ran.stderr
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_no_raw_angle_bracket_survives_for_an_autolinker_to_split(payload: str) -> None:
+    # JupyterLab's markdown renderer (GFM) autolinks bare URLs and ends them at "<": with
+    # "<" escaped as "\<", 'https://x/"><script>' lost its backslash to the URL and the
+    # script tag rendered in a trusted notebook. An entity cannot be split that way.
+    for text in (payload, f"see {payload} and more", f"> {payload}\n\n- {payload}"):
+        written = safe_markdown(text)
+        assert "<" not in written, written
+        rendered = VIEWER(written)
+        assert "<script" not in rendered and "<img" not in rendered, rendered
