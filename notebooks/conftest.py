@@ -27,6 +27,7 @@ from another directory.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +57,30 @@ _get_message = IPyNbFile.get_kernel_message
 
 
 def _start_kernel(self: RunningKernel, *args: Any, **kwargs: Any) -> None:
-    """nbval's kernel start, with :data:`KERNEL_ENV` in the kernel's environment only."""
-    added = [name for name in KERNEL_ENV if not os.environ.get(name)]
-    os.environ.update({name: KERNEL_ENV[name] for name in added})
+    """nbval's kernel start, with :data:`KERNEL_ENV` in the kernel's environment only, and
+    a paid-calls ledger and cache of its own (``RDSKIT_CACHE_DIR``): on the fixed date every
+    fresh sandbox repeats the last one's ids and account, so a ledger shared with another
+    notebook's kernel would hand this one that notebook's results (the committed outputs are
+    made with an empty ledger, docs/notebooks.md)."""
+    # Below the suite's own cache folder (root conftest.py), so it goes with the run.
+    cache = tempfile.mkdtemp(prefix="nbval-kernel-", dir=os.environ.get("RDSKIT_CACHE_DIR"))
+    own = {**KERNEL_ENV, "RDSKIT_CACHE_DIR": cache}
+    saved = {name: os.environ.get(name) for name in own}
+    os.environ.update(
+        {
+            name: value
+            for name, value in own.items()
+            if name == "RDSKIT_CACHE_DIR" or not saved[name]
+        }
+    )
     try:
         _kernel_init(self, *args, **kwargs)
     finally:
-        for name in added:
-            del os.environ[name]
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _execute_cell_input(self: RunningKernel, cell_input: str, allow_stdin: Any = None) -> str:

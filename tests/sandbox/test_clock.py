@@ -21,6 +21,7 @@ import pytest
 import rdskit
 from rdskit.errors import ConfigurationError
 from rdskit.sandbox import SandboxHandle, clock, start
+from rdskit.sandbox.db import Store
 
 SANDBOX = Path(__file__).resolve().parents[2] / "src" / "rdskit" / "sandbox"
 CLOCK_MODULE = SANDBOX / "clock.py"
@@ -85,6 +86,23 @@ def test_a_fixed_date_starts_at_its_noon_and_moves_with_the_real_clock() -> None
     fixed.advance(86_400)
     assert fixed.today() == date(2026, 11, 21)
     assert abs(clock.Clock().now() - time.time()) < 5  # without a date: the real clock
+
+
+def test_a_reopened_fixed_date_database_goes_on_never_back(tmp_path: Path) -> None:
+    # Kernels sharing one sandbox file (a course on one account) each open it anew: time
+    # must go on from where the file's clock started, not restart at noon each time.
+    path, day = tmp_path / "sandbox.db", date(2026, 11, 20)
+    first = Store(path, today=day)
+    written = first.clock.now()
+    first.close()
+    time.sleep(0.2)
+    again = Store(path, today=day)
+    assert again.clock.now() >= written + 0.2
+    assert again.clock.today() == day
+    again.close()
+    fresh = Store(tmp_path / "other.db", today=day)  # a new file starts at that noon
+    assert NOON <= fresh.clock.now() < NOON + 5
+    fresh.close()
 
 
 def test_the_date_is_parsed_or_refused_naming_the_format(monkeypatch: pytest.MonkeyPatch) -> None:

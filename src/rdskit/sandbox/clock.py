@@ -13,9 +13,10 @@ at :data:`FIXED_TIME` UTC of that date when the clock is created, then lets it r
 real clock (a constant offset): waiting, progress and tracking schedules still move, and
 what a fresh sandbox does in its first hour no longer depends on the day it is run (a window
 ending "now" ends at the start of the hour: :func:`indexed_until`). The notebooks are
-executed and checked under :data:`NOTEBOOK_TODAY` this way. A
-database kept across restarts (``--db``) with a fixed date goes back to that noon at each
-start, so rows written in an earlier session may look later than "now".
+executed and checked under :data:`NOTEBOOK_TODAY` this way. A database kept across
+restarts (``--db``) keeps the moment its fixed-date clock started (:meth:`Clock.anchor`):
+a later session goes on from there, so its time never runs back behind rows written before
+(kernels that share one sandbox file, as a course on one account does).
 
 Example:
     >>> from datetime import date
@@ -144,6 +145,15 @@ class Clock:
     def scaled(self, seconds: float) -> float:
         """A simulated duration converted to real seconds at the current speed."""
         return seconds / self.speed
+
+    def reading(self) -> tuple[float, float]:
+        """(sandbox time, wall time) now: what :meth:`anchor` goes on from later."""
+        return self.now(), wall_time()
+
+    def anchor(self, started: float, wall_then: float) -> None:
+        """Go on from a clock that read ``started`` when the wall clock read ``wall_then``
+        (a fixed-date database reopened: its time continues instead of starting again)."""
+        self._offset = started - wall_then
 
     def advance(self, seconds: float) -> None:
         """Shift ``now()`` forward, e.g. to reach a tracking agent's next schedule."""

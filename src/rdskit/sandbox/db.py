@@ -328,6 +328,21 @@ class Store:
             meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'secret')"))
         self.seed = int(meta["seed"])
         self.secret = bytes.fromhex(meta["secret"])
+        if today is not None:
+            self._anchor_clock(today)
+
+    def _anchor_clock(self, today: date) -> None:
+        """A fixed date's clock goes on where this database's last session left it: the
+        moment it first started (sandbox time and wall time) is kept in ``meta``."""
+        key = f"clock_anchor:{today.isoformat()}"
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                (key, " ".join(repr(part) for part in self.clock.reading())),
+            )
+            (value,) = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        started, wall_then = (float(part) for part in value.split())
+        self.clock.anchor(started, wall_then)
 
     def _migrate(self) -> None:
         """Bring a database written by an older sandbox up to the current core schema."""
