@@ -4,11 +4,14 @@ cache, ``pd.concat`` and the accessor's derived frames (against a real sandbox).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 from research_sandbox import BRANDS, SOURCES, WINDOW, Research
 
 import rdskit
@@ -127,6 +130,27 @@ def test_concat_merges_instead_of_dropping(research: Research) -> None:
     # And a merge keeps both sides' records too.
     joined = oatly[["source", "id"]].merge(alpro[["source", "id", "text"]], how="outer")
     assert set(joined.rds.provenance().dataset_ids) == set(research.datasets.values())
+
+
+@pytest.mark.parametrize(
+    ("inputs", "method"),
+    [
+        (lambda a, b: SimpleNamespace(input_objs=[a, b]), "merge"),  # pandas 3
+        (lambda a, b: SimpleNamespace(objs=[a, b]), "concat"),  # pandas 2's concatenator
+        (lambda a, b: SimpleNamespace(left=a, right=b), "merge"),  # pandas 2's merge
+    ],
+    ids=["input_objs", "objs", "left-right"],
+)
+def test_concat_and_merge_inputs_of_every_supported_pandas(
+    inputs: Callable[[pd.DataFrame, pd.DataFrame], object], method: str
+) -> None:
+    # Each pandas version hands __finalize__ the combined frames its own way; the test
+    # above sees only the installed version's, this one all of them.
+    a, b = pd.DataFrame({"x": [1]}), pd.DataFrame({"x": [2]})
+    a.attrs["rdskit"] = {"kind": "mentions", "fetches": [{"rows": 1}]}
+    b.attrs["rdskit"] = {"kind": "mentions", "fetches": [{"rows": 2}]}
+    out = pd.DataFrame({"x": [1, 2]}).__finalize__(inputs(a, b), method=method)
+    assert out.attrs["rdskit"] == {"kind": "mentions", "fetches": [{"rows": 1}, {"rows": 2}]}
 
 
 def test_derived_frames_carry_it(research: Research) -> None:

@@ -514,12 +514,26 @@ def restore(frame: pd.DataFrame, record: Mapping[str, Any]) -> pd.DataFrame:
 _FINALIZE = NDFrame.__finalize__
 
 
+def _inputs(other: Any) -> list[Any] | None:
+    """The frames a concat or merge combined, as each pandas version passes them to
+    ``__finalize__``: ``input_objs`` (pandas 3), the concatenator's ``objs`` or the merge
+    operation's ``left`` and ``right`` (pandas 2.2, 2.3); None for one input."""
+    if isinstance(other, NDFrame):
+        return None
+    inputs = getattr(other, "input_objs", None)
+    if inputs is None:
+        inputs = getattr(other, "objs", None)
+    if inputs is None and hasattr(other, "left") and hasattr(other, "right"):
+        inputs = [other.left, other.right]
+    return None if inputs is None else list(inputs)
+
+
 def _finalize(self: NDFrame, other: Any, method: str | None = None, **kwargs: Any) -> NDFrame:
     """pandas' ``__finalize__``, then, for several inputs (concat, merge), their rdskit
     records merged: pandas keeps ``attrs`` only when all inputs have equal ones."""
     out = _FINALIZE(self, other, method=method, **kwargs)
-    inputs = getattr(other, "input_objs", None)
-    if inputs is not None and not isinstance(other, NDFrame):
+    inputs = _inputs(other)
+    if inputs is not None:
         records = [r for r in (getattr(o, "attrs", {}).get("rdskit") for o in inputs) if r]
         if len(records) > 1 and out.attrs.get("rdskit") is None:
             out.attrs["rdskit"] = merge_records(records)
