@@ -138,6 +138,7 @@ def suite_scope(nodeid: str) -> str:
     return f"reruns {rerun.group(1)}" if rerun else nodeid.partition("::")[0]
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: fine without it (-p no:xdist)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """xdist's scope scheduler, with :func:`suite_scope` as the scope (``--dist loadscope``;
     pytest 9 ignores the node-id suffix that xdist's ``loadgroup`` relies on)."""
