@@ -258,7 +258,7 @@ class Pseudonymiser:
     ) -> pa.Array | None:
         """:meth:`scrub` (and the names and bare handles ``known`` written out replaced),
         or None when no text needs it (nothing is copied then). ``sources`` holds each
-        row's source."""
+        row's source (strings, or dictionary-encoded once for many calls)."""
         texts = texts.cast(pa.string())
         # Each distinct text is searched once and each distinct (source, text) rewritten
         # once: columns repeat their values (labels, comment bodies, hook texts).
@@ -274,7 +274,7 @@ class Pseudonymiser:
         found = np.flatnonzero((codes >= 0) & hits[codes])
         if not len(found):
             return None
-        on = pc.dictionary_encode(sources.cast(pa.string()))
+        on = sources if pa.types.is_dictionary(sources.type) else pc.dictionary_encode(sources)
         source_codes = pc.fill_null(on.indices, -1).to_numpy(zero_copy_only=False)
         source_names = [None, *on.dictionary.to_pylist()]
         pair = (source_codes[rows[found]].astype(np.int64) + 1) * len(distinct) + codes[found]
@@ -723,12 +723,13 @@ def pseudonymise_frame(
     # Every other text, nested ones included: @handles, profile links, the frame's people
     # written out; a value that is only a link to the post's content is removed.
     content_links = post_urls == "drop"
+    encoded_sources = pc.dictionary_encode(sources)
 
     counts = {"rewritten": 0, "removed": 0}
 
     def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
         texts = texts.cast(pa.string())
-        changed = people.scrubbed(sources, rows, texts, known)
+        changed = people.scrubbed(encoded_sources, rows, texts, known)
         if changed is not None:
             differs = pc.fill_null(pc.not_equal(texts, changed), False)
             counts["rewritten"] += int(pc.sum(differs).as_py() or 0)
