@@ -212,18 +212,16 @@ class Pseudonymiser:
         message = pc.binary_join_element_wise(
             pc.fill_null(sources.cast(pa.string()), ""), normal, tag
         )
-        distinct = pc.unique(message)
+        # One hash pass gives the distinct messages and where each row's is (nulls stay).
+        encoded = pc.dictionary_encode(message)
         seen, digest, prefix, n = self._key.seen, self._key.digest, self.prefix, self.length
-        mapped: list[str | None] = []
-        for value in distinct.to_pylist():
-            if value is None:
-                mapped.append(None)
-                continue
+        mapped: list[str] = []
+        for value in encoded.dictionary.to_pylist():
             hexdigest = seen.get(value)
             if hexdigest is None:
                 hexdigest = seen[value] = digest(value)
             mapped.append(prefix + hexdigest[:n])
-        out = pa.array(mapped, pa.string()).take(pc.index_in(message, distinct))
+        out = pa.array(mapped, pa.string()).take(encoded.indices)
         if not self.allow:
             return out
         kept = text if names else pc.utf8_ltrim(pc.utf8_trim_whitespace(text), "@")
