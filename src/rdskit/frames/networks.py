@@ -157,6 +157,20 @@ def _values(column: pd.Series) -> list[Any]:
     return values
 
 
+def _add_new_nodes(graph: nx.Graph, names: list[Any], attributes: list[dict[str, Any]]) -> None:
+    """Distinct new ``names`` (none None) with their attribute dicts, into a new graph.
+
+    ``add_nodes_from`` tries each ``(node, attributes)`` pair as a node first and catches
+    the TypeError (a dict is not hashable): a raised exception per node. The dicts it
+    would fill (attributes, successors, predecessors) are written directly instead;
+    tests/frames/test_networks.py checks the graph equals networkx's own construction.
+    """
+    graph._node.update(zip(names, attributes, strict=True))
+    graph._adj.update({name: {} for name in names})
+    if graph.is_directed():
+        graph._pred.update({name: {} for name in names})
+
+
 def _add_edges(graph: nx.Graph, edges: pd.DataFrame | pa.Table, src: str, dst: str) -> None:
     """Edges between nodes already in ``graph``, with the other columns as attributes.
 
@@ -230,7 +244,7 @@ def _reply(frame: pd.DataFrame) -> nx.Graph:
     )
     graph = _graph(directed=True)
     graph.graph.update(kind="reply", weight="comments from commenter to post author")
-    graph.add_nodes_from(zip(names, nodes.to_pylist(), strict=True))
+    _add_new_nodes(graph, names, nodes.to_pylist())
     _add_edges(
         graph,
         pa.table(

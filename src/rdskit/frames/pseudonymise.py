@@ -212,18 +212,16 @@ class Pseudonymiser:
         message = pc.binary_join_element_wise(
             pc.fill_null(sources.cast(pa.string()), ""), normal, tag
         )
-        distinct = pc.unique(message)
+        # One hash pass gives the distinct messages and where each row's is (nulls stay).
+        encoded = pc.dictionary_encode(message)
         seen, digest, prefix, n = self._key.seen, self._key.digest, self.prefix, self.length
-        mapped: list[str | None] = []
-        for value in distinct.to_pylist():
-            if value is None:
-                mapped.append(None)
-                continue
+        mapped: list[str] = []
+        for value in encoded.dictionary.to_pylist():
             hexdigest = seen.get(value)
             if hexdigest is None:
                 hexdigest = seen[value] = digest(value)
             mapped.append(prefix + hexdigest[:n])
-        out = pa.array(mapped, pa.string()).take(pc.index_in(message, distinct))
+        out = pa.array(mapped, pa.string()).take(encoded.indices)
         if not self.allow:
             return out
         kept = text if names else pc.utf8_ltrim(pc.utf8_trim_whitespace(text), "@")
@@ -246,38 +244,55 @@ class Pseudonymiser:
     def scrub(self, sources: Sequence[str | None], rows: np.ndarray, texts: pa.Array) -> pa.Array:
         """Texts with ``@handles`` replaced and profile URLs removed; text ``i`` belongs
         to the row ``rows[i]`` whose source is ``sources[rows[i]]``."""
-        changed = self.scrubbed(sources, rows, texts)
+        changed = self.scrubbed(pa.array(sources, pa.string()), rows, texts)
         return texts if changed is None else changed
 
     def scrubbed(
         self,
-        sources: Sequence[str | None],
+        sources: pa.Array,
         rows: np.ndarray,
         texts: pa.Array,
         known: Known | None = None,
     ) -> pa.Array | None:
         """:meth:`scrub` (and the names and bare handles ``known`` written out replaced),
-        or None when no text needs it (nothing is copied then)."""
+        or None when no text needs it (nothing is copied then). ``sources`` holds each
+        row's source (strings, or dictionary-encoded once for many calls)."""
         texts = texts.cast(pa.string())
-        hits = pc.fill_null(_suspect(texts), False).to_numpy(zero_copy_only=False)
+        # Each distinct text is searched once and each distinct (source, text) rewritten
+        # once: columns repeat their values (labels, comment bodies, hook texts).
+        encoded = pc.dictionary_encode(texts)
+        distinct = encoded.dictionary
+        hits = pc.fill_null(_suspect(distinct), False).to_numpy(zero_copy_only=False)
         if known is not None:
-            hits = hits | known.found(texts)
-        found = np.flatnonzero(hits)
+            hits = hits | known.found(distinct)
+        if not hits.any():
+            return None
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        codes = codes.astype(np.int64)
+        found = np.flatnonzero((codes >= 0) & hits[codes])
         if not len(found):
             return None
-        values = texts.to_pylist()
-        cleaned = {i: _without_profile_links(values[i]) for i in found}
-        pairs = [(sources[rows[i]], h) for i, t in cleaned.items() for h in _HANDLE.findall(t)]
+        on = sources if pa.types.is_dictionary(sources.type) else pc.dictionary_encode(sources)
+        source_codes = pc.fill_null(on.indices, -1).to_numpy(zero_copy_only=False)
+        source_names = [None, *on.dictionary.to_pylist()]
+        pair = (source_codes[rows[found]].astype(np.int64) + 1) * len(distinct) + codes[found]
+        pairs_found, which = np.unique(pair, return_inverse=True)
+        where = [source_names[k] for k in (pairs_found // len(distinct)).tolist()]
+        values = distinct.take(pa.array(pairs_found % len(distinct))).to_pylist()
+        cleaned = [_without_profile_links(text) for text in values]
+        handles = [(s, h) for s, t in zip(where, cleaned, strict=True) for h in _HANDLE.findall(t)]
         lookup: dict[tuple[str | None, str], str] = {}
-        if pairs:
-            where, named = zip(*pairs, strict=True)
-            mapped = self.handles(pa.array(where, pa.string()), pa.array(named, pa.string()))
-            lookup = dict(zip(pairs, mapped.to_pylist(), strict=True))
-        for i, text in cleaned.items():
-            source = sources[rows[i]]
-            text = _HANDLE.sub(_replacer(lookup, source), text) if pairs else text
+        if handles:
+            on_source, named = zip(*handles, strict=True)
+            mapped = self.handles(pa.array(on_source, pa.string()), pa.array(named, pa.string()))
+            lookup = dict(zip(handles, mapped.to_pylist(), strict=True))
+        for i, (source, text) in enumerate(zip(where, cleaned, strict=True)):
+            text = _HANDLE.sub(_replacer(lookup, source), text) if handles else text
             values[i] = known.replace(source, text) if known is not None else text
-        return pa.array(values, pa.string())
+        mask = np.zeros(len(texts), dtype=bool)
+        mask[found] = True
+        new = pa.array(values, pa.string()).take(pa.array(which.reshape(-1)))
+        return pc.replace_with_mask(texts, pa.array(mask), new)
 
     def scrub_text(self, source: str | None, text: str) -> str:
         """One text with ``@handles`` replaced and profile URLs removed."""
@@ -302,6 +317,7 @@ class Known:
         self.anywhere: dict[str, str] = {}
         self.longest = 1
         self._first_words: pa.Array | None = None
+        self._starts: frozenset[str] = frozenset()
 
     def __len__(self) -> int:
         return len(self.anywhere)
@@ -324,24 +340,39 @@ class Known:
         )
         if not table.num_rows:
             return
-        # Each (source, ident) once: the Python loop runs over distinct people only.
+        # Each (source, ident) once, the first seen winning (as ``setdefault`` would);
+        # the dicts are merged in C, the people already known keeping their pseudonym.
         firsts = _arrow.first_indices([table["s"], table["i"]])
         if firsts is not None:
             table = table.take(firsts)
-        for source, ident, new in zip(*(table[c].to_pylist() for c in "sip"), strict=True):
-            self.by_source.setdefault((source, ident), new)
-            self.anywhere.setdefault(ident, new)
-            self.longest = max(self.longest, ident.count(" ") + 1)
+        source, ident, new = (table[c].to_pylist() for c in "sip")
+        pairs = zip(zip(source, ident, strict=True), new, strict=True)
+        self.by_source = {**dict(pairs), **self.by_source}
+        # Reversed: the first row of an ident written last, so it wins.
+        firsts_win = zip(reversed(ident), reversed(new), strict=True)
+        self.anywhere = {**dict(firsts_win), **self.anywhere}
+        spaces = pc.max(pc.count_substring(table["i"], " ")).as_py()
+        self.longest = max(self.longest, spaces + 1)
         self._first_words = None
 
     def first_words(self) -> pa.Array:
         """The first word of every name and handle, as :meth:`found` reads words (and
         with a possessive ending, ``maya's``)."""
         if self._first_words is None:
-            firsts = {ident.split(" ", 1)[0].strip(_TRIM) for ident in self.anywhere}
-            firsts |= {f"{w}{s}" for w in firsts for s in ("'s", "’s")}
-            self._first_words = pa.array(sorted(w for w in firsts if w), pa.string())
+            self._index()
+        assert self._first_words is not None
         return self._first_words
+
+    def _index(self) -> None:
+        """The first words of the names: as :meth:`replace` reads them (``_starts``)
+        and as :meth:`found` does (punctuation trimmed, ``_first_words``)."""
+        idents = pa.array(list(self.anywhere), pa.string())
+        starts = pc.unique(pc.list_element(pc.split_pattern(idents, " ", max_splits=1), 0))
+        self._starts = frozenset(starts.to_pylist())
+        firsts = pc.unique(pc.utf8_trim(starts, _TRIM))
+        possessive = [pc.binary_join_element_wise(firsts, end, "") for end in ("'s", "’s")]
+        words = pc.unique(pa.concat_arrays([firsts, *possessive]))
+        self._first_words = words.filter(pc.not_equal(words, ""))
 
     def found(self, texts: pa.Array) -> np.ndarray:
         """Which texts may write one of them out: each text's words (split at
@@ -360,9 +391,17 @@ class Known:
     def replace(self, source: str | None, text: str) -> str:
         """``text`` with every known name or bare handle replaced by its pseudonym."""
         words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+        if self._first_words is None:
+            self._index()
+        starts = self._starts
         out: list[str] = []
         last = i = 0
         while i < len(words):
+            # Only a name's first word (or it with a possessive ending) starts a name.
+            first = words[i][2]
+            if first not in starts and (first[-2:] not in ("'s", "’s") or first[:-2] not in starts):
+                i += 1
+                continue
             for n in range(min(self.longest, len(words) - i), 0, -1):
                 span = words[i : i + n]
                 if n > 1 and not all(
@@ -419,10 +458,22 @@ def _suspect(texts: pa.Array) -> pa.Array:
 def _normal(text: pa.Array, names: bool = False) -> pa.Array:
     """Handles as compared: trimmed, without ``@``, lower-cased; names: trimmed, inner
     whitespace collapsed, lower-cased."""
+    # Once per distinct value: handles and names repeat (one per post or comment).
+    return _per_distinct(text, lambda values: _normal_distinct(values, names))
+
+
+def _normal_distinct(text: pa.Array, names: bool) -> pa.Array:
     trimmed = pc.utf8_trim_whitespace(text)
     if names:
         return pc.utf8_lower(pc.replace_substring_regex(trimmed, r"\s+", " "))
     return pc.utf8_lower(pc.utf8_ltrim(trimmed, "@"))
+
+
+def _per_distinct(values: pa.Array, fn: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """The element-wise ``fn`` of ``values``, computed once per distinct value (a
+    column's values repeat: one author per post, a few labels) and taken back."""
+    encoded = pc.dictionary_encode(values)
+    return fn(encoded.dictionary).take(encoded.indices)
 
 
 def normalise(handle: str) -> str:
@@ -446,7 +497,11 @@ def handles_from_urls(urls: pa.Array) -> pa.Array:
     """:func:`handle_from_url` over an array (one vectorised regex)."""
     if not len(urls):
         return pa.array([], pa.string())
-    found = pc.extract_regex(urls.cast(pa.string()), _PROFILE_URL_HANDLE)
+    return _per_distinct(urls.cast(pa.string()), _handles_from_distinct_urls)
+
+
+def _handles_from_distinct_urls(urls: pa.Array) -> pa.Array:
+    found = pc.extract_regex(urls, _PROFILE_URL_HANDLE)
     return pc.struct_field(found, ["handle"])
 
 
@@ -665,20 +720,21 @@ def pseudonymise_frame(
 
     # Every other text, nested ones included: @handles, profile links, the frame's people
     # written out; a value that is only a link to the post's content is removed.
-    source_list = sources.to_pylist()
     content_links = post_urls == "drop"
+    encoded_sources = pc.dictionary_encode(sources)
 
     counts = {"rewritten": 0, "removed": 0}
 
     def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
         texts = texts.cast(pa.string())
-        changed = people.scrubbed(source_list, rows, texts, known)
+        changed = people.scrubbed(encoded_sources, rows, texts, known)
         if changed is not None:
             differs = pc.fill_null(pc.not_equal(texts, changed), False)
             counts["rewritten"] += int(pc.sum(differs).as_py() or 0)
         if not content_links:
             return changed
-        link = pc.fill_null(pc.match_substring_regex(texts, _URL_ONLY), False)
+        link = _per_distinct(texts, lambda values: pc.match_substring_regex(values, _URL_ONLY))
+        link = pc.fill_null(link, False)
         drop = link.to_numpy(zero_copy_only=False) & ~allowed[rows]
         if not drop.any():
             return changed
@@ -819,7 +875,7 @@ def _comments(
             fields["author_name"] = pseudonyms
         fields["author_username"] = pseudonyms
     if "body" in fields:
-        body = people.scrubbed(sources.to_pylist(), rows, fields["body"], known)
+        body = people.scrubbed(sources, rows, fields["body"], known)
         fields["body"] = fields["body"] if body is None else body
     values = pa.StructArray.from_arrays(
         list(fields.values()), fields=list(flat.type), mask=flat.is_null()

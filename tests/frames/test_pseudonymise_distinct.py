@@ -1,0 +1,68 @@
+"""Pseudonymisation works once per distinct value (texts, sources, names): repeated
+values, the same text on two sources and the first pseudonym seen for a name must come
+out as if every row were handled on its own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+import rdskit.frames as frames
+from rdskit.frames.pseudonymise import Known, Pseudonymiser
+
+KEY = "0f8c6e2d9b7a41c3a5e9d2b8c4f6a1e7"
+
+
+def test_a_repeated_text_is_rewritten_per_source() -> None:
+    people = Pseudonymiser(KEY)
+    sources = ["tiktok", "reddit", "tiktok", None, "reddit"]
+    texts = pa.array(["hi @maya", "hi @maya", "hi @maya", "hi @maya", None])
+    out = people.scrub(sources, np.arange(5), texts).to_pylist()
+    one = [
+        people.scrub_text(s, t) if t else None
+        for s, t in zip(sources, texts.to_pylist(), strict=True)
+    ]
+    assert out == one
+    assert out[0] == out[2] == "hi @" + people.pseudonym("tiktok", "maya")
+    assert out[1] != out[0] and out[4] is None
+
+
+def test_names_rewritten_per_row_source_in_repeated_texts() -> None:
+    people = Pseudonymiser(KEY)
+    known = Known()
+    known.add(pa.array(["tiktok", "reddit"]), pa.array(["Maya Chen"] * 2), pa.array(["u_t", "u_r"]))
+    texts = pa.array(["met Maya Chen's dog", "plain", "met Maya Chen's dog"])
+    rows = np.array([0, 0, 1])
+    out = people.scrubbed(pa.array(["tiktok", "reddit"]), rows, texts, known)
+    assert out is not None
+    assert out.to_pylist() == ["met u_t's dog", "plain", "met u_r's dog"]
+    assert (
+        people.scrubbed(pa.array(["tiktok"]), np.zeros(1, int), pa.array(["plain"]), known) is None
+    )
+
+
+def test_the_first_pseudonym_seen_for_a_name_wins() -> None:
+    known = Known()
+    known.add(
+        pa.array(["tiktok", "tiktok"]), pa.array(["Sam Lee", "sam  lee"]), pa.array(["u_1", "u_2"])
+    )
+    known.add(pa.array(["reddit"]), pa.array(["Sam Lee"]), pa.array(["u_3"]))
+    assert known.replace("tiktok", "Sam Lee") == "u_1"
+    assert known.replace("reddit", "Sam Lee") == "u_3"
+    assert known.replace("youtube", "Sam Lee") == "u_1"  # first seen on any source
+    assert known.replace("youtube", "Samuel") == "Samuel"
+    assert len(known) == 1
+
+
+def test_repeated_frames_values_match_a_frame_of_distinct_rows() -> None:
+    row = {
+        "source": "tiktok",
+        "author": {"title": "Maya Chen", "title_url": "https://www.tiktok.com/@maya"},
+        "text": "thanks @lea and Maya Chen",
+    }
+    many = frames.mentions_frame([{**row, "id": str(i)} for i in range(4)])
+    one = frames.mentions_frame([{**row, "id": "0"}])
+    out_many = many.rds.pseudonymise(KEY)
+    out_one = one.rds.pseudonymise(KEY)
+    assert out_many["text"].tolist() == out_one["text"].tolist() * 4
+    assert "maya" not in out_many["text"][0].lower() and "@lea" not in out_many["text"][0]
