@@ -332,10 +332,9 @@ def answer(
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
     if reading.queries and scope and posts and not selected:
         return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
-    vocab = table.__dict__.get(("vocab", tuple(searches), today))
-    if vocab is None:
-        vocab = Vocabulary.of(list(table.posts), searches, today)
-        table.__dict__[("vocab", tuple(searches), today)] = vocab
+    vocab = table.derived(
+        ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
+    )
     planned = _plan(asked, vocab, earlier)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]

@@ -36,9 +36,9 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -254,6 +254,9 @@ def text_of(post: Post) -> str:
     return f"{post.get('title') or ''}\n{post.get('text') or ''}".lower()
 
 
+T = TypeVar("T")
+
+
 @dataclass
 class Table:
     """The scope's posts with their values, read once (the frame a plan runs over)."""
@@ -263,11 +266,20 @@ class Table:
     texts: list[str] = field(init=False)
     comments: list[list[Post]] = field(init=False)
     _vocab: dict[str, dict[str, str]] = field(init=False, default_factory=dict)
+    _derived: dict[Hashable, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rows = [values_of(post) for post in self.posts]
         self.texts = [text_of(post) for post in self.posts]
         self.comments = [list(post.get("comments") or ()) for post in self.posts]
+
+    def derived(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What the reader derives from these posts (phrases, spelling targets, the
+        planner's vocabulary), made once per table under ``key``: a cached table serves
+        every question of its dataset until the dataset changes."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return cast(T, self._derived[key])
 
     def labels(self, dimension: str) -> dict[str, str]:
         """The dimension's values in the data: lower-cased -> as written."""

@@ -499,9 +499,10 @@ _THEME_INTENTIONS = frozenset({"question", "complaint", "recommendation", "compa
 
 def _phrases(table: Table) -> list[_Phrase]:
     """Every phrase that names a value in this scope, longest first."""
-    cached = table.__dict__.get("_phrases")
-    if cached is not None:
-        return list(cached)
+    return list(table.derived("phrases", lambda: _find_phrases(table)))
+
+
+def _find_phrases(table: Table) -> list[_Phrase]:
     found: dict[tuple[str, ...], _Phrase] = {}
 
     def add(text: str, dim: str, value: str) -> None:
@@ -530,21 +531,21 @@ def _phrases(table: Table) -> list[_Phrase]:
             add(f"{lowered} posts", "intention", table.labels("intention")[lowered])
     for name in OTHER_SOURCES:
         add(name, "other_source", name)
-    ordered = sorted(found.values(), key=lambda p: -len(p.words))
-    table.__dict__["_phrases"] = ordered
-    return list(ordered)
+    return sorted(found.values(), key=lambda p: -len(p.words))
 
 
 def _context_phrases(table: Table, dim: str) -> list[_Phrase]:
     """Values only read in their context (hooks near "hook", CTAs near "call to action")."""
-    cached = table.__dict__.get(("context", dim))
-    if cached is None:
-        out = []
-        for lowered, value in table.labels(dim).items():
-            for form in _forms(lowered):
-                out.append(_Phrase(tuple(_tokens(form)), dim, value))
-        cached = table.__dict__[("context", dim)] = sorted(out, key=lambda p: -len(p.words))
-    return list(cached)
+
+    def find() -> list[_Phrase]:
+        out = [
+            _Phrase(tuple(_tokens(form)), dim, value)
+            for lowered, value in table.labels(dim).items()
+            for form in _forms(lowered)
+        ]
+        return sorted(out, key=lambda p: -len(p.words))
+
+    return list(table.derived(("context", dim), find))
 
 
 # --- reading one part --------------------------------------------------------------------
@@ -1201,23 +1202,22 @@ _ANALYSES = frozenset(
 """Words of an analysis the intent planner writes: a part with one is not a figure."""
 
 
+def _spelling(table: Table) -> tuple[list[str], set[str], dict[str, str]]:
+    """The words a misspelling may be repaired to, every known word, and the repairs made
+    so far (a cache), for :func:`_repaired`."""
+    context = [p for dim in ("hook", "topic", "cta") for p in _context_phrases(table, dim)]
+    targets = {w for p in [*_phrases(table), *context] for w in p.words if len(w) >= 5}
+    targets |= {
+        w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON if len(w) >= 5
+    }
+    known = set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+    return sorted(targets), known, {}
+
+
 def _repaired(text: str, table: Table) -> str:
     """Misspelt words of the catalogue and the data's values repaired ("negatve",
     "instgram", "medain"); a word already known is never changed."""
-    if "_targets" not in table.__dict__:
-        context = [p for dim in ("hook", "topic", "cta") for p in _context_phrases(table, dim)]
-        targets = {w for p in [*_phrases(table), *context] for w in p.words if len(w) >= 5}
-        targets |= {
-            w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON
-            if len(w) >= 5
-        }  # fmt: skip
-        table.__dict__["_targets"] = sorted(targets)
-        table.__dict__["_known"] = (
-            set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
-        )
-        table.__dict__["_fixed"] = {}
-    targets, known = table.__dict__["_targets"], table.__dict__["_known"]
-    fixed: dict[str, str] = table.__dict__["_fixed"]
+    targets, known, fixed = table.derived("spelling", lambda: _spelling(table))
 
     def fix(found: re.Match[str]) -> str:
         word = found[0]
