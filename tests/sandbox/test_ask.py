@@ -757,3 +757,12 @@ def test_words_that_leave_ads_out_are_the_policy_not_the_topic() -> None:
         assert "ads and advertisers" not in reply.text.lower(), question
         assert "ads only" not in reply.text, question
         assert f"out of **{len(organic)}** posts" in reply.text, question
+
+
+def test_a_grouped_count_has_one_column_of_posts() -> None:
+    reply = _answer("How many negative posts per month?")
+    header = next(line for line in reply.text.splitlines() if line.startswith("| month"))
+    assert header == "| month | posts |"
+    negative = [post for post in CORPUS if _label(post) == "negative"]
+    rows = _table(reply.text, "Posts by month")
+    assert sum(_int(count) for _, count in rows) == len(negative)

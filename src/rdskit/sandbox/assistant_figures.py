@@ -366,10 +366,13 @@ def write(out: Writer, query: Query, table: Table, where: str, ads: str) -> dict
         said = _DIM_SAID.get(query.group, query.group.replace("_", " "))
         label = _measure_label(query)
         rows = [[key, _number(value, query.metric), n] for key, value, n in result.groups]
+        columns = [said, label, "posts"]
+        if query.measure == "count":  # the value is the number of posts: one column, not two
+            rows, columns = [row[:2] for row in rows], columns[:2]
         if not rows:
             out.line(f"No posts match ({total:,} posts in {where}).")
         else:
-            out.add_table(f"{label[0].upper()}{label[1:]} by {said}", [said, label, "posts"], rows)
+            out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
         figures["groups"] = [[key, value, n] for key, value, n in result.groups]
         _examples(out, table, result.cited)
         return figures
