@@ -766,3 +766,17 @@ def test_a_grouped_count_has_one_column_of_posts() -> None:
     negative = [post for post in CORPUS if _label(post) == "negative"]
     rows = _table(reply.text, "Posts by month")
     assert sum(_int(count) for _, count in rows) == len(negative)
+
+
+def test_the_overview_counts_the_posts_its_read_as_line_names() -> None:
+    # It said "ads included" and then left the ads out of its sentiment figures.
+    with_ad = [{**CORPUS[0], "content_type": "ad"}, *CORPUS[1:]]
+    for question, posts in (
+        ("Summarize the dataset", with_ad),
+        ("Summarize the dataset without ads", with_ad[1:]),
+    ):
+        reply = assistant.answer(question, with_ad, [OAT, SOY])
+        assert reply.intent == "overview", (question, reply.intent)
+        counts = Counter(_label(post) for post in posts if post.get("sentiment"))
+        assert f"**{counts['negative']:,}** negative" in reply.text, (question, reply.text)
+        assert "left out of sentiment" not in reply.text

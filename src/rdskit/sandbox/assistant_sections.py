@@ -847,9 +847,10 @@ def _write_ctas(out: Writer, case: Case) -> None:
 
 
 def _write_overview(out: Writer, case: Case) -> None:
-    organic = [post for post in case.posts if post.get("content_type") != "ad"]
-    ads = len(case.posts) - len(organic)
-    stats = case.stats(organic)
+    # The chat's ads policy was applied before (its read-as line says which): every figure
+    # below counts the same posts, ads in the sentiment included when the policy keeps them.
+    ads = sum(1 for post in case.posts if post.get("content_type") == "ad")
+    stats = case.stats(case.posts)
     sources = _groups(case.posts, lambda post: post["source"])
     order = sorted(sources.items(), key=lambda item: (-len(item[1]), item[0]))
     dates = sorted(float(post.get("created_at") or 0) for post in case.posts)
@@ -861,13 +862,16 @@ def _write_overview(out: Writer, case: Case) -> None:
         f"from {_listing([(n, len(p)) for n, p in order])}."
     )
     if ads:
-        out.line(f"{posts_phrase(ads, bold=True, noun='ad')} among them (left out of sentiment).")
+        out.line(
+            f"{posts_phrase(ads, bold=True, noun='ad')} among them, counted below too (ask"
+            ' "without ads" to leave them out).'
+        )
     out.line(
         f"Sentiment: **{stats.positive:,}** positive ({stats.share('positive')}), "
         f"**{stats.neutral:,}** neutral ({stats.share('neutral')}) and **{stats.negative:,}** "
         f"negative ({stats.share('negative')})."
     )
-    themes = case.themes(organic, case.aspects)[:3]
+    themes = case.themes(case.posts, case.aspects)[:3]
     if themes:
         out.line(f"Most discussed: {_listing([(n, len(m)) for n, m in themes])}.")
     out.line(f"The most engaging post: {_example(ranked(case.posts)[0])}")
