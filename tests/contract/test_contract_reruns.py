@@ -42,7 +42,7 @@ from rdskit.errors import (
 from rdskit.models import Dataset, DateRange, PromptSearchQuery
 from rdskit.models.account import INSTANCE_HEADER
 from rdskit.resources._reuse import LEDGER, account_identity, comparable
-from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox import SandboxHandle, clock, start
 
 REVERSED = {**PROMPT, "sources": list(reversed(PROMPT["sources"]))}
 SCHEDULE = {"frequency": "weekly", "time": "09:00", "day": "monday"}
@@ -598,7 +598,7 @@ def _without_instance(response: httpx.Response) -> None:
 
 @pytest.mark.parametrize("instance_header", [True, False], ids=["sandbox", "no-instance-header"])
 def test_a_ledger_kept_across_fresh_sandboxes_of_one_date_never_hands_back_another_object(
-    ledger_dir: Path, instance_header: bool
+    ledger_dir: Path, instance_header: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two fresh sandboxes of one seed on one fixed date repeat the account, its seat, its
     creation time and every object id. What the first one answered must not come back for
@@ -608,17 +608,25 @@ def test_a_ledger_kept_across_fresh_sandboxes_of_one_date_never_hands_back_anoth
     options: dict[str, Any] = {"speed": 500, "rate_limit": 10_000, "seed": 7}
     options["today"] = date(2026, 11, 20)
 
+    def fresh() -> SandboxHandle:
+        # Its clock held still while it starts: the account is made at the fixed date's
+        # very midday, as on an idle machine (a loaded one may tick a second first).
+        frozen = clock.wall_time()
+        with monkeypatch.context() as patch:
+            patch.setattr(clock, "wall_time", lambda: frozen)
+            return start(**options)
+
     def connect(handle: SandboxHandle) -> Client:
         hooks = {} if instance_header else {"response": [_without_instance]}
         http = httpx.Client(event_hooks=hooks)
         return Client(handle.api_key, base_url=handle.url, rate_limit=None, http_client=http)
 
-    with start(**options) as first_sandbox, connect(first_sandbox) as first:
+    with fresh() as first_sandbox, connect(first_sandbox) as first:
         me = first.me()
         turn = first.ask(QUESTION, reuse=True)
         finish(turn)
         preview = first.research_previews.create(**PREVIEW, reuse=True)
-    with start(**options) as second_sandbox, connect(second_sandbox) as second:
+    with fresh() as second_sandbox, connect(second_sandbox) as second:
         again = second.me()
         # The defect's premise: everything the old ledger key was made of repeats.
         assert (again.account_id, again.id, again.created_at) == (
