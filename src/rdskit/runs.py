@@ -162,7 +162,8 @@ class RunKind(Generic[R]):
         ``awaited``: as written with an AsyncClient (``await`` on each call).
 
         Example:
-            >>> run = PatternDetectionRun.model_validate({"run_id": "pdr_1"})
+            >>> run = PatternDetectionRun.model_validate({"run_id": "pdr_1",
+            ...     "collection_id": "ds_1", "status": {"type": "pending"}})
             >>> kind_of(run).resume(run, awaited=True)
             "run = await client.wait(await client.pattern_detections.get('pdr_1'))"
         """
