@@ -72,6 +72,7 @@ from rdskit.errors import (
     error_from_response,
     seconds_or_none,
 )
+from rdskit.models.account import INSTANCE_HEADER
 from rdskit.pagination import AsyncPager, SyncPage
 
 __all__ = [
@@ -308,6 +309,8 @@ class HTTPCore:
         self.clock: Callable[[], float] = time.monotonic
         # The RateLimit-* headers of the last response that had them (``%rds status``).
         self.rate_limit_headers: dict[str, str] = {}
+        # The service's INSTANCE_HEADER, once a response had it (a sandbox database).
+        self.instance: str | None = None
 
     def __repr__(self) -> str:
         return f"HTTPCore(base_url={self.base_url!r}, api_key={self.api_key!r})"
@@ -366,6 +369,8 @@ class HTTPCore:
                 ) from exc
             if self.limiter is not None:
                 self.limiter.observe(response.headers)
+            if INSTANCE_HEADER in response.headers:
+                self.instance = response.headers[INSTANCE_HEADER]
             if "ratelimit-limit" in response.headers:
                 self.rate_limit_headers = {
                     name: value

@@ -4,9 +4,11 @@ Four paid calls leave nothing a list endpoint shows: Ask (there is no chat list)
 pattern detections, tracking triggers and research previews. So that re-running a
 notebook does not pay for them twice, a call made with ``reuse=True`` writes down what it
 started, keyed by :func:`ledger_key`: a SHA-256 of the account's identity (from
-``GET /v1/me``; not the base URL, which changes with the embedded sandbox's port), the
-call's kind and its canonical request. The next ``reuse=True`` call with the same key
-reads the resource back (free) instead of paying (:func:`rdskit.resources._reuse.remembered`).
+``GET /v1/me``, with the service's instance header when it sends one; not the base URL,
+which changes with the embedded sandbox's port), the call's kind and its canonical
+request. The next ``reuse=True`` call with the same key reads the resource back (free)
+and checks it is what the request made, instead of paying
+(:func:`rdskit.resources._reuse.remembered`).
 
 What is stored: that key, the kind (``ask``...), the resource ids and when it was
 written; never the question, the query or the key. The file lives under
@@ -94,10 +96,13 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def identity_digest(account_id: str | None, user_id: str, created_at: Any) -> str:
-    """Who paid, as a hash: the account, the seat (chats are per seat) and when the account
-    was made (so a fresh sandbox, whose ids repeat those of the last one, is another
-    account).
+def identity_digest(
+    account_id: str | None, user_id: str, created_at: Any, instance: str | None = None
+) -> str:
+    """Who paid, as a hash: the account, the seat (chats are per seat), when the account
+    was made and, when the service names one, its instance
+    (:data:`~rdskit.models.account.INSTANCE_HEADER`: a fresh sandbox repeats the last
+    one's ids and, on a fixed date, its account's creation time too).
 
     Example:
         >>> identity_digest("acc_1", "usr_1", 1767225600) == identity_digest(
@@ -105,8 +110,13 @@ def identity_digest(account_id: str | None, user_id: str, created_at: Any) -> st
         True
         >>> identity_digest("acc_1", "usr_1", 1) == identity_digest("acc_1", "usr_1", 2)
         False
+        >>> identity_digest("acc_1", "usr_1", 1, "a") == identity_digest("acc_1", "usr_1", 1, "b")
+        False
     """
-    return _digest({"account": account_id, "user": user_id, "created": created_at})
+    who = {"account": account_id, "user": user_id, "created": created_at}
+    if instance is not None:  # a service that names no instance keeps its earlier keys
+        who["instance"] = instance
+    return _digest(who)
 
 
 def ledger_key(identity: str, kind: str, request: Any) -> str:
@@ -170,12 +180,18 @@ class Ledger:
             )
 
     def forget(self, key: str) -> None:
-        """Drop the entry under ``key`` (nothing happens when there is none)."""
-        with self._locked():
-            entries = self._entries()
-            if entries.pop(key, None) is not None:
-                data = json.dumps({"version": _VERSION, "entries": entries})
-                write_private(self.path, data.encode())
+        """Drop the entry under ``key`` (nothing happens when there is none). A file that
+        cannot be rewritten keeps it (warned): the next call made under ``key`` replaces it."""
+        try:
+            with self._locked():
+                entries = self._entries()
+                if entries.pop(key, None) is not None:
+                    data = json.dumps({"version": _VERSION, "entries": entries})
+                    write_private(self.path, data.encode())
+        except OSError as exc:
+            warn(
+                f"could not drop a stale entry of the ledger at {self.path} ({exc})", LedgerWarning
+            )
 
     def _entries(self) -> dict[str, dict[str, Any]]:
         """Every valid entry, oldest first; an unreadable file counts as empty (warned)."""

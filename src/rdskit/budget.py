@@ -17,7 +17,9 @@ on top of any client's own ``budget_credits``. In a notebook ``%rds budget N`` s
   nothing remains, and each one holds an allowance (:data:`ASK_ALLOWANCE`, 1 credit by
   default; ``set_budget(N, ask_allowance=...)``) from the moment it is sent until its
   reply's ``ai_assistant`` usage rows are committed (when the reply is seen complete:
-  ``client.wait``, ``%%ask``; or at the latest before the next paid call). So asks sent at
+  ``client.wait``, ``%%ask``; or at the latest before the next paid call). A reply the
+  service says is free (``charged_tokens`` 0: a refusal, data not collected, a failed
+  reply) gives its allowance back as soon as it is seen final. So asks sent at
   the same moment cannot overshoot the budget by more than one allowance, as long as one
   ask costs no more than its allowance. Asks of several clients of one account running at
   the same time may have their rows counted against the first client's own budget (never
@@ -343,27 +345,36 @@ def counted_reply(core: HTTPCore, chat_id: str, message_id: str) -> Flow[ChatMes
     charges of the finished Asks of its account."""
     message = yield from core.call(get_chat_message(chat_id, message_id))
     if message.status in ("completed", "failed") and _pending:
-        yield from settle_asks(core, {(chat_id, message_id): message.status})
+        yield from settle_asks(core, {(chat_id, message_id): message})
     return message
 
 
-def settle_asks(core: HTTPCore, known: Mapping[tuple[str, str], str] | None = None) -> Flow[None]:
+def settle_asks(
+    core: HTTPCore, known: Mapping[tuple[str, str], ChatMessage] | None = None
+) -> Flow[None]:
     """Flow: commit the ``ai_assistant`` charges of the finished Asks of ``core``'s account
-    (read from its usage history). ``known`` holds reply statuses already read."""
+    (read from its usage history). ``known`` holds replies already read. A reply the
+    service says is free (``charged_tokens`` 0) is settled at once, with nothing to commit."""
     account = _account(core)
     with _lock:
         mine = [ask for ask in _pending if ask.account == account]
     if not mine:
         return
     now = time.monotonic()
+    free: list[_PendingAsk] = []
     for ask in mine:
         if ask.finished_at is not None:
             continue
-        status = (known or {}).get((ask.chat_id, ask.message_id))
-        if status is None:
-            status = (yield from core.call(get_chat_message(ask.chat_id, ask.message_id))).status
-        if status in ("completed", "failed"):
+        reply = (known or {}).get((ask.chat_id, ask.message_id))
+        if reply is None:
+            reply = yield from core.call(get_chat_message(ask.chat_id, ask.message_id))
+        if reply.status in ("completed", "failed"):
             ask.finished_at = now
+            if reply.charged_tokens == 0:
+                free.append(ask)
+    if free:
+        _settle(free)
+        mine = [ask for ask in mine if all(ask is not f for f in free)]
     finished = sorted((ask for ask in mine if ask.finished_at is not None), key=_sent_order)
     if not finished:
         return
@@ -387,12 +398,27 @@ def settle_asks(core: HTTPCore, known: Mapping[tuple[str, str], str] | None = No
         # rest wait for theirs until ROW_GRACE has passed.
         settled = finished[: len(rows)]
         settled += [ask for ask in finished if now - (ask.finished_at or now) > ROW_GRACE]
-        _pending[:] = [ask for ask in _pending if all(ask is not s for s in settled)]
-        for ask in {id(ask): ask for ask in settled}.values():
-            for budget, amount in zip(ask.budgets, ask.holds, strict=True):
-                budget.release_hold(amount)  # its charge is committed (or there is none)
+        _release(settled)
     if rows:
         log.info("committed %s credits of %d ai_assistant usage row(s)", charge, len(rows))
+
+
+def _settle(asks: list[_PendingAsk]) -> None:
+    """Settle ``asks`` with nothing to commit (replies the service says are free)."""
+    with _lock:
+        _release(asks)
+    log.info("%d free ask(s) settled: their allowance is released", len(asks))
+
+
+def _release(settled: list[_PendingAsk]) -> None:
+    """Drop ``settled`` from the pending asks and give back their allowances (called
+    with ``_lock`` held): their charge is committed, or there is none. An ask another
+    thread settled meanwhile is no longer pending: its allowance is not given back twice."""
+    released = [ask for ask in _pending if any(ask is s for s in settled)]
+    _pending[:] = [ask for ask in _pending if all(ask is not s for s in settled)]
+    for ask in released:
+        for budget, amount in zip(ask.budgets, ask.holds, strict=True):
+            budget.release_hold(amount)
 
 
 def _credits(value: Amount, field: str) -> Decimal:

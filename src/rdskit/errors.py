@@ -157,8 +157,9 @@ class CacheWarning(RdsWarning):
 
 class LedgerWarning(RdsWarning):
     """The local ledger of paid calls (``reuse=True`` on Ask, pattern detections, tracking
-    triggers and research previews) could not be read or written: the call went ahead,
-    but a re-run may pay again (:mod:`rdskit._ledger`)."""
+    triggers and research previews) could not be read or written, or an entry was stale
+    (what it names is gone or is not what the request made: it was dropped): the call
+    went ahead, paid (:mod:`rdskit._ledger`)."""
 
 
 # Each warning reports one read; Python's default shows a warning once per code line,

@@ -177,6 +177,8 @@ def billing_lines(
         why = terms.unknown or (reserved.reason if reserved else None) or "prices unavailable"
         lines = [BillingLine("reserved", "not shown" if terms.reserves else "none", why)]
     wanted = " or ".join(terms.categories)
+    if terms.free is not None:
+        return [*lines, BillingLine("charged", _money(Decimal(0), Decimal(0)), terms.free)]
     if rows is None:
         return [*lines, BillingLine("charged", "unknown", "the usage history could not be read")]
     charged = [row for row in rows if row.category in terms.categories]

@@ -95,6 +95,7 @@ class ChargeTerms:
     ``categories``: usage history categories its charge is booked under; ``kind`` and
     ``quantity``: the reservation (a run kind of :data:`~rdskit.models.vocab.RUN_KIND_CATEGORIES`
     and the reserved units), or ``unknown``: why the reservation cannot be known.
+    ``free``: why this piece of work is known to be charged nothing (None: not known).
     """
 
     categories: tuple[str, ...]
@@ -102,6 +103,7 @@ class ChargeTerms:
     quantity: int | None = None
     unknown: str | None = None
     reserves: bool = True  # False: the work is charged afterwards, with no reservation
+    free: str | None = None
 
 
 class RunKind(Generic[R]):
@@ -150,9 +152,27 @@ class RunKind(Generic[R]):
         """How it is charged (None: nothing to show)."""
         return None
 
-    def resume(self, obj: R) -> str:
-        """The call that re-reads it and waits again (shown when a wait is interrupted)."""
-        return "client.wait(run), with run the object you waited on"
+    def read_call(self, obj: R) -> tuple[str, str] | None:
+        """How the resume call names it and re-reads it: ``("run",
+        "client.datasets.runs.get(...)")``; None when it has no GET of its own."""
+        return None
+
+    def resume(self, obj: R, *, awaited: bool = False) -> str:
+        """The call that re-reads it and waits again (shown when a wait is interrupted);
+        ``awaited``: as written with an AsyncClient (``await`` on each call).
+
+        Example:
+            >>> run = PatternDetectionRun.model_validate({"run_id": "pdr_1",
+            ...     "collection_id": "ds_1", "status": {"type": "pending"}})
+            >>> kind_of(run).resume(run, awaited=True)
+            "run = await client.wait(await client.pattern_detections.get('pdr_1'))"
+        """
+        wait = "await client.wait" if awaited else "client.wait"
+        call = self.read_call(obj)
+        if call is None:
+            return f"{wait}(run), with run the object you waited on"
+        name, read = call
+        return f"{name} = {wait}({'await ' if awaited else ''}{read})"
 
     def what(self, obj: R) -> str:
         """How messages name it: ``dataset run dsr_1``."""
@@ -291,8 +311,8 @@ class DatasetRunKind(RunKind[DatasetRun]):
     def follower(self, obj: DatasetRun) -> Callable[[HTTPCore], Flow[DatasetRun]]:
         return lambda core: core.call(get_dataset_run(obj.dataset_id, obj.id))
 
-    def resume(self, obj: DatasetRun) -> str:
-        return f"run = client.wait(client.datasets.runs.get({obj.dataset_id!r}, {obj.id!r}))"
+    def read_call(self, obj: DatasetRun) -> tuple[str, str]:
+        return "run", f"client.datasets.runs.get({obj.dataset_id!r}, {obj.id!r})"
 
     @staticmethod
     def _wanted(obj: DatasetRun) -> int | None:
@@ -329,9 +349,8 @@ class AudienceRunKind(RunKind[AudienceRun]):
     def follower(self, obj: AudienceRun) -> Callable[[HTTPCore], Flow[AudienceRun]]:
         return lambda core: core.call(get_audience_run(obj.audience_dataset_id, obj.id))
 
-    def resume(self, obj: AudienceRun) -> str:
-        ids = f"{obj.audience_dataset_id!r}, {obj.id!r}"
-        return f"run = client.wait(client.audience_datasets.runs.get({ids}))"
+    def read_call(self, obj: AudienceRun) -> tuple[str, str]:
+        return "run", f"client.audience_datasets.runs.get({obj.audience_dataset_id!r}, {obj.id!r})"
 
     def done_of(self, obj: AudienceRun) -> tuple[str, int | None, int | None]:
         return "profiles", obj.profile_count, obj.target_profile_count
@@ -363,9 +382,9 @@ class CustomParameterRunKind(RunKind[CustomParameterRun]):
             )
         return lambda core: core.call(get_custom_parameter_run(parameter_id, obj.id))
 
-    def resume(self, obj: CustomParameterRun) -> str:
+    def read_call(self, obj: CustomParameterRun) -> tuple[str, str]:
         ids = f"{obj.custom_parameter_id!r}, {obj.id!r}"
-        return f"run = client.wait(client.custom_parameters.runs.get({ids}))"
+        return "run", f"client.custom_parameters.runs.get({ids})"
 
     def counters(self, obj: CustomParameterRun) -> tuple[tuple[str, str], ...]:
         done, failed = obj.mentions_done or 0, obj.mentions_error or 0
@@ -398,8 +417,8 @@ class PatternDetectionKind(RunKind[PatternDetectionRun]):
     def follower(self, obj: PatternDetectionRun) -> Callable[[HTTPCore], Flow[PatternDetectionRun]]:
         return lambda core: core.call(get_pattern_detection(obj.run_id))
 
-    def resume(self, obj: PatternDetectionRun) -> str:
-        return f"run = client.wait(client.pattern_detections.get({obj.run_id!r}))"
+    def read_call(self, obj: PatternDetectionRun) -> tuple[str, str]:
+        return "run", f"client.pattern_detections.get({obj.run_id!r})"
 
     def counters(self, obj: PatternDetectionRun) -> tuple[tuple[str, str], ...]:
         return (("pattern", obj.pattern_id),) if obj.pattern_id else ()
@@ -444,10 +463,14 @@ class _AskKind(RunKind[Any]):
         return RunView(self.label, status, parts, (), _by_steps(parts, None, status))
 
     def charge(self, obj: Any) -> ChargeTerms:
+        free = None
+        if getattr(obj, "charged_tokens", None) == 0:
+            free = "the service charged no inference tokens for this reply"
         return ChargeTerms(
             ("ai_assistant",),
             unknown="Ask is charged for inference after the reply",
             reserves=False,
+            free=free,
         )
 
     def follower(self, obj: Any) -> Callable[[HTTPCore], Flow[Any]]:
@@ -457,10 +480,10 @@ class _AskKind(RunKind[Any]):
             raise InvalidParameter("obj", "wait on the AskAccepted client.ask() returned")
         return lambda core: core.call(get_chat_message(chat_id, message_id))
 
-    def resume(self, obj: Any) -> str:
+    def read_call(self, obj: Any) -> tuple[str, str]:
         chat_id = obj.chat_id
         message_id = obj.message_id if isinstance(obj, AskAccepted) else obj.id
-        return f"reply = client.wait(client.chats.message({chat_id!r}, {message_id!r}))"
+        return "reply", f"client.chats.message({chat_id!r}, {message_id!r})"
 
 
 @register

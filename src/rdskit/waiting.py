@@ -42,7 +42,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from rdskit import _hooks
@@ -66,6 +68,7 @@ __all__ = [
     "UNKNOWN_STATUS_GRACE",
     "WaitInterrupted",
     "WaitingMixin",
+    "stopped_line",
 ]
 
 DEFAULT_POLL_INTERVAL = 1.0
@@ -82,7 +85,11 @@ class WaitInterrupted(KeyboardInterrupt):
 
     Still a ``KeyboardInterrupt`` (a script stops as before); IPython and Jupyter show
     its one line instead of a traceback from inside the library: the run, that it
-    continues on the service, and the exact call that picks it up again.
+    continues on the service, and the exact call that picks it up again. An
+    ``AsyncClient``'s wait that is cancelled instead (a notebook's stop button on an
+    ``await`` cell, a task's ``cancel()``) re-raises the very ``asyncio.CancelledError``
+    (asyncio's timeouts and task groups still see a cancellation) carrying the same line:
+    as a note, and shown alone by IPython and Jupyter.
 
     Example:
         >>> str(WaitInterrupted("dataset run dsr_1", "run = client.wait(...)"))[:61]
@@ -92,13 +99,38 @@ class WaitInterrupted(KeyboardInterrupt):
     """
 
     def __init__(self, what: str, resume: str) -> None:
-        super().__init__(
-            one_line(f"Stopped waiting: {what} continues on the service. Resume with: {resume}")
-        )
+        super().__init__(stopped_line(what, resume))
         self.resume = resume
 
     def _render_traceback_(self) -> list[str]:
         return [str(self)]
+
+
+def stopped_line(what: str, resume: str) -> str:
+    """The one line an interrupted wait shows.
+
+    Example:
+        >>> stopped_line("run pdr_1", "run = await client.wait(...)")[:60]
+        'Stopped waiting: run pdr_1 continues on the service. Resume '
+    """
+    return one_line(f"Stopped waiting: {what} continues on the service. Resume with: {resume}")
+
+
+async def _interruptible(pending: Awaitable[Any], what: str, resume: str) -> Any:
+    """``pending`` (an AsyncClient's wait), saying what goes on when it is interrupted:
+    a ``KeyboardInterrupt`` becomes :class:`WaitInterrupted`; a cancellation stays the
+    same ``CancelledError``, with the line as a note and as what IPython shows of it."""
+    try:
+        return await pending
+    except KeyboardInterrupt:
+        raise WaitInterrupted(what, resume) from None
+    except asyncio.CancelledError as exc:
+        line = stopped_line(what, resume)
+        exc.add_note(line)
+        # IPython shows what _render_traceback_ returns (looked up on the instance), so
+        # the cell shows this line and not a traceback from inside asyncio and rdskit.
+        vars(exc)["_render_traceback_"] = lambda: [line]
+        raise
 
 
 class WaitingMixin:
@@ -122,7 +154,9 @@ class WaitingMixin:
         None waits without limit). ``on_update`` is called with each freshly read object.
         ``progress``: None shows the wait where it makes sense (a notebook widget, an
         interactive terminal's line), True always (a text line at least), False never. On
-        an AsyncClient this returns an awaitable.
+        an AsyncClient this returns an awaitable. Interrupted (:class:`WaitInterrupted`,
+        or a cancelled ``await``), it says in one line that the run goes on and how to
+        resume it.
 
         Example:
             >>> reply = client.wait(client.ask("Top complaints?"), timeout=120)  # doctest: +SKIP
@@ -142,10 +176,14 @@ class WaitingMixin:
         flow = _wait(self._core, kind, fetch, obj, timeout, updated, poll_interval)
         try:
             if shown is None:
-                return self._run(flow)
-            return shown.run(self._run, shown.wrap(self._core, flow))
-        except KeyboardInterrupt:  # a blocking wait (an AsyncClient's is cancelled instead)
+                result = self._run(flow)
+            else:
+                result = shown.run(self._run, shown.wrap(self._core, flow))
+        except KeyboardInterrupt:  # a blocking wait
             raise WaitInterrupted(kind.what(obj), kind.resume(obj)) from None
+        if inspect.isawaitable(result):  # an AsyncClient's: interrupted when awaited
+            return _interruptible(result, kind.what(obj), kind.resume(obj, awaited=True))
+        return result
 
 
 def _fetcher(kind: RunKind[Any], obj: Any) -> Callable[[HTTPCore], Flow[Any]]:

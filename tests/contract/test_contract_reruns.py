@@ -34,13 +34,15 @@ from rdskit.errors import (
     BudgetExceeded,
     DuplicateNameWarning,
     InvalidParameter,
+    LedgerWarning,
     NotFound,
     PartialDataWarning,
     RunFailed,
 )
 from rdskit.models import Dataset, DateRange, PromptSearchQuery
+from rdskit.models.account import INSTANCE_HEADER
 from rdskit.resources._reuse import LEDGER, account_identity, comparable
-from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox import SandboxHandle, clock, start
 
 REVERSED = {**PROMPT, "sources": list(reversed(PROMPT["sources"]))}
 SCHEDULE = {"frequency": "weekly", "time": "09:00", "day": "monday"}
@@ -563,7 +565,8 @@ def test_a_fresh_sandbox_with_a_stale_ledger_starts_anew(
         {"run_id": "pdr_0000000000000000"},
     )
     before = spent(client)
-    run = finish(client.pattern_detections.create(**body, reuse=True))
+    with pytest.warns(LedgerWarning, match=r"\(pdr_0000000000000000\) is stale: .*404"):
+        run = finish(client.pattern_detections.create(**body, reuse=True))
     assert run.run_id != "pdr_0000000000000000" and spent(client)[1] == before[1] + 1
     assert client.pattern_detections.create(**body, reuse=True).run_id == run.run_id
     # A new sandbox of the same seed hands out the same account and ids; the ledger keeps
@@ -582,6 +585,85 @@ def test_a_fresh_sandbox_with_a_stale_ledger_starts_anew(
         assert finish(turn).text and spent(fresh)[1] == rows + 1
         assert fresh.ask(QUESTION, reuse=True).message_id == turn.message_id
         assert spent(fresh)[1] == rows + 1
+
+
+OTHER_QUESTION = "Which flavour do people like best?"
+OTHER_PREVIEW = {"search_query": "soy milk", "sources": ["youtube"], "time_filter": "past_week"}
+
+
+def _without_instance(response: httpx.Response) -> None:
+    """The real service sends no instance header: take the sandbox's away."""
+    response.headers.pop(INSTANCE_HEADER, None)
+
+
+@pytest.mark.parametrize("instance_header", [True, False], ids=["sandbox", "no-instance-header"])
+def test_a_ledger_kept_across_fresh_sandboxes_of_one_date_never_hands_back_another_object(
+    ledger_dir: Path, instance_header: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two fresh sandboxes of one seed on one fixed date repeat the account, its seat, its
+    creation time and every object id. What the first one answered must not come back for
+    the second one's ``reuse=True`` request: with the instance header the ledger keeps
+    them apart; without it (the real service sends none) the entry is re-read, found to be
+    another request's object, dropped with one line, and the request is made anew."""
+    options: dict[str, Any] = {"speed": 500, "rate_limit": 10_000, "seed": 7}
+    options["today"] = date(2026, 11, 20)
+
+    def fresh() -> SandboxHandle:
+        # Its clock held still while it starts: the account is made at the fixed date's
+        # very midday, as on an idle machine (a loaded one may tick a second first).
+        frozen = clock.wall_time()
+        with monkeypatch.context() as patch:
+            patch.setattr(clock, "wall_time", lambda: frozen)
+            return start(**options)
+
+    def connect(handle: SandboxHandle) -> Client:
+        hooks = {} if instance_header else {"response": [_without_instance]}
+        http = httpx.Client(event_hooks=hooks)
+        return Client(handle.api_key, base_url=handle.url, rate_limit=None, http_client=http)
+
+    with fresh() as first_sandbox, connect(first_sandbox) as first:
+        me = first.me()
+        turn = first.ask(QUESTION, reuse=True)
+        finish(turn)
+        preview = first.research_previews.create(**PREVIEW, reuse=True)
+    with fresh() as second_sandbox, connect(second_sandbox) as second:
+        again = second.me()
+        # The defect's premise: everything the old ledger key was made of repeats.
+        assert (again.account_id, again.id, again.created_at) == (
+            me.account_id,
+            me.id,
+            me.created_at,
+        )
+        other = second.ask(OTHER_QUESTION)
+        assert (other.chat_id, other.message_id) == (turn.chat_id, turn.message_id)
+        finish(other)
+        other_preview = second.research_previews.create(**OTHER_PREVIEW)
+        assert other_preview.preview_id == preview.preview_id
+        rows = spent(second)[1]
+        stale = warnings.catch_warnings(record=True)
+        with stale as caught:
+            warnings.simplefilter("always")
+            asked = second.ask(QUESTION, reuse=True)
+            previewed = second.research_previews.create(**PREVIEW, reuse=True)
+        lines = [str(w.message) for w in caught if issubclass(w.category, LedgerWarning)]
+        if instance_header:
+            assert lines == []  # another instance: its entries are not even looked up
+        else:
+            assert len(lines) == 2 and all("\n" not in line for line in lines), lines
+            assert turn.message_id in lines[0] and "dropped" in lines[0]
+            assert preview.preview_id in lines[1] and "dropped" in lines[1]
+        assert asked.message_id != turn.message_id  # a new turn, not the other question's
+        question = [m for m in second.chats.messages(asked.chat_id, order="asc")][-2]
+        assert (question.role, question.text) == ("user", QUESTION)
+        assert finish(asked).status == "completed"
+        assert previewed.preview_id != preview.preview_id
+        assert spent(second)[1] == rows + 2  # both were paid for, once
+        # The fresh entries are found again, free.
+        assert second.ask(QUESTION, reuse=True).message_id == asked.message_id
+        assert second.research_previews.create(**PREVIEW, reuse=True).preview_id == (
+            previewed.preview_id
+        )
+        assert spent(second)[1] == rows + 2
 
 
 KERNEL = textwrap.dedent(

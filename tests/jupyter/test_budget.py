@@ -121,6 +121,37 @@ def test_ask_is_counted_after_each_reply_then_refused(
     assert len(assistant_rows(client)) == len(rows_before) + 1
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["Please delete all my datasets", "What is the income of the authors?"],
+    ids=["refusal", "not collected"],
+)
+def test_a_free_answer_shows_its_charge_and_releases_its_hold_at_once(
+    shell: InteractiveShell, seeded: Seeded, question: str
+) -> None:
+    """A refusal, or a question about data the service does not collect, is not charged:
+    the reply says so (``charged_tokens`` 0) and its Ask allowance is given back as soon as
+    the reply is final (not after the 120 s wait for a usage row that never comes). Its
+    bill: tests/jupyter/test_progress.py."""
+    client = session_of(shell).client
+    assert client is not None
+    rows_before = {row.id for row in assistant_rows(client)}
+    run_cell(shell, "%rds budget 100 --reset")
+    ran = run_cell(shell, f"%%ask --dataset {seeded.dataset_id} --new --out reply\n{question}")
+    assert ran.result.success, ran.result.error_in_exec
+    assert shell.user_ns["reply"].charged_tokens == 0
+    assert [row for row in assistant_rows(client) if row.id not in rows_before] == []
+    budget = rdskit.get_budget()
+    assert budget is not None and (budget.held, budget.spent) == (0, 0)
+    assert "held" not in str(budget) and str(budget).startswith("100 of 100 credits left")
+    # A charged reply still holds its allowance until its usage row is committed.
+    ran = run_cell(shell, f"%%ask --dataset {seeded.dataset_id}\nHow does sentiment split?")
+    assert ran.result.success, ran.result.error_in_exec
+    new_rows = [row for row in assistant_rows(client) if row.id not in rows_before]
+    assert len(new_rows) == 1 and budget.spent == new_rows[0].quantity_credits > 0
+    assert budget.held == 0
+
+
 def test_an_ask_not_waited_on_is_counted_before_the_next_paid_call(
     sandbox: SandboxHandle, seeded: Seeded
 ) -> None:

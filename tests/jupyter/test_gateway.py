@@ -30,6 +30,7 @@ import rdskit
 from rdskit.errors import APIConnectionError, ConfigurationError, DatasetNotFound
 from rdskit.jupyter.discovery import GatewayKey
 from rdskit.jupyter.gateway import Gateway, RdsGateway, TokenBook, _loopback, make_handlers
+from rdskit.resources._reuse import account_identity
 from rdskit.sandbox import SandboxHandle, start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,6 +155,12 @@ def test_statuses_bodies_and_rate_headers_pass_through(
             assert isinstance(client._core.api_key, GatewayKey)
             assert client.me().email.startswith("owner@")
             assert client._core.rate_limit_headers["ratelimit-limit"] == "5"
+            # The ledger of paid calls keys a kernel behind the gateway as a direct client.
+            assert client._core.instance == sandbox.store.instance
+            with rdskit.Client(sandbox.api_key, base_url=sandbox.url) as direct:
+                assert client._run(account_identity(client._core)) == direct._run(
+                    account_identity(direct._core)
+                )
             with pytest.raises(DatasetNotFound, match="ds_missing"):
                 client.datasets.get("ds_missing")
             created = client.datasets.create("through the gateway")

@@ -16,6 +16,7 @@ from rdskit.errors import WaitTimeout
 from rdskit.jupyter import progress as p
 from rdskit.models import (
     AskAccepted,
+    ChatMessage,
     CustomParameterRun,
     DatasetRun,
     PatternDetectionRun,
@@ -236,6 +237,13 @@ def test_unknowable_figures_say_so() -> None:
     turn = AskAccepted.model_validate({"chat_id": "ch_1", "message_id": "m", "status": "working"})
     lines = p.billing_lines(p.charge_terms(turn), failed=False, prices=PRICES, rows=[])
     assert figures(lines) == {"reserved": "none", "charged": "not recorded"}
+    # A reply that says it was charged no tokens is free; one that says nothing is unknown.
+    for tokens, charged in ((0, "0 credits (0 USD)"), (None, "not recorded"), (5, "not recorded")):
+        reply = ChatMessage.model_validate(
+            {"id": "m", "role": "assistant", "status": "completed", "charged_tokens": tokens}
+        )
+        lines = p.billing_lines(p.charge_terms(reply), failed=False, prices=PRICES, rows=[])
+        assert figures(lines) == {"reserved": "none", "charged": charged}
 
 
 def test_other_work_in_the_same_category_is_not_mistaken_for_a_refund() -> None:
@@ -295,6 +303,27 @@ def test_a_reused_run_says_this_call_charged_nothing_and_what_the_run_cost(
     assert "| charged 0 credits (0 USD) |" in final, final
     assert f"| run cost {cost:f} credits" in final, final
     assert "reserved" not in final and "refunded" not in final
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Please delete all my datasets", "What is the income of the authors?"],
+    ids=["refusal", "not collected"],
+)
+def test_a_free_answer_shows_its_charge(
+    client: rdskit.Client, seeded: Seeded, capsys: pytest.CaptureFixture[str], question: str
+) -> None:
+    """A refusal or a question about data not collected is charged nothing, and its bill
+    says so (it said "charged not recorded"); a charged answer shows its charge."""
+    turn = client.ask(question, dataset_ids=[seeded.dataset_id])
+    assert turn.wait(progress=True, poll_interval=0.01).charged_tokens == 0
+    final = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "| charged 0 credits (0 USD)" in final and "not recorded" not in final, final
+    turn = client.ask("How does sentiment split?", dataset_ids=[seeded.dataset_id])
+    assert turn.wait(progress=True, poll_interval=0.01).charged_tokens
+    final = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "| charged " in final and "| charged 0 credits" not in final, final
+    assert "not recorded" not in final, final
 
 
 def test_progress_off_and_auto_outside_a_terminal(

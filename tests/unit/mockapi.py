@@ -79,6 +79,7 @@ class Call:
     params: dict[str, str]
     json: Any
     headers: httpx.Headers
+    answer: Any = None  # the body it was answered with (None: unscripted, raised or empty)
 
 
 Answer = Reply | Exception | Callable[[Call], Reply | Exception]
@@ -114,6 +115,7 @@ class MockAPI:
             reply = reply(call)
         if isinstance(reply, Exception):
             raise reply
+        call.answer = reply.body
         return reply.response()
 
     async def ahandle(self, request: httpx.Request) -> httpx.Response:

@@ -11,7 +11,9 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,24 @@ def ledger_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
+def conversation(api: MockAPI) -> Callable[[Any], Reply]:
+    """``GET /v1/chats/ch_1/messages`` (newest first): each Ask answered so far, as its
+    question's user row followed by the reply row the service named."""
+
+    def rows(call: Any) -> Reply:
+        items: list[dict[str, Any]] = []
+        for n, sent in enumerate(api.sent(*ASK)):
+            if not isinstance(sent.answer, dict):
+                continue
+            context = sent.json.get("context") or {}
+            items.append({"id": f"msg_q{n}", "role": "user", "text": sent.json["message"],
+                          "created_at": 0, "context": context})  # fmt: skip
+            items.append({**REPLY, "id": sent.answer["data"]["message_id"]})
+        return page(items[::-1])
+
+    return rows
+
+
 def scripted(api: MockAPI, me: dict[str, Any] | None = None) -> MockAPI:
     """A service that accepts Asks and answers the reply as completed."""
     return (
@@ -56,6 +76,7 @@ def scripted(api: MockAPI, me: dict[str, Any] | None = None) -> MockAPI:
         .on(*ASK, ok(ACCEPTED, 202))
         .on(*REPLY_PATH, ok(REPLY))
         .on("GET", "/v1/chats/ch_1/messages/msg_9", ok({**REPLY, "id": "msg_9"}))
+        .on("GET", "/v1/chats/ch_1/messages", conversation(api))
     )
 
 
@@ -262,7 +283,12 @@ def test_a_failed_or_vanished_reply_is_asked_again(
     client = asked
     api.on(*REPLY_PATH, reply)
     api.on(*ASK, ok({**ACCEPTED, "message_id": "msg_9"}, 202))
-    assert client.ask(QUESTION, reuse=True).message_id == "msg_9"
+    if reply.status == 404:  # gone: a stale entry, dropped with one line
+        with pytest.warns(LedgerWarning, match=r"\(ch_1, msg_2\) is stale: .*404"):
+            assert client.ask(QUESTION, reuse=True).message_id == "msg_9"
+    else:  # failed: asked again, quietly
+        with no_ledger_warning():
+            assert client.ask(QUESTION, reuse=True).message_id == "msg_9"
     assert asks(api) == 2
     # The new turn replaced the old entry.
     assert client.ask(QUESTION, reuse=True).message_id == "msg_9"
@@ -281,10 +307,57 @@ def test_an_entry_with_unusable_ids_is_paid_again(
     for entry in data["entries"].values():
         entry["ids"] = ids
     ledger_path().write_text(json.dumps(data))
-    assert asked.ask(QUESTION, reuse=True).message_id == "msg_2"
+    with pytest.warns(LedgerWarning, match="is stale: its ids"):
+        assert asked.ask(QUESTION, reuse=True).message_id == "msg_2"
     assert asks(api) == 2
     assert asked.ask(QUESTION, reuse=True).status == "completed"  # the entry is whole again
     assert asks(api) == 2
+
+
+def test_a_reply_to_another_question_is_stale(api: MockAPI, asked: rdskit.Client) -> None:
+    """The ids of the entry now name the reply to another question (a fresh service that
+    repeats ids): the question row it answers is compared, so it is not handed back."""
+    other = {"id": "msg_1", "role": "user", "text": "Something else?", "created_at": 0}
+    api.on("GET", "/v1/chats/ch_1/messages", page([REPLY, other]))
+    api.on(*ASK, ok({**ACCEPTED, "message_id": "msg_9"}, 202))
+    with pytest.warns(LedgerWarning, match=r"\(ch_1, msg_2\) is stale: it answers another"):
+        assert asked.ask(QUESTION, reuse=True).message_id == "msg_9"
+    assert asks(api) == 2
+    # The same question in other datasets is another question too.
+    same = {**other, "text": QUESTION, "context": {"dataset_ids": ["ds_7"]}}
+    api.on("GET", "/v1/chats/ch_1/messages", page([{**REPLY, "id": "msg_9"}, same]))
+    with pytest.warns(LedgerWarning, match="it answers another question"):
+        asked.ask(QUESTION, reuse=True)
+    assert asks(api) == 3
+
+
+@contextmanager
+def no_ledger_warning() -> Iterator[None]:
+    """Fail on any LedgerWarning raised inside."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LedgerWarning)
+        yield
+
+
+def test_the_instance_header_keeps_two_services_apart(
+    api: MockAPI, make_client: Callable[..., rdskit.Client]
+) -> None:
+    """A service naming its instance (a sandbox database) keys the ledger on it; one that
+    names none keeps the keys it had (entries of the real service stay valid)."""
+    from rdskit.models.account import INSTANCE_HEADER
+    from rdskit.resources._reuse import account_identity
+
+    scripted(api)
+    plain = make_client()
+    assert plain._run(account_identity(plain._core)) == identity_digest(
+        "acc_1", "usr_1", "1970-01-01T00:00:00+00:00"
+    )
+    make_client().ask(QUESTION, reuse=True)
+    for instance in ("db-one", "db-two", "db-one"):
+        api.on("GET", "/v1/me", Reply(200, {"status": "success", "data": ME},
+                                      {INSTANCE_HEADER: instance}))  # fmt: skip
+        make_client().ask(QUESTION, reuse=True)
+    assert asks(api) == 3  # one per instance, the third found again
 
 
 def test_a_working_reply_is_returned_to_wait_on(api: MockAPI, asked: rdskit.Client) -> None:
@@ -331,11 +404,14 @@ def test_pattern_detection_reuse(api: MockAPI, make_client: Callable[..., rdskit
     assert len(api.sent(*DETECT)) == 2
     # A run that says it is about something else (ids reused by a fresh service) is not it.
     api.on("GET", "/v1/pattern_detections/pdr_1", ok({**done, "research_question": "Other?"}))
-    client.pattern_detections.create("ds_1", "why", "Why?", reuse=True)
+    with pytest.warns(LedgerWarning, match="another detection .its research_question differs"):
+        client.pattern_detections.create("ds_1", "why", "Why?", reuse=True)
     api.on("GET", "/v1/pattern_detections/pdr_1", ok({**done, "status": {"type": "failed"}}))
-    client.pattern_detections.create("ds_1", "why", "Why?", reuse=True)
+    with no_ledger_warning():
+        client.pattern_detections.create("ds_1", "why", "Why?", reuse=True)
     api.on("GET", "/v1/pattern_detections/pdr_1", error(404, "pattern_detection_run_not_found"))
-    client.pattern_detections.create("ds_1", "why", "Why?", reuse=True)
+    with pytest.warns(LedgerWarning, match="stale: the service does not have it"):
+        client.pattern_detections.create("ds_1", "why", "Why?", reuse=True)
     assert len(api.sent(*DETECT)) == 5
 
 
@@ -350,6 +426,12 @@ def test_research_preview_reuse(api: MockAPI, make_client: Callable[..., rdskit.
     client.research_previews.create(sources=["reddit"], reuse=True, **options)
     client.research_previews.create("url", source_urls=["https://x.test/a"], reuse=True)
     assert len(api.sent(*PREVIEWS)) == 3
+    # The ids now name a preview of other sources (a fresh service repeats ids).
+    youtube = {**PREVIEW, "posts": [{"position": 1, "source": "youtube"}]}
+    api.on("GET", "/v1/research_previews/rp_1", ok(youtube))
+    with pytest.warns(LedgerWarning, match="posts of youtube, a source not asked for"):
+        client.research_previews.create(sources=["tiktok", "reddit"], reuse=True, **options)
+    assert len(api.sent(*PREVIEWS)) == 4
 
 
 def test_tracking_trigger_reuse(api: MockAPI, make_client: Callable[..., rdskit.Client]) -> None:
@@ -372,14 +454,16 @@ def test_tracking_trigger_reuse(api: MockAPI, make_client: Callable[..., rdskit.
     api.on("GET", "/v1/datasets/ds_1/runs/dsr_1", ok(failed))
     client.tracking_agents.trigger("ta_1", reuse=True)
     api.on("GET", "/v1/datasets/ds_1/runs", page([]))
-    client.tracking_agents.trigger("ta_1", reuse=True)
+    with pytest.warns(LedgerWarning, match="no longer name"):
+        client.tracking_agents.trigger("ta_1", reuse=True)
     assert len(api.sent(*TRIGGER)) == 4
     # A hand-edited entry that no longer describes a run.
     data = json.loads(ledger_path().read_bytes())
     for entry in data["entries"].values():
         entry["ids"]["dataset_run_ids"] = 7
     ledger_path().write_text(json.dumps(data))
-    client.tracking_agents.trigger("ta_1", reuse=True)
+    with pytest.warns(LedgerWarning, match="its ids are not usable"):
+        client.tracking_agents.trigger("ta_1", reuse=True)
     assert len(api.sent(*TRIGGER)) == 5
     raw = ledger_path().read_bytes()
     assert b"Complaints" not in raw  # the agent's instructions are not kept

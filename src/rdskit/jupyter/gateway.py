@@ -73,6 +73,7 @@ from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY, SecretKey, re
 from rdskit._files import private_dir, private_file, read_private, write_private
 from rdskit._gateway_auth import TOKEN_HEADER, kernel_proof
 from rdskit._ratelimit import DEFAULT_RATE, RateLimiter
+from rdskit.models.account import INSTANCE_HEADER
 
 __all__ = [
     "PREFIX",
@@ -94,13 +95,15 @@ PREFIX = "rdskit"
 
 # Request headers worth forwarding (the key header is replaced, cookies never leave).
 _FORWARD_REQUEST = ("accept", "content-type", "user-agent")
-# Response headers passed back to the kernel.
+# Response headers passed back to the kernel (the service's instance: a kernel behind the
+# gateway keys its ledger of paid calls as a client of the service itself does).
 _FORWARD_RESPONSE = (
     "content-type",
     "ratelimit-limit",
     "ratelimit-remaining",
     "ratelimit-reset",
     "retry-after",
+    INSTANCE_HEADER,
 )
 
 

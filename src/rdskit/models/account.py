@@ -18,6 +18,7 @@ from rdskit.models.vocab import (
 
 __all__ = [
     "BILLING_UNITS",
+    "INSTANCE_HEADER",
     "PLAN_TYPES",
     "PRICE_CATEGORIES",
     "USAGE_CATEGORIES",
@@ -32,6 +33,14 @@ __all__ = [
     "Usage",
     "UsageRow",
 ]
+
+
+INSTANCE_HEADER = "x-service-instance"
+"""A response header the spec does not show: which instance of the service's state answered
+(the sandbox sends it on ``GET /v1/me``, one value per database). A fresh sandbox repeats
+the last one's account, creation time and ids; this header tells them apart, so the
+ledger of paid calls (:mod:`rdskit._ledger`) never hands one's object to the other. A
+service that does not send it is one instance."""
 
 
 class Member(RdsModel):

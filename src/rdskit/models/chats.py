@@ -103,6 +103,9 @@ class ChatMessage(RdsModel):
     references: list[Reference] | None = None
     stop_reason: str | None = None
     chat_id: str | None = None  # the chat it belongs to (sent on rows; not in the spec)
+    # Tokens a final Ask reply is charged for (sent by the sandbox; not in the spec): 0 says
+    # the reply is free, so no ai_assistant usage row will come for it. None: not said.
+    charged_tokens: int | None = None
 
 
 class AskContext(RdsModel):

@@ -13,8 +13,9 @@ resources read first (free) and create only when nothing fits:
 - :func:`differences` names the settings in which an existing object differs from a request;
 - :func:`remembered` does it for the paid calls no list shows (Ask, pattern detections,
   tracking triggers, research previews): it looks the call up in the local ledger
-  (:mod:`rdskit._ledger`), reads what it made back (free) and pays only when that is
-  gone, failed or unknown.
+  (:mod:`rdskit._ledger`), reads what it made back (free), checks that it is what this
+  request made (a :class:`StaleEntry` otherwise: another sandbox's object under a
+  repeated id, say) and pays only when that is gone, failed, not it, or unknown.
 
 Example:
     >>> comparable({"sources": ["tiktok", "reddit"], "language": None, "count": 50})
@@ -33,7 +34,8 @@ import pydantic
 
 from rdskit._base_client import APIRequest
 from rdskit._ledger import InFlight, Ledger, identity_digest, ledger_key
-from rdskit.errors import DuplicateNameWarning, InvalidParameter, NotFound, warn
+from rdskit._safe import one_line
+from rdskit.errors import DuplicateNameWarning, InvalidParameter, LedgerWarning, NotFound, warn
 from rdskit.models import RdsModel
 from rdskit.models._base import Bound
 from rdskit.pagination import PageWalk
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from rdskit._base_client import Flow, HTTPCore
 
 __all__ = [
+    "StaleEntry",
     "comparable",
     "created_order",
     "differences",
@@ -64,6 +67,22 @@ LEDGER = Ledger()
 
 # Who a client's key belongs to, read once per client (GET /v1/me is free).
 _identities: weakref.WeakKeyDictionary[HTTPCore, str] = weakref.WeakKeyDictionary()
+
+_KIND_NAMES = {
+    "ask": "Ask",
+    "pattern_detection": "pattern detection",
+    "research_preview": "research preview",
+    "tracking_trigger": "tracking trigger",
+}
+
+
+class StaleEntry(Exception):
+    """Raised by a ``reread`` of :func:`remembered`: the object a ledger entry names is
+    not what this request made (``why`` says how it differs), so it is not returned."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 def comparable(value: Any) -> Any:
@@ -211,13 +230,14 @@ def _status(run: Any) -> str | None:
 
 def account_identity(core: HTTPCore) -> Flow[str]:
     """Flow: the hashed identity of ``core``'s account and seat (one ``GET /v1/me`` per
-    client), the first part of every ledger key."""
+    client), and of the service's instance when it names one (a sandbox database), the
+    first part of every ledger key."""
     known = _identities.get(core)
     if known is not None:
         return known
     me = yield from core.call(ME)
     created = me.created_at.isoformat() if me.created_at is not None else None
-    identity = identity_digest(me.account_id, me.id, created)
+    identity = identity_digest(me.account_id, me.id, created, core.instance)
     _identities[core] = identity
     return identity
 
@@ -235,11 +255,15 @@ def remembered(
     made, read back by ``reread`` (free), or else the result of ``start`` (the paid call,
     only sent then), which is recorded in the ledger.
 
-    ``reread(ids)`` returns the resource, or None when it failed or is not the one asked
-    for; a 404 (a fresh sandbox, a deleted dataset) or ids it cannot use count as gone.
-    ``keep`` names the wire fields the ledger keeps of a new result (ids and timestamps
-    only); ``aliases(made)`` are other requests that must find it again (an Ask that
-    opened a chat, asked again in that chat).
+    ``reread(ids)`` returns the resource read back, or None when it failed (it is then
+    asked again); it raises :class:`StaleEntry` when what the ids name now is not what
+    this request made (another request's object under the same ids: a fresh sandbox
+    repeats the last one's). Such an entry, one the service no longer has (404) and one
+    whose ids cannot make a request are stale: dropped, with one
+    :class:`~rdskit.errors.LedgerWarning` line, and the call is made anew. ``keep`` names
+    the wire fields the ledger keeps of a new result (ids and timestamps only);
+    ``aliases(made)`` are other requests that must find it again (an Ask that opened a
+    chat, asked again in that chat).
     """
     identity = yield from account_identity(core)
     key = ledger_key(identity, kind, comparable(request))
@@ -248,13 +272,8 @@ def remembered(
     marker = yield from _held(InFlight(key), start)
     try:
         entry = LEDGER.lookup(key)
-        if entry is not None and _usable(entry, keep):
-            try:
-                found = yield from reread(entry)
-            except (NotFound, InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
-                # Gone (404), or an entry whose ids no longer make a request (a hand-edited
-                # file, a tracking run whose dataset runs are gone): not reusable.
-                found = None
+        if entry is not None:
+            found = yield from _read_back(key, kind, entry, keep, reread)
             if found is not None:
                 start.close()  # never sent: nothing is charged
                 log.info("reused a %s recorded in the ledger; nothing was charged", kind)
@@ -266,6 +285,40 @@ def remembered(
         return made
     finally:
         marker.release()
+
+
+def _read_back(
+    key: str,
+    kind: str,
+    entry: dict[str, Any],
+    keep: Sequence[str],
+    reread: Callable[[dict[str, Any]], Flow[M | None]],
+) -> Flow[M | None]:
+    """Flow: what ``entry`` names, read back and checked; None when it failed, or when
+    the entry is stale (then it is dropped and one line says so)."""
+    why = None if _usable(entry, keep) else "its ids are not usable"
+    if why is None:
+        try:
+            return (yield from reread(entry))
+        except StaleEntry as exc:
+            why = exc.why
+        except NotFound:
+            why = "the service does not have it (404)"
+        except (InvalidParameter, KeyError, TypeError, pydantic.ValidationError):
+            # Ids that no longer make a request (a hand-edited file, a tracking run
+            # whose dataset runs are gone).
+            why = "its ids no longer name something the service can read back"
+    LEDGER.forget(key)
+    what = _KIND_NAMES.get(kind, kind)
+    named = ", ".join(str(value) for value in entry.values() if isinstance(value, str))
+    warn(
+        one_line(
+            f"reuse=True: the ledger entry for this {what}{f' ({named})' if named else ''} "
+            f"is stale: {why}. It was dropped and the call is sent anew, as a paid call"
+        ),
+        LedgerWarning,
+    )
+    return None
 
 
 def _usable(entry: Mapping[str, Any], keep: Sequence[str]) -> bool:

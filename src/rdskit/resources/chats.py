@@ -16,9 +16,9 @@ from rdskit._base_client import APIRequest, path
 from rdskit.answers import chat_message
 from rdskit.errors import InvalidParameter
 from rdskit.models import AskAccepted, AskContext, AskRequest, Chat, ChatMessage, Order, PostRef
-from rdskit.pagination import SyncPage
+from rdskit.pagination import PageWalk, SyncPage
 from rdskit.resources._resource import Resource, check_limit, given, validated
-from rdskit.resources._reuse import remembered
+from rdskit.resources._reuse import StaleEntry, comparable, remembered
 
 if TYPE_CHECKING:
     from rdskit._base_client import Flow, HTTPCore
@@ -113,7 +113,7 @@ class AskMixin:
                 self._core,
                 "ask",
                 wire,
-                self._reread_turn,
+                lambda ids: self._reread_turn(ids, wire),
                 start,
                 keep=("chat_id", "message_id"),
                 # The chat it opened is the notebook's current chat when the cell re-runs.
@@ -121,10 +121,30 @@ class AskMixin:
             )
         )
 
-    def _reread_turn(self, ids: Mapping[str, Any]) -> Flow[AskAccepted | None]:
-        """Flow: a recorded turn as its reply stands now (None once it failed)."""
-        reply = yield from self._core.call(get_chat_message(ids["chat_id"], ids["message_id"]))
-        if reply.status == "failed" or reply.role != "assistant":
+    def _reread_turn(
+        self, ids: Mapping[str, Any], wire: Mapping[str, Any]
+    ) -> Flow[AskAccepted | None]:
+        """Flow: a recorded turn as its reply stands now (None once it failed); a
+        :class:`StaleEntry` unless it is the reply to this very question (``wire``) in its
+        chat: the text and context of the user row it answers are compared."""
+        chat_id = ids["chat_id"]
+        if wire.get("chat_id") not in (None, chat_id):
+            raise StaleEntry(f"it is in chat {chat_id}, not in {wire.get('chat_id')}")
+        reply = yield from self._core.call(get_chat_message(chat_id, ids["message_id"]))
+        if reply.role != "assistant":
+            raise StaleEntry("it is not an assistant reply")
+        question = yield from _question_of(self._core, chat_id, reply.id)
+        if question is None:
+            raise StaleEntry("the question it answers is not in its chat")
+        context = question.context.to_wire() if question.context is not None else {}
+        asked = wire.get("context") or {}
+        # Whitespace aside (a service may trim what it stores): another text is another question.
+        if (question.text or "").split() != str(wire["message"]).split() or any(
+            comparable(context.get(key)) != comparable(asked.get(key))
+            for key in ("dataset_ids", "post_refs")
+        ):
+            raise StaleEntry("it answers another question")
+        if reply.status == "failed":
             return None
         turn = AskAccepted.model_validate(
             {
@@ -134,6 +154,29 @@ class AskMixin:
             }
         )
         return self._core.bind(turn)
+
+
+def _question_of(core: HTTPCore, chat_id: str, message_id: str) -> Flow[ChatMessage | None]:
+    """Flow: the user row the reply ``message_id`` answers (the newest user row before
+    it), read from the chat's rows newest first; None when there is none."""
+    request = APIRequest(
+        "GET",
+        path("/v1/chats/{}/messages", chat_id),
+        params={"order": "desc", "limit": 100},
+        cast=chat_message(chat_id),
+    )
+    walk = PageWalk.of(request, core.max_pages)
+    seen = False
+    while True:
+        page = yield from core.call_page(request)
+        for row in page.data:
+            if seen and row.role == "user":
+                return row
+            seen = seen or row.id == message_id
+        cursor = walk.follow(page.has_next, page.cursor)
+        if cursor is None:
+            return None
+        request = request.with_cursor(cursor)
 
 
 class Chats(Resource):

@@ -16,7 +16,7 @@ from rdskit import _hooks
 from rdskit._base_client import APIRequest, path
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.resources._resource import Resource, given, validated
-from rdskit.resources._reuse import remembered
+from rdskit.resources._reuse import StaleEntry, remembered
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,9 +83,11 @@ class PatternDetections(Resource):
                 "research_question": run.research_question,
             }
             # A field the run does not echo (None) cannot contradict the request.
-            same = all(value in (None, wanted.get(key)) for key, value in echo.items())
-            fits = same and run.status.type != "failed"
-            return run if fits else None
+            differ = [key for key, value in echo.items() if value not in (None, wanted.get(key))]
+            if differ:
+                verb = "differs" if len(differ) == 1 else "differ"
+                raise StaleEntry(f"it is another detection (its {' and '.join(differ)} {verb})")
+            return run if run.status.type != "failed" else None
 
         core = self._client._core
         return self._client._run(

@@ -17,7 +17,7 @@ from rdskit._base_client import APIRequest, path
 from rdskit.errors import InvalidParameter
 from rdskit.models import PromptPreviewRequest, RdsModel, ResearchPreview, UrlPreviewRequest
 from rdskit.resources._resource import Resource, given, validated
-from rdskit.resources._reuse import remembered
+from rdskit.resources._reuse import StaleEntry, remembered
 
 if TYPE_CHECKING:
     from rdskit._base_client import Flow
@@ -133,8 +133,17 @@ class ResearchPreviews(Resource):
             return self._client._run(start)
 
         def reread(ids: Mapping[str, Any]) -> Flow[ResearchPreview | None]:
+            # A preview echoes no query: its type and its posts' sources are what a
+            # request can be checked against.
             preview = yield from self._client._core.call(_get_preview(ids["preview_id"]))
-            return preview if preview.type == wanted["type"] else None
+            if preview.type != wanted["type"]:
+                raise StaleEntry(f"it is a {preview.type} preview, not a {wanted['type']} one")
+            asked = set(wanted.get("sources") or ())
+            sent = {post.source for post in preview.posts or () if post.source}
+            others = sorted(sent - asked)
+            if asked and others:
+                raise StaleEntry(f"it holds posts of {', '.join(others)}, a source not asked for")
+            return preview
 
         core = self._client._core
         return self._client._run(

@@ -27,6 +27,7 @@ from rdskit.models import (
 from rdskit.pagination import SyncPage
 from rdskit.resources._resource import Resource, check_limit, discard, given, validated
 from rdskit.resources._reuse import (
+    StaleEntry,
     created_order,
     differences,
     named_create,
@@ -341,6 +342,8 @@ class TrackingAgents(Resource):
         cycle = {"agent_id": agent_id, **{key: agent.get(key) for key in _CYCLE_SETTINGS}}
 
         def reread(ids: Mapping[str, Any]) -> Flow[TrackingRun | None]:
+            if ids.get("agent_id") != agent_id:
+                raise StaleEntry(f"it is a cycle of agent {ids.get('agent_id')}")
             recorded = TrackingRun.model_validate({**ids, "status": {"type": "pending"}})
             run = yield from TrackingRunPoller(recorded)(core)  # refused once its runs are gone
             return run if run.status.type != "failed" else None

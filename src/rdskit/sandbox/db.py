@@ -328,6 +328,9 @@ class Store:
             meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'secret')"))
         self.seed = int(meta["seed"])
         self.secret = bytes.fromhex(meta["secret"])
+        # Which database this is, sent as a header (rdskit.models.account.INSTANCE_HEADER):
+        # random per database, kept with it, and saying nothing about the secret.
+        self.instance = hashlib.blake2b(b"instance:" + self.secret, digest_size=8).hexdigest()
         if today is not None:
             self._anchor_clock(today)
 

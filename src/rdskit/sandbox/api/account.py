@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Response
 
+from rdskit.models.account import INSTANCE_HEADER
 from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
@@ -27,8 +28,10 @@ router = APIRouter(prefix="/v1", tags=["account"])
 
 
 @router.get("/me")
-def me(who: Auth, store: StoreDep) -> dict[str, Any]:
-    """The calling seat, its team, the plan (features, limits) and the wallet."""
+def me(who: Auth, store: StoreDep, response: Response) -> dict[str, Any]:
+    """The calling seat, its team, the plan (features, limits) and the wallet; the
+    database's instance in a header (a fresh sandbox repeats the last one's ids)."""
+    response.headers[INSTANCE_HEADER] = store.instance
     return ok(backend.me(store, who.account_id, who.seat_id))
 
 

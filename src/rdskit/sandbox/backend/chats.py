@@ -512,7 +512,21 @@ def message_wire(row: sqlite3.Row) -> dict[str, Any]:
     else:
         data["references"] = loads(row["refs"]) or []
         data["stop_reason"] = row["stop_reason"]
+        data["charged_tokens"] = _charged_tokens(row)
     return ChatMessage.model_validate(data).to_wire()
+
+
+def _charged_tokens(row: sqlite3.Row) -> int | None:
+    """The tokens an Ask reply is charged for, once final (a sandbox extension: the spec
+    shows no charge on a message): 0 for a refusal or a failed reply, which are not
+    charged, so a client knows at once that no usage row will come. None while working,
+    and on an alert row (no Ask)."""
+    if row["status"] == "failed":
+        return 0
+    if row["status"] != "completed" or row["reply_to"] is None:
+        return None
+    tokens: int | None = row["tokens"]
+    return tokens
 
 
 def chat_wire(row: sqlite3.Row) -> dict[str, Any]:
