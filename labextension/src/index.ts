@@ -302,17 +302,16 @@ class RdsPanel extends Widget {
       this.node.appendChild(el('div', 'rds-lab-empty', 'Nothing charged yet.'));
       return;
     }
-    const table = el('table', 'rds-lab-usage');
+    const list = el('ul', 'rds-lab-usage');
     for (const day of usage.days.slice(0, 7)) {
-      const row = el('tr', 'rds-lab-usage-day');
+      const row = el('li', 'rds-lab-usage-day');
       row.dataset.day = day.day;
-      row.appendChild(el('th', '', day.day));
       const usd = day.no_credits ? ` (${day.no_credits} charge(s) in USD only)` : '';
-      row.appendChild(el('td', 'rds-lab-usage-credits', `${day.credits} credits · $${day.usd}${usd}`));
-      row.appendChild(el('td', 'rds-lab-usage-by', day.by.map(part => `${part.category} ${part.credits}`).join(', ')));
-      table.appendChild(row);
+      row.appendChild(el('div', 'rds-lab-usage-credits', `${day.day}: ${day.credits} credits · $${day.usd}${usd}`));
+      row.appendChild(el('div', 'rds-lab-usage-by', day.by.map(part => `${part.category} ${part.credits}`).join(' · ')));
+      list.appendChild(row);
     }
-    this.node.appendChild(table);
+    this.node.appendChild(list);
     const scope = usage.more ? `the latest ${usage.rows} charges (there are older ones)` : `all ${usage.rows} charges`;
     this.node.appendChild(el('div', 'rds-lab-note', `From ${scope}; days in UTC.`));
   }

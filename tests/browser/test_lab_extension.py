@@ -83,18 +83,30 @@ CELLS = [
 ]
 
 
+def _run_notebook(
+    lab: Lab,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    name: str,
+    sources: list[str],
+) -> tuple[Page, Locator]:
+    """A new page with notebook ``name`` (made of ``sources``) open, every cell run without
+    an error; the caller closes the page."""
+    _write(lab.notebook_dir / name, sources)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(UI_MS)
+    cells = _open(page, lab, name)
+    for index in range(len(sources)):
+        _run_cell(page, cells.nth(index))
+        assert not _errors_of(cells.nth(index)), _errors_of(cells.nth(index))
+    return page, cells
+
+
 def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser) -> None:  # noqa: F811
     assert INSTALLED.exists() or (BUILT / "package.json").exists(), (
         "the JupyterLab extension is not built: pip install -e . builds it (needs node)"
     )
-    _write(lab.notebook_dir / NAME, CELLS)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.set_default_timeout(UI_MS)
+    page, cells = _run_notebook(lab, browser, NAME, CELLS)
     try:
-        cells = _open(page, lab, NAME)
-        for index in range(len(CELLS)):
-            _run_cell(page, cells.nth(index))
-            assert not _errors_of(cells.nth(index)), _errors_of(cells.nth(index))
         # a pinned citation card closes with Escape, focus back on its marker
         summary = cells.nth(0).locator(".rds-marker summary")
         summary.focus()
@@ -222,14 +234,8 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
     lab: Lab,  # noqa: F811
     browser: Browser,  # noqa: F811
 ) -> None:
-    _write(lab.notebook_dir / NAME2, CELLS2)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.set_default_timeout(UI_MS)
+    page, cells = _run_notebook(lab, browser, NAME2, CELLS2)
     try:
-        cells = _open(page, lab, NAME2)
-        for index in range(len(CELLS2)):
-            _run_cell(page, cells.nth(index))
-            assert not _errors_of(cells.nth(index)), _errors_of(cells.nth(index))
         output = cells.nth(1).locator(".jp-OutputArea-output").last.inner_text().split()
         dataset_id, agent_id = output[-2], output[-1]
         chat_id, chat_name = (

@@ -6,23 +6,34 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+from tornado.web import Application
 
+import rdskit
 from rdskit._config import SecretKey
+from rdskit._gateway_auth import TOKEN_HEADER, kernel_proof
 from rdskit.jupyter.gateway import Gateway, TokenBook
 from rdskit.jupyter.lab_api import (
     DATASETS_SHOWN,
     MIN_INTERVAL,
     SLOW_INTERVAL,
     LabSummary,
+    Registrations,
+    lab_handlers,
     parse_announcement,
     reuse_seconds,
     usage_by_day,
 )
+from rdskit.jupyter.session import announcement, note_chat
 from rdskit.models import UsageRow
 
 ME = {
@@ -370,3 +381,83 @@ def test_the_gateway_remembers_the_chats_asked_through_it_and_tokens_name_their_
     unbound, _ = book.mint()
     assert book.kernel_of(token) == "k1"
     assert book.kernel_of(unbound) is None and book.kernel_of("forged") is None
+
+
+@contextmanager
+def kernel_route(gateway: Gateway) -> Iterator[tuple[str, Registrations]]:
+    """The gateway's ``POST /rdskit/kernel`` on a loopback port (real HTTP)."""
+    routes = [route for route in lab_handlers(gateway) if route[0].endswith("/kernel")]
+    registrations: Registrations = routes[0][2]["registrations"]
+    sockets = bind_sockets(0, "127.0.0.1")
+    ready, holder = threading.Event(), dict[str, Any]()
+
+    async def main() -> None:
+        holder["loop"], holder["stop"] = asyncio.get_running_loop(), asyncio.Event()
+        server = HTTPServer(Application(routes))
+        server.add_sockets(sockets)
+        ready.set()
+        await holder["stop"].wait()
+        server.stop()
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    ready.wait(10)
+    try:
+        yield f"http://127.0.0.1:{sockets[0].getsockname()[1]}/rdskit/kernel", registrations
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["stop"].set)
+        thread.join(10)
+
+
+def test_a_kernel_announces_its_own_client_only_with_its_own_token() -> None:
+    kernels = {"k1": b"connection-key-1"}
+    gateway = Gateway(
+        ("http://127.0.0.1:9", "bz_test_key12345"), mode="service", kernels=kernels.get
+    )
+    token, _ = gateway.grant(
+        {
+            "secret": gateway.secret,
+            "kernel_id": "k1",
+            "proof": kernel_proof("k1", kernels["k1"], gateway.secret),
+        }
+    )
+    unbound, _ = gateway.tokens.mint()
+    body = {"kind": "embedded", "base_url": "http://127.0.0.1:4321", "api_key": "bz_test_abc12345"}
+    with kernel_route(gateway) as (url, registrations):
+        none = httpx.post(url, json=body)
+        other = httpx.post(url, json=body, headers={TOKEN_HEADER: unbound})
+        bad = httpx.post(
+            url, json={**body, "base_url": "http://example.com"}, headers={TOKEN_HEADER: token}
+        )
+        assert registrations.get("k1") is None
+        good = httpx.post(url, json=body, headers={TOKEN_HEADER: token})
+        mine = registrations.get("k1")
+        del kernels["k1"]  # the kernel stopped: its token and its registration go
+        late = httpx.post(url, json=body, headers={TOKEN_HEADER: token})
+        gone = registrations.get("k1")
+    assert none.status_code == 401
+    assert other.status_code == 403 and other.json()["error_code"] == "gateway_kernel_unknown"
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("base_url:")
+    assert good.status_code == 200
+    assert good.json() == {"kernel_id": "k1", "shown": "this notebook: embedded sandbox"}
+    assert mine is not None and mine.base_url == "http://127.0.0.1:4321"
+    assert "bz_test_abc12345" not in repr(mine)
+    assert late.status_code == 401 and gone is None
+
+
+def test_what_a_kernel_announces_about_each_kind_of_client() -> None:
+    sandbox = rdskit.Client.sandbox()
+    note_chat(sandbox, "ch_2")
+    note_chat(sandbox, "ch_1")
+    note_chat(sandbox, "ch_2")
+    told = announcement(sandbox)
+    assert told == {
+        "kind": "embedded",
+        "base_url": sandbox.base_url,
+        "api_key": sandbox._core.api_key.reveal(),
+        "chats": ["ch_2", "ch_1"],
+    }
+    assert parse_announcement(told) is not None  # the gateway accepts what kernels send
+    real = rdskit.Client("bz_live_" + "9" * 32, base_url="https://rds.example.com")
+    assert announcement(real) == {"kind": "service", "base_url": "https://rds.example.com"}
+    real.close()
