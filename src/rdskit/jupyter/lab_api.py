@@ -78,7 +78,8 @@ from tornado import web
 
 from rdskit._config import SecretKey
 from rdskit._format import credits_text, usd_text
-from rdskit.jupyter.gateway import TOKEN_HEADER, Gateway, _GatewayHandler
+from rdskit._gateway_auth import TOKEN_HEADER
+from rdskit.jupyter.gateway import Gateway, _GatewayHandler
 from rdskit.models import (
     Account,
     Chat,
@@ -454,7 +455,7 @@ async def _read_slow(read: _Counted, chat_ids: list[str], source: str) -> dict[s
         chat = Chat.model_validate(_data(body))
         page = await read.json(f"v1/chats/{chat_id}/messages", "limit=10&order=desc")
         rows = [ChatMessage.model_validate(row) for row in _rows(page)]
-        times = [_unix(row.created_at) for row in rows if row.created_at is not None]
+        times = [int(row.created_at.timestamp()) for row in rows if row.created_at is not None]
         datasets = next(
             (
                 list(row.context.dataset_ids)

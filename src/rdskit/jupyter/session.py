@@ -243,7 +243,7 @@ def announce_client() -> None:
 def _tell(path: str) -> None:
     # One at a time, each with the client current when it is sent; on failure the panel
     # shows (and names) the gateway's view.
-    with _announcing, contextlib.suppress(httpx.HTTPError, RdsError, OSError):
+    with _announcing, contextlib.suppress(httpx.HTTPError, RdsError, OSError, RuntimeError):
         key = GatewayKey(path)
         httpx.post(
             f"{key.url}/kernel",
