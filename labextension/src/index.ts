@@ -464,12 +464,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
     let delay = 5000;
     let timer: number | undefined;
     let polling = false;
+    let again = false;
     const poll = async (): Promise<void> => {
       window.clearTimeout(timer);
       if (polling) {
-        return; // a read is under way; it schedules the next
+        again = true; // a read is under way: the next one follows it at once
+        return;
       }
       polling = true;
+      again = false;
       try {
         const summary = await fetchSummary(activeKernel(tracker));
         delay = Math.max(1000, summary.next_poll * 1000);
@@ -482,7 +485,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         status.show_(null, message);
       }
       polling = false;
-      timer = window.setTimeout(() => void poll(), delay);
+      timer = window.setTimeout(() => void poll(), again ? 0 : delay);
     };
     // Follow the active notebook: another notebook, or its kernel changed or restarted.
     let watched: NotebookPanel | null = null;
