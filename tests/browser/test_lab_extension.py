@@ -269,7 +269,7 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
 
         chat = panel.locator(f".rds-lab-chat[data-id='{chat_id}']")
         expect(chat).to_be_visible(timeout=CELL_MS)
-        assert chat.locator(".rds-lab-chat-title").text_content() == chat_name
+        expect(chat.locator(".rds-lab-chat-title")).to_have_text(chat_name, timeout=CELL_MS)
         meta = chat.locator(".rds-lab-chat-meta").text_content() or ""
         assert meta.startswith(DS2 + " · last activity 20"), meta
         expect(panel.locator(".rds-lab-chats-source")).to_have_text(

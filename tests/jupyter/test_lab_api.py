@@ -335,6 +335,15 @@ def test_a_notebook_with_a_real_key_gets_facts_only_and_the_key_never_reaches_th
             },
             "chats",
         ),
+        (
+            {
+                "kind": "embedded",
+                "base_url": "http://127.0.0.1:80",
+                "api_key": "k" * 20,
+                "turns": "1",
+            },
+            "turns",
+        ),
     ],
 )
 def test_a_bad_announcement_is_refused_naming_the_field(body: Any, field: str) -> None:
@@ -456,7 +465,10 @@ def test_what_a_kernel_announces_about_each_kind_of_client() -> None:
         "base_url": sandbox.base_url,
         "api_key": sandbox._core.api_key.reveal(),
         "chats": ["ch_2", "ch_1"],
+        "turns": told["turns"],
     }
+    note_chat(sandbox, "ch_1")
+    assert announcement(sandbox)["turns"] == told["turns"] + 1  # the panel reads chats again
     assert parse_announcement(told) is not None  # the gateway accepts what kernels send
     real = rdskit.Client("bz_live_" + "9" * 32, base_url="https://rds.example.com")
     assert announcement(real) == {"kind": "service", "base_url": "https://rds.example.com"}

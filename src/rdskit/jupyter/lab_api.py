@@ -140,6 +140,7 @@ class KernelClient:
     base_url: str
     key: SecretKey | None = field(default=None, repr=False)
     chats: tuple[str, ...] = ()
+    turns: int = 0  # %%ask turns the kernel made: a new one means its chats changed
 
     @property
     def label(self) -> str:
@@ -185,7 +186,11 @@ def parse_announcement(body: Any) -> KernelClient | None:
     key = body.get("api_key")
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise ValueError("api_key: the embedded sandbox's key")
-    return KernelClient("embedded", url.rstrip("/"), SecretKey(key), tuple(chats[:CHATS_SHOWN]))
+    turns = body.get("turns", 0)
+    if type(turns) is not int or not 0 <= turns < 2**53:
+        raise ValueError("turns: a count of %%ask turns")
+    chats = tuple(chats[:CHATS_SHOWN])
+    return KernelClient("embedded", url.rstrip("/"), SecretKey(key), chats, turns)
 
 
 class Registrations:
@@ -263,8 +268,8 @@ class LabSummary:
             note = None
             if mine is not None and mine.kind == "embedded":
                 try:
-                    # a new chat (or client) is a new view: read at once, not in SLOW_INTERVAL
-                    name = ("kernel", kernel_id or "", mine.base_url, *mine.chats)
+                    # a new turn (or client) is a new view: read at once, not in SLOW_INTERVAL
+                    name = ("kernel", kernel_id or "", mine.base_url, str(mine.turns))
                     return await self._view(name, mine)
                 except httpx.TransportError:
                     assert kernel_id is not None

@@ -184,6 +184,7 @@ def _prompt_key(url: str) -> str:
 # has no list of chats; the JupyterLab panel lists these for a kernel's own sandbox).
 _CHATS: dict[str, deque[str]] = {}
 _CHATS_KEPT = 5
+_turns = 0
 _announcing = threading.Lock()
 
 
@@ -193,10 +194,12 @@ def note_chat(client: Client, chat_id: str) -> None:
     Example:
         >>> note_chat(client, "ch_1")  # doctest: +SKIP
     """
+    global _turns
     chats = _CHATS.setdefault(client.base_url, deque(maxlen=_CHATS_KEPT))
     if chat_id in chats:
         chats.remove(chat_id)
     chats.appendleft(chat_id)
+    _turns += 1  # a new turn renames or moves a chat: the panel reads its chats again
     announce_client()
 
 
@@ -222,6 +225,7 @@ def announcement(client: Client | None) -> dict[str, Any]:
         "base_url": client.base_url,
         "api_key": client._core.api_key.reveal(),  # the offline sandbox's key, not a real one
         "chats": list(_CHATS.get(client.base_url, ())),
+        "turns": _turns,
     }
 
 
