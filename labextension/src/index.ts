@@ -1,10 +1,13 @@
 /**
  * rdskit in JupyterLab: a status bar item, a side panel (datasets, their runs and live
- * status, credits, tracking agents), insert-code buttons, palette commands, a launcher
- * card, and keyboard help for the answer view's citation cards.
+ * status, credits, usage history, tracking agents and their unread alerts, chats),
+ * insert-code buttons, palette commands, a launcher card, and keyboard help for the
+ * answer view's citation cards.
  *
- * It reads GET <base>/rdskit/lab/summary (rdskit.jupyter.lab_api: Jupyter server auth,
- * upstream reads through the gateway's shared request bucket, reused for `next_poll`
+ * Both follow the active notebook: they read GET <base>/rdskit/lab/summary?kernel=<id>
+ * (rdskit.jupyter.lab_api: Jupyter server auth; the view of the client that notebook's
+ * kernel announced, e.g. its embedded sandbox, else the server gateway's, labelled so;
+ * every read goes through the gateway's shared request bucket, reused for `next_poll`
  * seconds). Everything the service wrote is rendered with textContent, never as HTML.
  */
 import {
@@ -30,12 +33,49 @@ interface IDataset {
   name: string;
   runs: IRun[];
 }
+interface IAlert {
+  id: string;
+  at: number | null;
+  preview: string;
+  new_mentions: number | null;
+  chat_id: string | null;
+}
+interface IAgent {
+  id: string;
+  name: string;
+  paused: boolean;
+  alerts: IAlert[];
+  more: boolean;
+}
+interface IChat {
+  id: string;
+  title: string | null;
+  datasets: string[];
+  last_activity: number | null;
+}
+interface IUsageDay {
+  day: string;
+  credits: string;
+  usd: string;
+  no_credits: number;
+  by: { category: string; credits: string }[];
+}
 interface ISummary {
+  viewing: { scope: 'notebook' | 'server'; label: string; note: string | null };
   connected: { mode: string; upstream: string };
-  account: { email: string | null; team: string | null; plan: string | null; credits_left: string | null };
+  account: {
+    id: string | null;
+    email: string | null;
+    team: string | null;
+    plan: string | null;
+    credits_left: string | null;
+  } | null;
   datasets: IDataset[];
   runs_in_flight: number;
   tracking_agents: number;
+  agents: IAgent[];
+  chats: { items: IChat[]; source: string };
+  usage: { days: IUsageDay[]; rows: number; more: boolean };
   rate_limit: number;
   queued: number;
   next_poll: number;
@@ -54,9 +94,31 @@ function el(tag: string, className: string, text?: string): HTMLElement {
   return node;
 }
 
-async function fetchSummary(): Promise<ISummary> {
+/** A Unix time as the same text on every machine (UTC). */
+function when(unix: number | null): string {
+  if (unix === null) {
+    return 'unknown time';
+  }
+  return new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+/** Alerts the user marked read in this browser: the newest alert time seen, per agent. */
+function seenKey(account: string, agent: string): string {
+  return `rdskit:alerts-read:${account}:${agent}`;
+}
+function seenAt(account: string, agent: string): number {
+  return Number(window.localStorage.getItem(seenKey(account, agent)) ?? '0') || 0;
+}
+
+/** The kernel of the active notebook (null: no notebook, or no kernel yet). */
+function activeKernel(tracker: INotebookTracker): string | null {
+  return tracker.currentWidget?.sessionContext.session?.kernel?.id ?? null;
+}
+
+async function fetchSummary(kernel: string | null): Promise<ISummary> {
   const settings = ServerConnection.makeSettings();
-  const url = settings.baseUrl.replace(/\/?$/, '/') + 'rdskit/lab/summary';
+  const query = kernel ? `?kernel=${encodeURIComponent(kernel)}` : '';
+  const url = settings.baseUrl.replace(/\/?$/, '/') + 'rdskit/lab/summary' + query;
   const response = await ServerConnection.makeRequest(url, {}, settings);
   if (!response.ok) {
     throw new Error(`the rdskit gateway answered ${response.status}`);
@@ -97,12 +159,22 @@ class RdsPanel extends Widget {
       return;
     }
     const head = el('div', 'rds-lab-account');
-    head.appendChild(el('div', 'rds-lab-where', `Connected to ${summary.connected.mode === 'sandbox' ? 'the shared sandbox' : 'the service'} (${summary.connected.upstream})`));
-    const who = [summary.account.email, summary.account.team, summary.account.plan && `plan ${summary.account.plan}`].filter(Boolean).join(' · ');
+    head.dataset.scope = summary.viewing.scope;
+    head.appendChild(el('div', 'rds-lab-viewing', summary.viewing.label));
+    if (summary.viewing.note) {
+      head.appendChild(el('div', 'rds-lab-viewing-note', summary.viewing.note));
+    }
+    const account = summary.account;
+    if (!account) {
+      root.appendChild(head);
+      return;
+    }
+    const who = [account.email, account.team, account.plan && `plan ${account.plan}`].filter(Boolean).join(' · ');
     head.appendChild(el('div', 'rds-lab-who', who));
-    head.appendChild(el('div', 'rds-lab-credits', `Credits left: ${summary.account.credits_left ?? 'unknown'}`));
+    head.appendChild(el('div', 'rds-lab-credits', `Credits left: ${account.credits_left ?? 'unknown'}`));
     head.appendChild(el('div', 'rds-lab-agents', `Tracking agents: ${summary.tracking_agents} · runs in flight: ${summary.runs_in_flight}`));
     root.appendChild(head);
+    root.appendChild(el('h3', 'rds-lab-heading', 'Datasets'));
     const list = el('ul', 'rds-lab-datasets');
     if (summary.datasets.length === 0) {
       root.appendChild(el('div', 'rds-lab-empty', 'No datasets yet: client.datasets.create("…") makes one.'));
@@ -142,7 +214,106 @@ class RdsPanel extends Widget {
       list.appendChild(item);
     }
     root.appendChild(list);
+    const names = new Map(summary.datasets.map(d => [d.id, d.name]));
+    this.showAgents(summary, account.id ?? '');
+    this.showChats(summary, names);
+    this.showUsage(summary);
     root.appendChild(el('div', 'rds-lab-foot', `Shared request bucket: ${summary.rate_limit} req/s, ${summary.queued} queued`));
+  }
+
+  /** Tracking agents: unread alerts (newer than those marked read in this browser). */
+  private showAgents(summary: ISummary, account: string): void {
+    this.node.appendChild(el('h3', 'rds-lab-heading', 'Tracking agents and alerts'));
+    const list = el('ul', 'rds-lab-agent-list');
+    if (summary.agents.length === 0) {
+      this.node.appendChild(el('div', 'rds-lab-empty', 'No tracking agents.'));
+    }
+    for (const agent of summary.agents) {
+      const item = el('li', 'rds-lab-agent');
+      item.dataset.id = agent.id;
+      const seen = seenAt(account, agent.id);
+      const unread = agent.alerts.filter(alert => (alert.at ?? 0) > seen).length;
+      const all = unread === agent.alerts.length && agent.more;
+      const top = el('div', 'rds-lab-agent-head');
+      top.appendChild(el('span', 'rds-lab-agent-name', agent.name));
+      const badge = el('span', 'rds-lab-unread', `${unread}${all ? '+' : ''} unread`);
+      badge.dataset.count = String(unread);
+      top.appendChild(badge);
+      if (agent.paused) {
+        top.appendChild(el('span', 'rds-lab-paused', 'paused'));
+      }
+      item.appendChild(top);
+      for (const alert of agent.alerts.slice(0, 3)) {
+        const line = el('div', 'rds-lab-alert');
+        line.dataset.unread = String((alert.at ?? 0) > seen);
+        const mentions = alert.new_mentions === null ? '' : ` · ${alert.new_mentions} new mentions`;
+        line.appendChild(el('span', 'rds-lab-alert-when', `${when(alert.at)}${mentions}`));
+        line.appendChild(el('span', 'rds-lab-alert-text', alert.preview));
+        item.appendChild(line);
+      }
+      if (unread > 0) {
+        const mark = el('button', 'jp-mod-styled rds-lab-mark-read', 'Mark read') as HTMLButtonElement;
+        mark.onclick = () => {
+          const newest = Math.max(...agent.alerts.map(alert => alert.at ?? 0));
+          window.localStorage.setItem(seenKey(account, agent.id), String(newest));
+          badge.textContent = '0 unread';
+          badge.dataset.count = '0';
+          mark.remove();
+        };
+        item.appendChild(mark);
+      }
+      list.appendChild(item);
+    }
+    this.node.appendChild(list);
+  }
+
+  /** Chats (the service has no list: those the source names), each continued by %%ask. */
+  private showChats(summary: ISummary, names: Map<string, string>): void {
+    this.node.appendChild(el('h3', 'rds-lab-heading', 'Chats'));
+    this.node.appendChild(el('div', 'rds-lab-note rds-lab-chats-source', summary.chats.source ? `Chats ${summary.chats.source}` : ''));
+    const list = el('ul', 'rds-lab-chat-list');
+    if (summary.chats.items.length === 0) {
+      this.node.appendChild(el('div', 'rds-lab-empty', 'No chats yet: an %%ask cell starts one.'));
+    }
+    for (const chat of summary.chats.items) {
+      const item = el('li', 'rds-lab-chat');
+      item.dataset.id = chat.id;
+      item.appendChild(el('div', 'rds-lab-chat-title', chat.title ?? 'untitled chat'));
+      const datasets = chat.datasets.map(id => names.get(id) ?? id).join(', ');
+      item.appendChild(el('div', 'rds-lab-chat-meta', `${datasets ? datasets + ' · ' : ''}last activity ${when(chat.last_activity)}`));
+      const button = el('button', 'jp-mod-styled rds-lab-insert-chat', 'Continue with %%ask') as HTMLButtonElement;
+      const note = el('div', 'rds-lab-note');
+      button.onclick = () => {
+        note.textContent = SAFE_ID.test(chat.id)
+          ? insertCell(this.tracker, `%%ask --chat ${chat.id}\nWhat else should I know?`) ?? ''
+          : 'this chat id cannot be written into code safely';
+      };
+      item.append(button, note);
+      list.appendChild(item);
+    }
+    this.node.appendChild(list);
+  }
+
+  /** Credits charged per day (and per category), from the usage history. */
+  private showUsage(summary: ISummary): void {
+    this.node.appendChild(el('h3', 'rds-lab-heading', 'Usage history'));
+    const usage = summary.usage;
+    if (usage.days.length === 0) {
+      this.node.appendChild(el('div', 'rds-lab-empty', 'Nothing charged yet.'));
+      return;
+    }
+    const list = el('ul', 'rds-lab-usage');
+    for (const day of usage.days.slice(0, 7)) {
+      const row = el('li', 'rds-lab-usage-day');
+      row.dataset.day = day.day;
+      const usd = day.no_credits ? ` (${day.no_credits} charge(s) in USD only)` : '';
+      row.appendChild(el('div', 'rds-lab-usage-credits', `${day.day}: ${day.credits} credits · $${day.usd}${usd}`));
+      row.appendChild(el('div', 'rds-lab-usage-by', day.by.map(part => `${part.category} ${part.credits}`).join(' · ')));
+      list.appendChild(row);
+    }
+    this.node.appendChild(list);
+    const scope = usage.more ? `the latest ${usage.rows} charges (there are older ones)` : `all ${usage.rows} charges`;
+    this.node.appendChild(el('div', 'rds-lab-note', `From ${scope}; days in UTC.`));
   }
 }
 
@@ -160,7 +331,17 @@ class RdsStatus extends Widget {
       this.node.textContent = 'rdskit: not connected';
       return;
     }
-    const where = summary.connected.mode === 'sandbox' ? 'sandbox' : summary.connected.upstream;
+    this.node.title = `rdskit: ${summary.viewing.label} (click to open the panel)`;
+    const mine = summary.viewing.scope === 'notebook';
+    if (!summary.account) {
+      this.node.textContent = `rdskit: this notebook's own key (${summary.connected.upstream})`;
+      return;
+    }
+    const where = mine
+      ? 'notebook sandbox'
+      : summary.connected.mode === 'sandbox'
+        ? 'sandbox'
+        : summary.connected.upstream;
     const runs = summary.runs_in_flight === 1 ? '1 run' : `${summary.runs_in_flight} runs`;
     this.node.textContent = `rdskit: ${where} · ${summary.account.credits_left ?? '? credits'} · ${runs} in flight`;
   }
@@ -281,9 +462,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
     citationKeys();
 
     let delay = 5000;
+    let timer: number | undefined;
+    let polling = false;
+    let again = false;
     const poll = async (): Promise<void> => {
+      window.clearTimeout(timer);
+      if (polling) {
+        again = true; // a read is under way: the next one follows it at once
+        return;
+      }
+      polling = true;
+      again = false;
       try {
-        const summary = await fetchSummary();
+        const summary = await fetchSummary(activeKernel(tracker));
         delay = Math.max(1000, summary.next_poll * 1000);
         panel.show_(summary, null);
         status.show_(summary, null);
@@ -293,8 +484,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
         panel.show_(null, message);
         status.show_(null, message);
       }
-      window.setTimeout(() => void poll(), delay);
+      polling = false;
+      timer = window.setTimeout(() => void poll(), again ? 0 : delay);
     };
+    // Follow the active notebook: another notebook, or its kernel changed or restarted.
+    let watched: NotebookPanel | null = null;
+    const follow = (): void => {
+      watched?.sessionContext.kernelChanged.disconnect(follow);
+      watched = tracker.currentWidget;
+      watched?.sessionContext.kernelChanged.connect(follow);
+      void poll();
+    };
+    tracker.currentChanged.connect(follow);
     void poll();
   }
 };

@@ -55,6 +55,7 @@ _LAYER_HOOKS = {
     "jupyter.traceback": "rdskit.jupyter.errors:short_traceback",
     "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
     "jupyter.progress": "rdskit.jupyter.progress:reporter",
+    "jupyter.announce_client": "rdskit.jupyter.session:announce_client",
     "sandbox.embedded": "rdskit.sandbox:embedded",
 }
 for _name, _target in _LAYER_HOOKS.items():

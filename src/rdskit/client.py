@@ -20,12 +20,15 @@ Example:
 
 from __future__ import annotations
 
+import os
 import weakref
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Self
 
 from rdskit import _hooks
 from rdskit._base_client import AsyncAPIClient, SyncAPIClient
+from rdskit._config import ENV_GATEWAY
+from rdskit._gateway_auth import kernel_identity
 from rdskit.billing import BillingMixin
 from rdskit.resources.account import AccountMixin
 from rdskit.resources.audiences import AudienceDatasets, AudienceProfiles
@@ -131,7 +134,8 @@ class Client(_Service, SyncAPIClient):
     def close(self) -> None:
         """Close the HTTP connections (not those of an ``http_client`` you passed in)."""
         super().close()
-        _made.pop(id(self), None)
+        if _made.pop(id(self), None) is not None:
+            _announce()
 
 
 # The open Clients of this process, oldest first (weak: a client nobody holds is gone):
@@ -150,6 +154,14 @@ def remember_client(client: Client) -> None:
     """
     _made.pop(id(client), None)
     _made[id(client)] = weakref.ref(client)
+    _announce()
+
+
+def _announce() -> None:
+    """In a kernel of a Jupyter server with the rdskit gateway, tell the gateway which
+    client the kernel now uses (its JupyterLab panel follows the notebook's client)."""
+    if os.environ.get(ENV_GATEWAY, "").strip() and kernel_identity() is not None:
+        _hooks.call("jupyter.announce_client")
 
 
 def latest_client() -> Client | None:

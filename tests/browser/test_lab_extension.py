@@ -13,6 +13,18 @@ A notebook makes a dataset with a hostile name through the server's gateway
 - "Insert loader" puts ``client.mentions.to_frame(dataset_ids=[...])`` into the notebook,
   and that cell runs.
 
+A second notebook makes its own embedded sandbox (``rdskit.Client.sandbox()``), a
+dataset, a tracking agent with an alert and a two-turn ``%%ask`` chat; with it active:
+
+- the panel and status item show THAT sandbox's account ("this notebook: embedded
+  sandbox"), its dataset, the agent with its unread alerts (marked read by a click), the
+  chat (title as the service named it, its dataset, last activity; "Continue with
+  %%ask" inserts ``%%ask --chat <id>``) and the usage history by day;
+- hostile dataset, agent and chat names render as inert text;
+- in light and dark themes, at 700 and 1400 px, nothing in the panel overflows it and its
+  text contrasts with its background; switching back to the first notebook shows the
+  server gateway's view again.
+
 The extension is the one the Python build made (``src/rdskit/labextension``, shipped in
 the wheel under ``share/jupyter/labextensions``); a source checkout's build is found
 through ``JUPYTER_PATH`` when the package is installed in editable mode.
@@ -27,7 +39,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 from test_answer_view import (  # noqa: F401  (fixtures are used by name)
     CELL_MS,
     ROOT,
@@ -38,7 +50,7 @@ from test_answer_view import (  # noqa: F401  (fixtures are used by name)
     browser,
     lab,
 )
-from test_notebook_use import _open, _write
+from test_notebook_use import _open, _theme, _write
 
 pytestmark = pytest.mark.browser
 
@@ -47,8 +59,10 @@ HOSTILE = '<img src=x onerror="window.__rdsPwned=1">Oat "milk" <b>&amp;</b>'
 BUILT = ROOT / "src" / "rdskit" / "labextension"
 INSTALLED = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-rdskit"
 
-if not INSTALLED.exists() and (BUILT / "package.json").exists():
-    # An editable install's build output: shown to the server through JUPYTER_PATH.
+if (BUILT / "package.json").exists():
+    # The checkout's build (the source under test) is shown to the server through
+    # JUPYTER_PATH, which comes before the environment's share/jupyter: a worktree's
+    # build wins over the one an editable install of another checkout put there.
     _path = Path(tempfile.mkdtemp(prefix="rdskit-labext-"))
     (_path / "labextensions").mkdir()
     (_path / "labextensions" / "jupyterlab-rdskit").symlink_to(BUILT)
@@ -69,18 +83,30 @@ CELLS = [
 ]
 
 
+def _run_notebook(
+    lab: Lab,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    name: str,
+    sources: list[str],
+) -> tuple[Page, Locator]:
+    """A new page with notebook ``name`` (made of ``sources``) open, every cell run without
+    an error; the caller closes the page."""
+    _write(lab.notebook_dir / name, sources)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(UI_MS)
+    cells = _open(page, lab, name)
+    for index in range(len(sources)):
+        _run_cell(page, cells.nth(index))
+        assert not _errors_of(cells.nth(index)), _errors_of(cells.nth(index))
+    return page, cells
+
+
 def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser) -> None:  # noqa: F811
     assert INSTALLED.exists() or (BUILT / "package.json").exists(), (
         "the JupyterLab extension is not built: pip install -e . builds it (needs node)"
     )
-    _write(lab.notebook_dir / NAME, CELLS)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.set_default_timeout(UI_MS)
+    page, cells = _run_notebook(lab, browser, NAME, CELLS)
     try:
-        cells = _open(page, lab, NAME)
-        for index in range(len(CELLS)):
-            _run_cell(page, cells.nth(index))
-            assert not _errors_of(cells.nth(index)), _errors_of(cells.nth(index))
         # a pinned citation card closes with Escape, focus back on its marker
         summary = cells.nth(0).locator(".rds-marker summary")
         summary.focus()
@@ -151,5 +177,137 @@ def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser)
         _run_cell(page, inserted)
         assert not _errors_of(inserted), _errors_of(inserted)
         expect(inserted.locator(".jp-OutputArea-output table").first).to_be_visible()
+    finally:
+        page.close()
+
+
+NAME2 = "lab-embedded.ipynb"
+DS2 = '<img src=x onerror="window.__rdsPwned=2">'
+AGENT = '<svg onload="window.__rdsPwned=3">watch'
+CELLS2 = [
+    "import os\nos.environ['RDSKIT_SANDBOX_SPEED'] = '20'\nimport rdskit\n"
+    "sb = rdskit.Client.sandbox()  # this notebook's own embedded sandbox\n"
+    "print(sb.me().email)",
+    f"ds = sb.datasets.create({DS2!r})\n"
+    "query = {'type': 'prompt', 'sources': ['reddit'], 'search_query': 'oat milk'}\n"
+    "sb.datasets.runs.create(ds.id, search_query=query, count=40).wait()\n"
+    f"agent = sb.tracking_agents.create(name={AGENT!r}, instructions='complaints',\n"
+    "    dataset_ids=[ds.id], schedule={'frequency': 'daily', 'time': '08:00'})\n"
+    "sb.tracking_agents.trigger(agent.id).wait()\nprint(ds.id, agent.id)",
+    "%load_ext rdskit",
+    "%%ask --dataset {ds.id}\nTop posts?",
+    "%%ask\nAnd the most negative ones?",
+    "chat_id = rdskit.jupyter.current_session().chat_id\nprint(chat_id)\n"
+    "print(sb.chats.get(chat_id).name)",
+]
+
+
+def _luminance(css: str) -> float:
+    r, g, b = (int(x) / 255 for x in re.findall(r"[\d.]+", css)[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _check_layout(page: Page, panel: Locator) -> None:
+    """Nothing in the panel sticks out of it sideways; its text contrasts with its
+    background (WCAG ratio at least 4.5)."""
+    out = panel.evaluate(
+        """panel => {
+            const box = panel.getBoundingClientRect();
+            const bad = [];
+            if (panel.scrollWidth > panel.clientWidth + 1) bad.push('panel scrolls sideways');
+            for (const node of panel.querySelectorAll('*')) {
+                const r = node.getBoundingClientRect();
+                if (r.width && (r.right > box.right + 1 || r.left < box.left - 1))
+                    bad.push(node.className + ': ' + r.left + '..' + r.right);
+            }
+            return bad;
+        }"""
+    )
+    assert out == [], out
+    colors = panel.evaluate("p => [getComputedStyle(p).color, getComputedStyle(p).backgroundColor]")
+    light, dark = sorted((_luminance(c) for c in colors), reverse=True)
+    assert (light + 0.05) / (dark + 0.05) >= 4.5, colors
+
+
+def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
+    lab: Lab,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    page, cells = _run_notebook(lab, browser, NAME2, CELLS2)
+    try:
+        output = cells.nth(1).locator(".jp-OutputArea-output").last.inner_text().split()
+        dataset_id, agent_id = output[-2], output[-1]
+        chat_id, chat_name = (
+            cells.nth(5).locator(".jp-OutputArea-output").last.inner_text().strip().split("\n")
+        )
+        assert chat_id.startswith("ch_") and chat_name, (chat_id, chat_name)
+
+        status = page.locator(".rds-lab-status")
+        expect(status).to_contain_text(
+            re.compile(r"rdskit: notebook sandbox · [\d,.]+ credits"), timeout=CELL_MS
+        )
+        status.click()
+        panel = page.locator("#rdskit-panel")
+        expect(panel.locator(".rds-lab-viewing")).to_have_text("this notebook: embedded sandbox")
+        item = panel.locator(f".rds-lab-dataset[data-id='{dataset_id}']")
+        expect(item).to_be_visible(timeout=CELL_MS)
+        assert item.locator(".rds-lab-dataset-name").text_content() == DS2
+
+        agent = panel.locator(f".rds-lab-agent[data-id='{agent_id}']")
+        expect(agent).to_be_visible(timeout=CELL_MS)
+        assert agent.locator(".rds-lab-agent-name").text_content() == AGENT
+        badge = agent.locator(".rds-lab-unread")
+        expect(badge).not_to_have_attribute("data-count", "0")
+        assert agent.locator(".rds-lab-alert").count() >= 1
+        agent.locator(".rds-lab-mark-read").click()
+        expect(badge).to_have_attribute("data-count", "0")
+        page.wait_for_timeout(6000)  # a poll later, still read (kept in this browser)
+        expect(panel.locator(f".rds-lab-agent[data-id='{agent_id}'] .rds-lab-unread")).to_have_text(
+            "0 unread"
+        )
+
+        chat = panel.locator(f".rds-lab-chat[data-id='{chat_id}']")
+        expect(chat).to_be_visible(timeout=CELL_MS)
+        expect(chat.locator(".rds-lab-chat-title")).to_have_text(chat_name, timeout=CELL_MS)
+        meta = chat.locator(".rds-lab-chat-meta").text_content() or ""
+        assert meta.startswith(DS2 + " · last activity 20"), meta
+        expect(panel.locator(".rds-lab-chats-source")).to_have_text(
+            "Chats asked from this notebook (%%ask)"
+        )
+        usage = panel.locator(".rds-lab-usage-day")
+        expect(usage.first).to_contain_text("credits")
+        assert re.search(r"mention [\d,.]+", usage.first.inner_text()), usage.first.inner_text()
+
+        # hostile service text is inert everywhere in the panel
+        assert panel.locator("img, svg, b, script").count() == 0
+        assert page.evaluate("window.__rdsPwned") is None
+
+        for dark in (False, True):
+            _theme(page, dark)
+            for width in (700, 1400):
+                page.set_viewport_size({"width": width, "height": 1000})
+                page.wait_for_timeout(300)
+                _check_layout(page, panel)
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+        # continue the chat: the %%ask cell goes below the active cell
+        before = cells.count()
+        cells.nth(5).locator(".jp-InputArea-prompt").click()
+        chat.locator(".rds-lab-insert-chat").click()
+        expect(cells).to_have_count(before + 1)
+        expect(cells.nth(6).locator(".jp-InputArea-editor")).to_contain_text(
+            f"%%ask --chat {chat_id}"
+        )
+
+        # the first notebook (the gateway's client) shows the server gateway again
+        _write(lab.notebook_dir / "lab-gateway.ipynb", ["import rdskit\nclient = rdskit.Client()"])
+        cells = _open(page, lab, "lab-gateway.ipynb")
+        _run_cell(page, cells.nth(0))
+        page.locator(".rds-lab-status").click()
+        expect(panel.locator(".rds-lab-viewing")).to_contain_text(
+            "server gateway: sandbox", timeout=CELL_MS
+        )
+        expect(page.locator(".rds-lab-status")).to_contain_text(re.compile(r"rdskit: sandbox · "))
     finally:
         page.close()

@@ -1,18 +1,44 @@
-"""The JupyterLab panel's summary: what it reads, through the gateway's shared bucket, and
-how often (reused for MIN_INTERVAL seconds however many callers poll)."""
+"""The JupyterLab panel's summary: what it reads (the active notebook's own client, else
+the gateway's), through the gateway's shared bucket, and how often (reused however many
+callers poll; chats, alerts and usage less often than runs)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+from tornado.web import Application
 
-from rdskit.jupyter.lab_api import DATASETS_SHOWN, MIN_INTERVAL, LabSummary
+import rdskit
+from rdskit._config import SecretKey
+from rdskit._gateway_auth import TOKEN_HEADER, kernel_proof
+from rdskit.jupyter.gateway import Gateway, TokenBook
+from rdskit.jupyter.lab_api import (
+    DATASETS_SHOWN,
+    MIN_INTERVAL,
+    SLOW_INTERVAL,
+    LabSummary,
+    Registrations,
+    lab_handlers,
+    parse_announcement,
+    reuse_seconds,
+    usage_by_day,
+)
+from rdskit.jupyter.session import announcement, note_chat
+from rdskit.models import UsageRow
 
 ME = {
     "id": "u1",
+    "account_id": "acc_1",
     "email": "a@example.com",
     "team_name": "Team <b>",
     "plan": {"name": "Pro"},
@@ -37,34 +63,112 @@ RUNS = {
         }
     ]
 }
+AGENTS = {"data": [{"id": "ta_1", "name": "<script>x</script>", "paused": False}]}
+ALERTS = {
+    "data": [
+        {
+            "message_id": "tam_2",
+            "agent_id": "ta_1",
+            "created_at": 1767225700,
+            "new_mention_count": 3,
+            "short_preview_message": "<b>prices</b>",
+        },
+        {"message_id": "tam_1", "agent_id": "ta_1", "created_at": 1767225600},
+    ],
+    "has_next": True,
+}
+CHAT = {"data": {"id": "ch_1", "name": '"><img src=x>', "created_at": 1767225000}}
+MESSAGES = {
+    "data": [
+        {"id": "m2", "role": "assistant", "text": "…", "created_at": 1767225900},
+        {
+            "id": "m1",
+            "role": "user",
+            "text": "q",
+            "created_at": 1767225800,
+            "context": {"dataset_ids": ["ds_1"]},
+        },
+    ]
+}
+USAGE = {
+    "data": [
+        {
+            "id": 2,
+            "category": "ai_assistant",
+            "quantity": 0.02,
+            "created_at": 1767225900,
+            "quantity_credits": "2.000000",
+        },
+        {
+            "id": 1,
+            "category": "mention",
+            "quantity": 0.4,
+            "created_at": 1767139200,
+            "quantity_credits": "40.000000",
+        },
+        {
+            "id": 0,
+            "category": "mention",
+            "quantity": 0.1,
+            "created_at": 1767139300,
+            "quantity_credits": None,
+        },
+    ],
+    "has_next": False,
+}
+BODIES = {
+    "v1/me": ME,
+    "v1/datasets": DATASETS,
+    "v1/datasets/ds_1/runs": RUNS,
+    "v1/tracking_agents": AGENTS,
+    "v1/tracking_agents/ta_1/messages": ALERTS,
+    "v1/chats/ch_1": CHAT,
+    "v1/chats/ch_1/messages": MESSAGES,
+    "v1/me/usage_history": USAGE,
+}
 
 
 class FakeGateway:
-    """Records every forwarded read (the real Gateway.forward takes a bucket slot each)."""
+    """Records every read and where it went (the real Gateway takes a bucket slot each)."""
 
     def __init__(self) -> None:
-        self.reads: list[tuple[str, str]] = []
+        self.reads: list[tuple[str, str, str]] = []  # (target, path, query)
+        self.chats: deque[str] = deque(["ch_1", "ch_gone"])
+        self.running = {"k1", "k2"}
+        self.kernels = lambda kid: b"key" if kid in self.running else None
+        self.sandbox_up = True
 
     def status(self) -> dict[str, Any]:
         return {"mode": "sandbox", "upstream": "http://127.0.0.1:1", "rate_limit": 5.0, "queued": 0}
 
+    def _answer(self, path: str) -> httpx.Response:
+        if path not in BODIES:
+            return httpx.Response(404, content=b'{"error_code": "chat_not_found"}')
+        return httpx.Response(200, content=json.dumps(BODIES[path]).encode())
+
     async def forward(
         self, method: str, path: str, query: str, body: bytes, headers: dict[str, str]
     ) -> httpx.Response:
-        self.reads.append((path, query))
-        bodies = {
-            "v1/me": ME,
-            "v1/datasets": DATASETS,
-            "v1/datasets/ds_1/runs": RUNS,
-            "v1/tracking_agents": {"data": []},
-        }
-        return httpx.Response(200, content=json.dumps(bodies[path]).encode())
+        self.reads.append(("gateway", path, query))
+        return self._answer(path)
+
+    async def send(
+        self, base_url: str, key: SecretKey, method: str, path: str, query: str = ""
+    ) -> httpx.Response:
+        if not self.sandbox_up:
+            raise httpx.ConnectError("refused")
+        self.reads.append((f"{base_url} {key.reveal()}", path, query))
+        return self._answer(path)
 
 
-def test_the_summary_is_read_once_per_interval_and_says_what_the_panel_shows() -> None:
-    now = [100.0]
+def _summary(now: list[float]) -> tuple[FakeGateway, LabSummary]:
     gateway = FakeGateway()
-    summary = LabSummary(gateway, clock=lambda: now[0])  # type: ignore[arg-type]
+    return gateway, LabSummary(gateway, clock=lambda: now[0])  # type: ignore[arg-type]
+
+
+def test_the_gateway_view_is_read_once_per_interval_and_says_what_the_panel_shows() -> None:
+    now = [100.0]
+    gateway, summary = _summary(now)
 
     async def main() -> list[dict[str, Any]]:
         first = await summary.get()
@@ -73,11 +177,23 @@ def test_the_summary_is_read_once_per_interval_and_says_what_the_panel_shows() -
         return [first, *together, await summary.get()]
 
     results = asyncio.run(main())
-    # one read of each path per interval, whoever asks: 4 reads, then 4 more
-    assert len(gateway.reads) == 8, gateway.reads
-    assert ("v1/datasets", f"limit={DATASETS_SHOWN}") in gateway.reads
+    fast = ["v1/me", "v1/datasets", "v1/datasets/ds_1/runs"]
+    slow = [
+        "v1/tracking_agents",
+        "v1/tracking_agents/ta_1/messages",
+        "v1/chats/ch_1",
+        "v1/chats/ch_1/messages",
+        "v1/chats/ch_gone",
+        "v1/me/usage_history",
+    ]
+    # whoever asks, one read per interval: all of it, then the fast part only
+    assert [path for _, path, _ in gateway.reads] == fast + slow + fast, gateway.reads
+    assert ("gateway", "v1/datasets", f"limit={DATASETS_SHOWN}") in gateway.reads
     first = results[0]
+    assert first["viewing"]["scope"] == "server"
+    assert first["viewing"]["label"] == "server gateway: sandbox (http://127.0.0.1:1)"
     assert first["account"] == {
+        "id": "acc_1",
         "email": "a@example.com",
         "team": "Team <b>",
         "plan": "Pro",
@@ -86,5 +202,274 @@ def test_the_summary_is_read_once_per_interval_and_says_what_the_panel_shows() -
     assert first["datasets"][0]["name"] == '<img src=x onerror="alert(1)">'  # as text
     (run,) = first["datasets"][0]["runs"]
     assert run["id"] == "dsr_1" and run["status"] == "working" and 0 < run["share"] < 1
-    assert first["runs_in_flight"] == 1 and first["tracking_agents"] == 0
+    assert first["runs_in_flight"] == 1 and first["tracking_agents"] == 1
+    (agent,) = first["agents"]
+    assert agent["name"] == "<script>x</script>" and agent["more"] is True
+    assert [a["id"] for a in agent["alerts"]] == ["tam_2", "tam_1"]
+    assert agent["alerts"][0] == {
+        "id": "tam_2",
+        "at": 1767225700,
+        "preview": "<b>prices</b>",
+        "new_mentions": 3,
+        "chat_id": None,
+    }
+    # the chat another seat owns (404) is left out; the rest says title, datasets, activity
+    assert first["chats"] == {
+        "items": [
+            {
+                "id": "ch_1",
+                "title": '"><img src=x>',
+                "datasets": ["ds_1"],
+                "last_activity": 1767225900,
+                "tracking_agent_id": None,
+            }
+        ],
+        "source": "asked through this server's gateway",
+    }
+    days = first["usage"]["days"]
+    assert [day["day"] for day in days] == ["2026-01-01", "2025-12-31"]
+    assert days[1] == {
+        "day": "2025-12-31",
+        "credits": "40",
+        "usd": "0.50",
+        "no_credits": 1,
+        "by": [{"category": "mention", "credits": "40"}],
+    }
     assert first["next_poll"] == MIN_INTERVAL and first["connected"]["mode"] == "sandbox"
+
+
+def test_chats_alerts_and_usage_are_read_again_after_the_slow_interval_only() -> None:
+    now = [0.0]
+    gateway, summary = _summary(now)
+
+    async def main() -> None:
+        await summary.get()
+        for _ in range(int(SLOW_INTERVAL // MIN_INTERVAL)):
+            now[0] += MIN_INTERVAL
+            await summary.get()
+
+    asyncio.run(main())
+    paths = [path for _, path, _ in gateway.reads]
+    assert paths.count("v1/me") == 1 + int(SLOW_INTERVAL // MIN_INTERVAL)
+    assert paths.count("v1/me/usage_history") == 2
+
+
+def test_a_notebook_with_its_own_sandbox_is_shown_that_sandbox() -> None:
+    now = [0.0]
+    gateway, summary = _summary(now)
+    embedded = parse_announcement(
+        {
+            "kind": "embedded",
+            "base_url": "http://127.0.0.1:4321/",
+            "api_key": "bz_test_sandboxkey1234",
+            "chats": ["ch_1"],
+        }
+    )
+    summary.kernels.set("k1", embedded)
+    view = asyncio.run(summary.get("k1"))
+    assert view["viewing"] == {
+        "scope": "notebook",
+        "label": "this notebook: embedded sandbox",
+        "note": None,
+    }
+    assert {target for target, _, _ in gateway.reads} == {
+        "http://127.0.0.1:4321 bz_test_sandboxkey1234"
+    }
+    assert view["chats"]["source"] == "asked from this notebook (%%ask)"
+    assert [chat["id"] for chat in view["chats"]["items"]] == ["ch_1"]
+    assert "bz_test_sandboxkey1234" not in json.dumps(view)
+    # another notebook (no announcement) sees the gateway
+    assert asyncio.run(summary.get("k2"))["viewing"]["scope"] == "server"
+
+    # a kernel that stopped: its registration is dropped, the gateway's view is shown
+    gateway.running.discard("k1")
+    assert asyncio.run(summary.get("k1"))["viewing"]["scope"] == "server"
+    assert summary.kernels.get("k1") is None
+
+    # a sandbox that no longer answers (restarted kernel): dropped, and said
+    gateway.running.add("k1")
+    summary.kernels.set("k1", embedded)
+    gateway.sandbox_up = False
+    now[0] += 60
+    view = asyncio.run(summary.get("k1"))
+    assert view["viewing"]["scope"] == "server"
+    assert "no longer answers" in view["viewing"]["note"]
+    assert summary.kernels.get("k1") is None
+
+
+def test_a_notebook_with_a_real_key_gets_facts_only_and_the_key_never_reaches_the_server() -> None:
+    gateway, summary = _summary([0.0])
+    mine = parse_announcement(
+        {"kind": "service", "base_url": "https://rds.example.com", "api_key": "bz_live_secret99"}
+    )
+    assert mine is not None and mine.key is None  # dropped on arrival
+    summary.kernels.set("k1", mine)
+    view = asyncio.run(summary.get("k1"))
+    assert gateway.reads == []
+    assert view["account"] is None and view["datasets"] == []
+    assert view["viewing"]["label"] == "this notebook: its own key for https://rds.example.com"
+    assert "cannot read that account" in view["viewing"]["note"]
+    # back to the gateway's client: the registration goes
+    summary.kernels.set("k1", parse_announcement({"kind": "gateway"}))
+    assert summary.kernels.get("k1") is None
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"kind": "other"}, "kind"),
+        ([], "kind"),
+        (
+            {"kind": "embedded", "base_url": "http://example.com:80", "api_key": "k" * 20},
+            "base_url",
+        ),
+        ({"kind": "embedded", "base_url": "https://127.0.0.1:80", "api_key": "k" * 20}, "base_url"),
+        ({"kind": "embedded", "base_url": "file:///etc/passwd", "api_key": "k" * 20}, "base_url"),
+        ({"kind": "embedded", "base_url": "http://127.0.0.1:80", "api_key": "a b"}, "api_key"),
+        (
+            {
+                "kind": "embedded",
+                "base_url": "http://127.0.0.1:80",
+                "api_key": "k" * 20,
+                "chats": ["../admin"],
+            },
+            "chats",
+        ),
+        (
+            {
+                "kind": "embedded",
+                "base_url": "http://127.0.0.1:80",
+                "api_key": "k" * 20,
+                "turns": "1",
+            },
+            "turns",
+        ),
+    ],
+)
+def test_a_bad_announcement_is_refused_naming_the_field(body: Any, field: str) -> None:
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        parse_announcement(body)
+
+
+def test_the_panel_takes_at_most_its_share_of_the_bucket() -> None:
+    assert reuse_seconds(3, 1, 5.0) == MIN_INTERVAL
+    # 4 views of 10 requests each: 40 requests per 16 s = 2.5 req/s, half of 5 req/s
+    assert reuse_seconds(10, 4, 5.0) == 16.0
+
+
+def test_usage_rows_without_credits_count_in_usd_and_are_said() -> None:
+    rows = [UsageRow.model_validate(row) for row in USAGE["data"]]  # type: ignore[index]
+    (_, older) = usage_by_day(rows)["days"]
+    assert older["no_credits"] == 1 and older["usd"] == "0.50" and older["credits"] == "40"
+
+
+def test_the_gateway_remembers_the_chats_asked_through_it_and_tokens_name_their_kernel() -> None:
+    answers = iter(
+        [
+            b'{"chat_id": "ch_a", "message_id": "m", "status": "working"}',
+            b'{"chat_id": "ch_b", "message_id": "m", "status": "working"}',
+            b'{"chat_id": "ch_a", "message_id": "m", "status": "working"}',
+            b'{"chat_id": "../x", "message_id": "m", "status": "working"}',
+        ]
+    )
+    transport = httpx.MockTransport(lambda request: httpx.Response(202, content=next(answers)))
+    gateway = Gateway(
+        ("http://127.0.0.1:9", "bz_test_key12345"), mode="service", transport=transport
+    )
+
+    async def main() -> None:
+        for _ in range(4):
+            await gateway.forward("POST", "v1/ask", "", b"{}", {})
+        await gateway.aclose()
+
+    asyncio.run(main())
+    assert list(gateway.chats) == ["ch_a", "ch_b"]  # newest first, once each, ids only
+
+    book = TokenBook(60, alive=lambda kid: kid == "k1")
+    token, _ = book.mint("k1")
+    unbound, _ = book.mint()
+    assert book.kernel_of(token) == "k1"
+    assert book.kernel_of(unbound) is None and book.kernel_of("forged") is None
+
+
+@contextmanager
+def kernel_route(gateway: Gateway) -> Iterator[tuple[str, Registrations]]:
+    """The gateway's ``POST /rdskit/kernel`` on a loopback port (real HTTP)."""
+    routes = [route for route in lab_handlers(gateway) if route[0].endswith("/kernel")]
+    registrations: Registrations = routes[0][2]["registrations"]
+    sockets = bind_sockets(0, "127.0.0.1")
+    ready, holder = threading.Event(), dict[str, Any]()
+
+    async def main() -> None:
+        holder["loop"], holder["stop"] = asyncio.get_running_loop(), asyncio.Event()
+        server = HTTPServer(Application(routes))
+        server.add_sockets(sockets)
+        ready.set()
+        await holder["stop"].wait()
+        server.stop()
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    ready.wait(10)
+    try:
+        yield f"http://127.0.0.1:{sockets[0].getsockname()[1]}/rdskit/kernel", registrations
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["stop"].set)
+        thread.join(10)
+
+
+def test_a_kernel_announces_its_own_client_only_with_its_own_token() -> None:
+    kernels = {"k1": b"connection-key-1"}
+    gateway = Gateway(
+        ("http://127.0.0.1:9", "bz_test_key12345"), mode="service", kernels=kernels.get
+    )
+    token, _ = gateway.grant(
+        {
+            "secret": gateway.secret,
+            "kernel_id": "k1",
+            "proof": kernel_proof("k1", kernels["k1"], gateway.secret),
+        }
+    )
+    unbound, _ = gateway.tokens.mint()
+    body = {"kind": "embedded", "base_url": "http://127.0.0.1:4321", "api_key": "bz_test_abc12345"}
+    with kernel_route(gateway) as (url, registrations):
+        none = httpx.post(url, json=body)
+        other = httpx.post(url, json=body, headers={TOKEN_HEADER: unbound})
+        bad = httpx.post(
+            url, json={**body, "base_url": "http://example.com"}, headers={TOKEN_HEADER: token}
+        )
+        assert registrations.get("k1") is None
+        good = httpx.post(url, json=body, headers={TOKEN_HEADER: token})
+        mine = registrations.get("k1")
+        del kernels["k1"]  # the kernel stopped: its token and its registration go
+        late = httpx.post(url, json=body, headers={TOKEN_HEADER: token})
+        gone = registrations.get("k1")
+    assert none.status_code == 401
+    assert other.status_code == 403 and other.json()["error_code"] == "gateway_kernel_unknown"
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("base_url:")
+    assert good.status_code == 200
+    assert good.json() == {"kernel_id": "k1", "shown": "this notebook: embedded sandbox"}
+    assert mine is not None and mine.base_url == "http://127.0.0.1:4321"
+    assert "bz_test_abc12345" not in repr(mine)
+    assert late.status_code == 401 and gone is None
+
+
+def test_what_a_kernel_announces_about_each_kind_of_client() -> None:
+    sandbox = rdskit.Client.sandbox()
+    note_chat(sandbox, "ch_2")
+    note_chat(sandbox, "ch_1")
+    note_chat(sandbox, "ch_2")
+    told = announcement(sandbox)
+    assert told == {
+        "kind": "embedded",
+        "base_url": sandbox.base_url,
+        "api_key": sandbox._core.api_key.reveal(),
+        "chats": ["ch_2", "ch_1"],
+        "turns": told["turns"],
+    }
+    note_chat(sandbox, "ch_1")
+    assert announcement(sandbox)["turns"] == told["turns"] + 1  # the panel reads chats again
+    assert parse_announcement(told) is not None  # the gateway accepts what kernels send
+    real = rdskit.Client("bz_live_" + "9" * 32, base_url="https://rds.example.com")
+    assert announcement(real) == {"kind": "service", "base_url": "https://rds.example.com"}
+    real.close()

@@ -92,6 +92,9 @@ __all__ = [
 
 PREFIX = "rdskit"
 """The gateway's path under the server's ``base_url``."""
+CHATS_KEPT = 20
+"""Chats asked through the gateway that it remembers for the JupyterLab panel."""
+_CHAT_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 # Request headers worth forwarding (the key header is replaced, cookies never leave).
 _FORWARD_REQUEST = ("accept", "content-type", "user-agent")
@@ -160,6 +163,12 @@ class TokenBook:
             self.revoke_kernel(kernel_id)
             return "revoked"
         return "valid" if self._clock() < expiry else "expired"
+
+    def kernel_of(self, token: str | None) -> str | None:
+        """The kernel a valid token was minted for (None: invalid, expired, or unbound)."""
+        if self.check(token) != "valid":
+            return None
+        return self._grants[_digest(token or "")][1]
 
     def revoke_kernel(self, kernel_id: str) -> int:
         """Drop every token of ``kernel_id``; returns how many there were."""
@@ -296,6 +305,7 @@ class Gateway:
         self._starting: asyncio.Lock | None = None  # made in the server's event loop
         self._transport = transport
         self._http: httpx.AsyncClient | None = None  # made in the server's event loop
+        self.chats: deque[str] = deque(maxlen=CHATS_KEPT)  # asked through the gateway
 
     @property
     def base_url(self) -> str | None:
@@ -374,19 +384,50 @@ class Gateway:
         """
         if upstream_path(path) != path:
             raise Refused(400, "gateway_path_refused", "not a normalised /v1 path")
+        base_url, key = await self._upstream()
+        response = await self.send(base_url, key, method, path, query, body, headers)
+        if method == "POST" and path == "v1/ask" and response.status_code in (200, 202):
+            self._remember_chat(response)
+        return response
+
+    async def send(
+        self,
+        base_url: str,
+        key: SecretKey,
+        method: str,
+        path: str,
+        query: str = "",
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        """One request to ``base_url`` with ``key``, through the shared bucket: the
+        upstream's, or (for the JupyterLab panel) a kernel's embedded sandbox."""
         if self._http is None:
             self._http = httpx.AsyncClient(transport=self._transport, timeout=60.0)
-        base_url, key = await self._upstream()
         url = f"{base_url}/{path}" + (f"?{query}" if query else "")
         await self.bucket.acquire()
         try:
             response = await self._http.request(
-                method, url, content=body or None, headers={**headers, "x-api-key": key.reveal()}
+                method,
+                url,
+                content=body or None,
+                headers={**(headers or {}), "x-api-key": key.reveal()},
             )
         finally:
             self.bucket.release()
         self.bucket.observe(response)
         return response
+
+    def _remember_chat(self, response: httpx.Response) -> None:
+        """Keep the chat an Ask through the gateway opened or continued: the service has
+        no list of chats, so the JupyterLab panel lists these (newest first)."""
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            body = json.loads(response.content)
+            chat_id = (body.get("data") or body).get("chat_id")
+            if isinstance(chat_id, str) and _CHAT_ID.fullmatch(chat_id):
+                if chat_id in self.chats:
+                    self.chats.remove(chat_id)
+                self.chats.appendleft(chat_id)
 
     def status(self) -> dict[str, Any]:
         """What ``GET /rdskit/status`` reports (nothing secret)."""

@@ -44,7 +44,13 @@ from rdskit.jupyter.asking import resolve_datasets
 from rdskit.jupyter.discovery import gateway_status
 from rdskit.jupyter.errors import full_traceback_html
 from rdskit.jupyter.reprs import html_of, plain_of
-from rdskit.jupyter.session import SANDBOX_ORIGIN, Session, origin_of, service_client
+from rdskit.jupyter.session import (
+    SANDBOX_ORIGIN,
+    Session,
+    note_chat,
+    origin_of,
+    service_client,
+)
 from rdskit.models import Account
 from rdskit.models._base import RdsModel
 
@@ -262,6 +268,7 @@ class RdsMagics(Magics):
             reuse=args.reuse,
         )
         self.session.chat_id = turn.chat_id
+        note_chat(client, turn.chat_id)  # the JupyterLab panel lists it
         try:
             answer = turn.wait(timeout=args.timeout)
         except KeyboardInterrupt:

@@ -18,20 +18,40 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import sys
+import threading
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from rdskit._config import ENV_API_KEY, ENV_BASE_URL
+import httpx
+
+from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY
+from rdskit._gateway_auth import EXCHANGE_TIMEOUT, TOKEN_HEADER
 from rdskit.client import Client, latest_client, remember_client
-from rdskit.errors import ConfigurationError
+from rdskit.errors import ConfigurationError, RdsError
 from rdskit.jupyter.discovery import GatewayKey
 
-__all__ = ["SANDBOX_ORIGIN", "Session", "origin_of", "service_client"]
+__all__ = [
+    "SANDBOX_ORIGIN",
+    "Session",
+    "announce_client",
+    "announcement",
+    "note_chat",
+    "origin_of",
+    "service_client",
+]
 
 SANDBOX_ORIGIN = "the embedded sandbox (offline, no key; its data lasts until the kernel stops)"
+
+
+def _embedded_url() -> str | None:
+    sandbox = sys.modules.get("rdskit.sandbox")  # never started (or imported) just to look
+    embedded = getattr(sandbox, "_embedded", None)
+    return None if embedded is None else str(embedded.url)
 
 
 def origin_of(client: Client) -> str:
@@ -43,9 +63,7 @@ def origin_of(client: Client) -> str:
         'https://rds.example.com'
     """
     key = client._core.api_key
-    sandbox = sys.modules.get("rdskit.sandbox")  # never started (or imported) just to look
-    embedded = getattr(sandbox, "_embedded", None)
-    if embedded is not None and client.base_url == embedded.url:
+    if client.base_url == _embedded_url():
         return SANDBOX_ORIGIN
     if isinstance(key, GatewayKey):
         what = "its shared sandbox" if key.mode == "sandbox" else "the service"
@@ -160,3 +178,80 @@ def _prompt_key(url: str) -> str:
     if not key:
         raise ConfigurationError("no API key was entered")
     return key
+
+
+# Chats %%ask used in this kernel, newest first, by the base URL they live on (the service
+# has no list of chats; the JupyterLab panel lists these for a kernel's own sandbox).
+_CHATS: dict[str, deque[str]] = {}
+_CHATS_KEPT = 5
+_turns = 0
+_announcing = threading.Lock()
+
+
+def note_chat(client: Client, chat_id: str) -> None:
+    """Remember that ``%%ask`` used ``chat_id`` on ``client``, and tell the gateway.
+
+    Example:
+        >>> note_chat(client, "ch_1")  # doctest: +SKIP
+    """
+    global _turns
+    chats = _CHATS.setdefault(client.base_url, deque(maxlen=_CHATS_KEPT))
+    if chat_id in chats:
+        chats.remove(chat_id)
+    chats.appendleft(chat_id)
+    _turns += 1  # a new turn renames or moves a chat: the panel reads its chats again
+    announce_client()
+
+
+def announcement(client: Client | None) -> dict[str, Any]:
+    """What this kernel tells the gateway about ``client``: nothing secret of a real
+    account. The embedded sandbox's own key goes with its loopback URL (the gateway reads
+    that sandbox for the panel); a client with a real key sends its URL only; a gateway
+    client (or none) sends ``{"kind": "gateway"}``.
+
+    Example:
+        >>> announcement(None)
+        {'kind': 'gateway'}
+        >>> announcement(Client("bz_test_0123456789abcdef0123456789abcdef",
+        ...                     base_url="https://rds.example.com"))
+        {'kind': 'service', 'base_url': 'https://rds.example.com'}
+    """
+    if client is None or isinstance(client._core.api_key, GatewayKey):
+        return {"kind": "gateway"}
+    if client.base_url != _embedded_url():
+        return {"kind": "service", "base_url": client.base_url}
+    return {
+        "kind": "embedded",
+        "base_url": client.base_url,
+        "api_key": client._core.api_key.reveal(),  # the offline sandbox's key, not a real one
+        "chats": list(_CHATS.get(client.base_url, ())),
+        "turns": _turns,
+    }
+
+
+def announce_client() -> None:
+    """Tell the Jupyter server's gateway, in the background, which client this kernel
+    uses now (:func:`~rdskit.client.latest_client`), so its JupyterLab panel shows that
+    client's account. Called whenever a client is made, remembered or closed in a kernel
+    of such a server; best effort: if the gateway cannot be told, the panel shows the
+    gateway's own account and labels it so.
+
+    Example:
+        >>> announce_client()  # doctest: +SKIP
+    """
+    path = os.environ.get(ENV_GATEWAY, "").strip()
+    if path:
+        threading.Thread(target=_tell, args=(path,), name="rdskit-announce", daemon=True).start()
+
+
+def _tell(path: str) -> None:
+    # One at a time, each with the client current when it is sent; on failure the panel
+    # shows (and names) the gateway's view.
+    with _announcing, contextlib.suppress(httpx.HTTPError, RdsError, OSError, RuntimeError):
+        key = GatewayKey(path)
+        httpx.post(
+            f"{key.url}/kernel",
+            json=announcement(latest_client()),
+            headers={TOKEN_HEADER: key.reveal()},
+            timeout=EXCHANGE_TIMEOUT,
+        )
