@@ -80,6 +80,13 @@ def _figure(df: pd.DataFrame, reading: Reading, section: str) -> list[str]:
         return [] if re.search(r"\b(no posts|none of|0 posts)\b", section, re.I) else ["no 0"]
     if not _close(got, want):
         return [f"{reading.measure} {got} != {want}"]
+    if reading.of is not None and reading.measure == "count":
+        base = len(where(df, reading.of))
+        stated = re.search(rf"\(({_NUMBER})% of the ({_NUMBER}) posts", section)
+        if stated is None or _num(stated[2]) != base:
+            return [f"denominator {stated and stated[2]} != {base}"]
+        if base and abs(_num(stated[1]) - round(100 * want / base, 1)) > 0.051:
+            return [f"share of the denominator {stated[1]} != {100 * want / base:.1f}"]
     return []
 
 
