@@ -283,7 +283,8 @@ def _cond_text(cond: Cond, newest: float) -> str:
         return "content type is not ad (organic, or no content type)"
     elif cond.dim in METRICS:
         op, number = cond.values
-        text = f"{cond.dim.replace('_', ' ')} {_COMPARE_SAID[op] or 'is'} {_number(float(number), cond.dim)}"
+        said = _COMPARE_SAID[op] or "is"
+        text = f"{cond.dim.replace('_', ' ')} {said} {_number(float(number), cond.dim)}"
     elif cond.dim == "cta" and cond.values in (("any",), ("none",)):
         text = "has a call to action" if cond.values == ("any",) else "has no call to action"
     elif cond.dim == "media":

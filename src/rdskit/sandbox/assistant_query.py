@@ -582,9 +582,7 @@ class _Part:
 _NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor"}
 
 
-_LINKS = frozenset(
-    {"from", "in", "on", "by", "mention", "about", "written", "posted", "published"}
-)
+_LINKS = frozenset({"from", "in", "on", "by", "mention", "about", "written", "posted", "published"})
 """Words between a negator and what it negates ("not written in English")."""
 
 
@@ -609,7 +607,11 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
     for phrase in phrases:
         if not present.issuperset(phrase.words):
             continue  # most phrases of the scope are not in the question: skip them cheaply
-        if FUNCTION_WORDS.issuperset(phrase.words) and not part.cased.issuperset(phrase.words):
+        if (
+            phrase.dim in ("brand", "author")
+            and FUNCTION_WORDS.issuperset(phrase.words)
+            and not part.cased.issuperset(phrase.words)
+        ):
             continue  # the brand "On" is said "On", never "on tiktok"
         start = 0
         while (at := part.find(phrase.words, start)) >= 0:
@@ -1097,7 +1099,7 @@ def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, st
         if _MEAN.search(text):
             return "mean", metric
         said = "|".join(map(re.escape, METRICS[metric].said))
-        if _SUM.search(text) or re.search(rf"\b(how many|number of) ({said})\b", text):
+        if _SUM.search(text) or re.search(rf"\bhow many ({said})\b", text):
             return "sum", metric
         if group is None and _MAX.search(text) and not _RANK_POSTS.search(text):
             return "max", metric
@@ -1105,6 +1107,8 @@ def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, st
             return "min", metric
         if group is not None and re.search(r"\b(most|highest)\b", text):
             return "mean", metric
+        if group is None and re.search(rf"\bnumber of ({said})\b", text):
+            return "sum", metric  # "the number of comments on tiktok": all of them
         if group is not None and counts:  # "top 3 authors by views": their total views
             return "sum", metric
         if re.search(r"_(rate|score)$", metric) and re.search(r"\bwhat(?:'s| is| was)\b", text):
@@ -1157,7 +1161,7 @@ def _unknown(part: _Part, names: Sequence[str]) -> list[str]:
     for token, used in zip(part.tokens, part.used, strict=True):
         content = (
             not used
-            and (re.match(r"^[^\W\d_][\w'-]*$", token) or re.match(r"^@?\w*\d[\w.-]*$|^@\w+$", token))
+            and re.match(r"^[^\W\d_][\w'-]*$|^@?\w*\d[\w.-]*$|^@\w+$", token)
             and token not in FUNCTION_WORDS
             and token not in INSTRUCTION_WORDS
             and token not in _FILLER

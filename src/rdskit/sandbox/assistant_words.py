@@ -438,10 +438,10 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(
         "forecast",
         r"\b(predict\w*|forecast\w*|extrapolat\w*|projection|will (?:\w+ ){0,3}(?:be|grow|drop"
-        r"|increase|decrease|rise|fall|look|change|get|go up|go down)|going to (?:be|grow|drop|increase|decrease"
-        r"|rise|fall)|next (?:week|month|quarter|year)'?s?)\b",
+        r"|increase|decrease|rise|fall|look|change|get|go up|go down)|going to (?:be|grow|drop"
+        r"|increase|decrease|rise|fall)|next (?:week|month|quarter|year)'?s?)\b",
         "I can't predict or forecast: every answer is counted from posts already collected."
-        " Ask \"posts per week\" or \"sentiment over time\" for the trend so far, or fit a model"
+        ' Ask "posts per week" or "sentiment over time" for the trend so far, or fit a model'
         " on `client.mentions.to_frame(dataset_ids=[...])` yourself.",
     ),
     Refusal(
@@ -450,8 +450,8 @@ REFUSALS: tuple[Refusal, ...] = (
         r"|causation|caused by|cause and effect)\b",
         "I can't compute correlations or test causes: Ask counts, splits and ranks posts. With"
         " pandas: `df = client.mentions.to_frame(dataset_ids=[...])`, then e.g."
-        " `df[[\"num_likes\", \"num_comments\"]].corr()`; Ask can compare groups (\"sentiment of"
-        " posts mentioning price\").",
+        ' `df[["num_likes", "num_comments"]].corr()`; Ask can compare groups ("sentiment of'
+        ' posts mentioning price").',
     ),
     Refusal(
         "delete",

@@ -79,8 +79,7 @@ def _word(term: str) -> re.Pattern[str]:
     return re.compile(r"\b" + re.escape(words[0]))
 
 
-_MONTHS = ("january february march april may june july august september october november"
-           " december").split()  # fmt: skip
+_MONTHS = [datetime(2026, m, 1).strftime("%B").lower() for m in range(1, 13)]
 _COMPARE = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq"}
 
 
