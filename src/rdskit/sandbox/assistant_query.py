@@ -1444,7 +1444,9 @@ def _repaired(text: str, table: Table) -> str:
         if word not in fixed:
             limit = 2 if len(word) >= 8 else 1
             # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
-            best = min(targets, key=lambda t: (_distance(word, t, limit), -len(t), t))
+            # A slip keeps the first letter: "managers" is not "angers".
+            same_start = [t for t in targets if t[0] == word[0]] or [word]
+            best = min(same_start, key=lambda t: (_distance(word, t, limit), -len(t), t))
             fixed[word] = best if _distance(word, best, limit) <= limit else word
         return fixed[word]
 

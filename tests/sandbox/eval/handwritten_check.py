@@ -11,8 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
 import pandas as pd
-from handwritten_spec import Reading
+from eval_support import ask_over_http
+from handwritten_spec import Question, Reading
 from handwritten_truth import grouped, measure, ranking, where
 
 _NUMBER = r"-?[\d,]+(?:\.\d+)?"
@@ -141,3 +143,13 @@ def _one(df: pd.DataFrame, reading: Reading, section: str, cited: list[Any]) -> 
             return ["no posts count in the read-as line"]
         return [] if _num(found[1]) == len(rows) else [f"scope {found[1]} != {len(rows)}"]
     return [f"unknown kind {kind}"]
+
+
+def asked(http: httpx.Client, question: Question, dataset_id: str, df: pd.DataFrame) -> list[str]:
+    """Ask ``question`` over HTTP (its earlier turns first, in one chat) in ``dataset_id``;
+    what is wrong with the reply against ``df`` (empty: it is right)."""
+    chat_id = None
+    for earlier in question.after:
+        chat_id = ask_over_http(http, earlier, chat_id, dataset_id)["chat_id"]
+    reply = ask_over_http(http, question.text, chat_id, dataset_id)
+    return problems(df, question.readings, reply["text"], reply["references"])
