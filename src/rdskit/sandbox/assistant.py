@@ -62,7 +62,14 @@ from rdskit.sandbox.assistant_posts import (
     sentiment_label,
     words,
 )
-from rdskit.sandbox.assistant_query import NOT_AN_AD, Cond, Query, Reading, read
+from rdskit.sandbox.assistant_query import (
+    NOT_AN_AD,
+    Cond,
+    Query,
+    Reading,
+    read,
+    without_thresholds,
+)
 from rdskit.sandbox.assistant_sections import (
     TITLES,
     Case,
@@ -335,7 +342,7 @@ def answer(
     vocab = table.derived(
         ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
     )
-    planned = _plan(asked, vocab, earlier)
+    planned = _plan(without_thresholds(asked), vocab, earlier)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
     timed = any(i.slots.since or i.slots.until or i.slots.window_days for i in planned.intents)

@@ -48,7 +48,16 @@ from rdskit.sandbox.assistant_words import (
     to_english,
 )
 
-__all__ = ["NOT_AN_AD", "PERIODS", "Cond", "Query", "Reading", "askable", "read"]
+__all__ = [
+    "NOT_AN_AD",
+    "PERIODS",
+    "Cond",
+    "Query",
+    "Reading",
+    "askable",
+    "read",
+    "without_thresholds",
+]
 
 PERIODS = ("day", "week", "month", "year")
 """Periods a query can group by."""
@@ -963,6 +972,19 @@ _THRESHOLD = re.compile(
 )
 
 
+_THRESHOLD_ANY_CASE = re.compile(_THRESHOLD.pattern, re.IGNORECASE)
+
+
+def without_thresholds(text: str) -> str:
+    """``text`` without its metric thresholds: what the intent planner reads, so that "no
+    comments" narrows the posts instead of asking about comments.
+
+    >>> without_thresholds("Which emotions show up in posts with no comments?")
+    'Which emotions show up in posts with  ?'
+    """
+    return _THRESHOLD_ANY_CASE.sub(" ", _numbers(text))
+
+
 def _numbers(text: str) -> str:
     """Numbers as the reader compares them: "10,000" -> "10000", "1.5k" -> "1500",
     "2m" -> "2000000", "1000+" -> "at least 1000".
@@ -1142,19 +1164,24 @@ _CATALOGUE_WORDS = frozenset(
 )
 
 
+_SAID = sorted(
+    {s for m in METRICS.values() for s in m.said}
+    | {s for d in DIMENSIONS.values() for s in d.said},
+    key=len,
+    reverse=True,
+)
+_SAID_PHRASE = re.compile(rf"\b({'|'.join(map(re.escape, _SAID))})(?:s|es)?\b")
+_SINGLE_SAID = frozenset(s for s in _SAID if " " not in s) | {
+    s + "s" for s in _SAID if " " not in s
+}
+
+
 def _unknown(part: _Part, names: Sequence[str]) -> list[str]:
-    said = [s for m in METRICS.values() for s in m.said]
-    said += [s for d in DIMENSIONS.values() for s in d.said]
-    text = f" {part.text} "
     # A word of the catalogue is known when a whole phrase of it was said ("engagement
     # rate"), not alone ("verified" of "ad advertiser verified").
-    catalogue = {
-        word
-        for phrase in said
-        if re.search(rf"\b{re.escape(phrase)}(s|es)?\b", text)
-        for word in phrase.split()
-    } | {word + "s" for phrase in said if " " not in phrase for word in [phrase]}
-    catalogue |= {phrase for phrase in said if " " not in phrase}
+    catalogue = _SINGLE_SAID | {
+        word for found in _SAID_PHRASE.finditer(part.text) for word in found[1].split()
+    }
     name_words = {w for n in names for w in _tokens(n.lower())} | catalogue
     out: list[str] = []
     run: list[str] = []

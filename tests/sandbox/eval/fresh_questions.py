@@ -253,6 +253,17 @@ SHOES: tuple[Question, ...] = (
 
 EV: tuple[Question, ...] = (
     ask(
+        "Which emotions show up in posts with no comments?",
+        theme("emotions", **{"comments=": 0}),
+        role=S,
+    ),
+    ask(
+        "What do people complain about in posts with more than 10k views?",
+        theme("complaints", **{"views>": 10000}),
+        role=A,
+    ),
+    ask("What are the main topics in Q3?", theme("topics", quarter=3), role=S),
+    ask(
         "How many posts mention Tesla in Q2 2026?",
         count(brand=["Tesla"], since="2026-04-01", until="2026-06-30"),
         role=A,
