@@ -49,7 +49,7 @@ from typing import Any
 
 from rdskit.sandbox import assistant_analyses as analyses
 from rdskit.sandbox import assistant_figures as figures_of
-from rdskit.sandbox.assistant_catalogue import Table
+from rdskit.sandbox.assistant_catalogue import METRICS, Table
 from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.assistant_posts import (
     Mention,
@@ -62,7 +62,14 @@ from rdskit.sandbox.assistant_posts import (
     sentiment_label,
     words,
 )
-from rdskit.sandbox.assistant_query import Cond, Query, Reading, read
+from rdskit.sandbox.assistant_query import (
+    NOT_AN_AD,
+    Cond,
+    Query,
+    Reading,
+    read,
+    without_thresholds,
+)
 from rdskit.sandbox.assistant_sections import (
     TITLES,
     Case,
@@ -335,9 +342,12 @@ def answer(
     vocab = table.derived(
         ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
     )
-    planned = _plan(asked, vocab, earlier)
+    planned = _plan(without_thresholds(asked), vocab, earlier)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
+    timed = any(i.slots.since or i.slots.until or i.slots.window_days for i in planned.intents)
+    if not timed:  # a period the planner's slots did not take ("in Q3", "this month")
+        extra += [c for c in reading.conditions if c.dim in _TIME_DIMS]
     narrowed = ""
     if extra:
         narrowed = " and ".join(figures_of.describe_conds(extra, table))
@@ -383,6 +393,10 @@ def answer(
         figures[intent.name] = out.figures
         out.line()
     if not planned.understood:
+        if reading.unknown:  # named before any figure, right after the read-as line
+            words = ", ".join(f"'{word}'" for word in reading.unknown)
+            out.lines.insert(1, f"**I did not understand {words}; below is the overview of"
+                                " the data instead.**")  # fmt: skip
         out.line(_NOT_UNDERSTOOD)
     about = [item for item in related if item.topic.rstrip("s") in question.lower()]
     about = [item for item in about if item not in cited]
@@ -396,9 +410,11 @@ def answer(
 
 _EXTRA_DIMS = frozenset(
     {"language", "country", "emotion", "intention", "tone", "hook", "cta", "topic", "media",
-     "comment", "author"}
+     "comment", "author", *METRICS}
 )  # fmt: skip
-"""Filters the intent planner has no slot for: the reader's conditions narrow its posts."""
+"""Filters the intent planner has no slot for (metric thresholds included): the reader's
+conditions narrow its posts."""
+_TIME_DIMS = frozenset({"days", "year", "month", "since", "until"})
 _SUBJECT = {
     "emotions": "emotion",
     "languages": "language",
@@ -498,9 +514,11 @@ def _figures(
     found: list[dict[str, Any]] = []
     multi = len(reading.queries) > 1
     for number, query in enumerate(reading.queries, start=1):
+        base: tuple[Cond, ...] = ()
         if ads == "out" and not any(c.dim == "content_type" for c in query.where + query.part):
-            query = replace(query, where=(*query.where, Cond("content_type", ("organic",))))
-            said = "ads left out (this chat's policy)"
+            base = (NOT_AN_AD,)
+            query = replace(query, where=(*query.where, NOT_AN_AD))
+            said = "ads left out (this chat's policy)" + analyses.unknown_type_note(posts)
         elif any(c.dim == "content_type" for c in query.where + query.part):
             said = "ads as filtered"
         else:
@@ -510,7 +528,7 @@ def _figures(
             out.line()
         if reading.follow_up and number == 1:
             said += "; continuing the previous question"
-        found.append(figures_of.write(out, query, table, where, said))
+        found.append(figures_of.write(out, query, table, where, said, base))
         out.line()
     text, references, blocks = out.finish()
     entities = [{"type": "dataset", "id": item.id} for item in scope]
@@ -696,6 +714,7 @@ def _narrow(intent: Intent, context: _Context) -> tuple[list[Mention], str, str 
         wanted = slots.content_type
         posts = [post for post in posts if (post.get("content_type") == "ad") == (wanted == "ad")]
         basis += ", ads only" if wanted == "ad" else ", organic posts only"
+        basis += analyses.unknown_type_note(posts) if wanted != "ad" else ""
         if not posts:
             return [], basis, f"There are no {'ads' if wanted == 'ad' else 'organic posts'} there."
     elif context.ads_out and name != "ads":
@@ -703,6 +722,7 @@ def _narrow(intent: Intent, context: _Context) -> tuple[list[Mention], str, str 
         if ads:
             posts = [post for post in posts if not analyses.is_ad(post)]
             basis += f" ({posts_phrase(ads, noun='ad')} left out)"
+            basis += analyses.unknown_type_note(posts)
     if slots.missing:
         named = ", ".join(f'"{term}"' for term in slots.missing)
         return [], basis, f"None of the {posts_phrase(len(posts))} in {where} mention {named}."

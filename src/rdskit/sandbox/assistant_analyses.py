@@ -65,6 +65,22 @@ def is_ad(post: Mention) -> bool:
     return post.get("content_type") == "ad"
 
 
+def unknown_type_note(posts: Sequence[Mention]) -> str:
+    """What the read-as line says when posts have no ``content_type``: they are not known
+    ads, so "organic" / "ads left out" keeps them, and the answer says so.
+
+    >>> unknown_type_note([{"content_type": None}, {"content_type": "organic"}])
+    '; 1 post has no content type (unknown), counted as not an ad'
+    >>> unknown_type_note([{"content_type": "organic"}])
+    ''
+    """
+    unknown = sum(1 for post in posts if not post.get("content_type"))
+    if not unknown:
+        return ""
+    has = "post has" if unknown == 1 else "posts have"
+    return f"; {unknown:,} {has} no content type (unknown), counted as not an ad"
+
+
 def _order(counter: Counter[str]) -> list[tuple[str, int]]:
     """Most common first, name breaking ties (deterministic)."""
     return sorted(counter.items(), key=lambda item: (-item[1], item[0]))

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import operator
 import re
 import statistics
 from collections.abc import Callable, Sequence
@@ -64,6 +65,12 @@ def _word_pattern(term: str) -> re.Pattern[str]:
 
 def _newest(table: Table) -> float:
     return max((float(p.get("created_at") or 0) for p in table.posts), default=0.0)
+
+
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "=": operator.eq,
+}  # fmt: skip
+_COMPARE_SAID = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": ""}
 
 
 def matcher(cond: Cond, table: Table) -> Callable[[int], bool]:
@@ -106,6 +113,10 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
         return in_period
     rows = table.rows
     name = cond.dim
+    if name in METRICS:  # a threshold: (operator, number); a post without the metric fails
+        compare = _COMPARE[cond.values[0]]
+        bound = float(cond.values[1])
+        return lambda i: rows[i].get(name) is not None and compare(float(rows[i][name]), bound)
     if values == ["any"]:
         return lambda i: bool(rows[i].get(name))
     if values == ["none"] and name != "media":
@@ -268,6 +279,12 @@ def _cond_text(cond: Cond, newest: float) -> str:
         text = f"posted in {values}"
     elif cond.dim in ("since", "until"):
         text = f"posted {'on or after' if cond.dim == 'since' else 'on or before'} {values}"
+    elif cond.dim == "content_type" and cond.values == ("ad",) and cond.negate:
+        return "content type is not ad (organic, or no content type)"
+    elif cond.dim in METRICS:
+        op, number = cond.values
+        said = _COMPARE_SAID[op] or "is"
+        text = f"{cond.dim.replace('_', ' ')} {said} {_number(float(number), cond.dim)}"
     elif cond.dim == "cta" and cond.values in (("any",), ("none",)):
         text = "has a call to action" if cond.values == ("any",) else "has no call to action"
     elif cond.dim == "media":
@@ -341,9 +358,12 @@ def _examples(out: Writer, table: Table, rows: Sequence[int]) -> None:
         out.line(f"Examples: {', '.join(links)}.")
 
 
-def write(out: Writer, query: Query, table: Table, where: str, ads: str) -> dict[str, Any]:
+def write(
+    out: Writer, query: Query, table: Table, where: str, ads: str, base: Sequence[Cond] = ()
+) -> dict[str, Any]:
     """Write the answer of one query (read-as line, unknown words, figure, examples);
-    returns the figures it states."""
+    returns the figures it states. ``base``: the conditions of the posts the chat counts
+    (its ads policy), the denominator a count's share is of."""
     out.line(describe(query, table, where, ads))
     for note in query.notes:
         out.line(f"_Note: {note}._")
@@ -355,7 +375,8 @@ def write(out: Writer, query: Query, table: Table, where: str, ads: str) -> dict
         )
     out.line()
     result = run(query, table)
-    total = len(table.rows)
+    total = len(select(base, table)) if base else len(table.rows)
+    counted = f"{where}, {_conds_text(base, _newest(table))}" if base else where
     figures: dict[str, Any] = {
         "measure": query.measure,
         "metric": query.metric,
@@ -409,7 +430,7 @@ def write(out: Writer, query: Query, table: Table, where: str, ads: str) -> dict
     if query.measure == "count":
         share = f"{100 * n / total:.1f}%" if total else "0.0%"
         out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}"
-                 f" ({share} of the {total:,} posts in {where}).")  # fmt: skip
+                 f" ({share} of the {total:,} posts in {counted}).")  # fmt: skip
     elif query.measure == "share":
         part = len(result.cited)
         figures["numerator"], figures["denominator"] = part, result.base

@@ -364,7 +364,8 @@ INTENT_RULES: tuple[tuple[str, str], ...] = (
               r"|\btimeline\b|\bgrow|\bshrink|\bdeclin|\bincreas|\bdecreas|\bchanged?\b"
               r"|\bevolv|\b(?:posts?|mentions?) (?:per|by|each|a) (?:day|week|month)\b"
               r"|\bquiet(?:est)?\b|\bactivity\b|\bwhen (?:did|were|was|do)\b"
-              r"|\bwhich (?:day|week|month)\b|\b(?:day|week|month) (?:with|had) the most\b"),
+              r"|\bwhich (?:day|week|month)\b|\b(?:day|week|month) (?:with|had) the most\b"
+              r"|\b(?:daily|weekly|monthly)\b"),
     ("complaints", r"\bcomplain|\bgripes?\b|\bmoan|\brants?\b|\bwhin|\bissues?\b|\bproblems?\b"
                    r"|\bdislik|\bhat(?:e|es|ed)\b|\bcriti|\bfrustrat|\bannoy|\bpain ?points?\b"
                    r"|\bdownsides?\b|\bdrawbacks?\b|\bconcerns?\b|\bgrievance|\bunhappy\b"

@@ -81,7 +81,7 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SOURCE = re.compile(
     r"(?<!\w)("
     + "|".join(re.escape(s) for s in sorted(SOURCE_NAMES, key=len, reverse=True))
-    + r")(?!\w)"
+    + r")s?(?!\w)"  # "tiktoks"
 )
 _NUMBER = "|".join(re.escape(w) for w in sorted(NUMBER_WORDS, key=len, reverse=True))
 _LIMIT = re.compile(rf"(?<![\w-])(\d{{1,3}}|{_NUMBER})(?![\w-])")

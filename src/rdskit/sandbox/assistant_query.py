@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from rdskit.models import vocab
 from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
@@ -48,7 +48,16 @@ from rdskit.sandbox.assistant_words import (
     to_english,
 )
 
-__all__ = ["PERIODS", "Cond", "Query", "Reading", "askable", "read"]
+__all__ = [
+    "NOT_AN_AD",
+    "PERIODS",
+    "Cond",
+    "Query",
+    "Reading",
+    "askable",
+    "read",
+    "without_thresholds",
+]
 
 PERIODS = ("day", "week", "month", "year")
 """Periods a query can group by."""
@@ -66,6 +75,12 @@ class Cond:
     values: tuple[str, ...]
     negate: bool = False
     every: bool = False
+
+
+NOT_AN_AD = Cond("content_type", ("ad",), negate=True)
+"""Organic posts, ads left out: every post not known to be an ad (a post without a
+``content_type`` is kept, and the answer says how many have none), as the intent
+planner's analyses count them."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +115,7 @@ class Reading:
 
 # --- words ----------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"[\w'%&-]+|[?;,.]")
+_TOKEN = re.compile(r"\d+(?:\.\d+)+|@?[\w'%&-]+|[?;,.]")
 _FILLER = frozenset(
     [
         "there",
@@ -441,14 +456,14 @@ _COMMENT = re.compile(
 )
 _WINDOW = re.compile(
     r"\b(?:in |from |during |over )?(?:the )?(?:last|past|previous) (?:(\d+|\w+) )?"
-    r"(day|week|month|year)s?\b"
+    r"(day|week|month|quarter|year)s?\b"
 )
 _YEAR = re.compile(r"\b(?:in|during|from) (20\d\d)\b")
 _MONTH = re.compile(
     r"\bin (january|february|march|april|may|june|july|august|september|october|november"
     r"|december) (20\d\d)\b"
 )
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "quarter": 90, "year": 365}
 _MONTHS = [
     "january",
     "february",
@@ -512,6 +527,7 @@ def _find_phrases(table: Table) -> list[_Phrase]:
 
     for source in vocab.SOURCES:
         add(source, "source", source)
+        add(f"{source}s", "source", source)  # "tiktoks"
     for dim, names in VALUE_NAMES.items():
         for said, value in names.items():
             add(said, dim, value)
@@ -558,6 +574,7 @@ class _Part:
     used: list[bool]
     conds: list[tuple[int, Cond]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    cased: frozenset[str] = frozenset()  # words capitalised inside a sentence ("On")
 
     def take(self, start: int, length: int) -> None:
         for i in range(start, min(start + length, len(self.used))):
@@ -574,15 +591,20 @@ class _Part:
 _NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor"}
 
 
+_LINKS = frozenset({"from", "in", "on", "by", "mention", "about", "written", "posted", "published"})
+"""Words between a negator and what it negates ("not written in English")."""
+
+
 def _negated(part: _Part, at: int) -> bool:
     window = part.tokens[max(0, at - 3) : at]
     if "other" in window and "than" in window:
         return True
-    if at >= 1 and part.tokens[at - 1] in _NEGATORS:
+    if at >= 1 and part.tokens[at - 1] in _NEGATORS | {"neither"}:
         return True
-    return at >= 2 and part.tokens[at - 2] in {"not", "but"} and part.tokens[at - 1] in {
-        "from", "in", "on", "by", "mention", "about", "not",
-    }  # fmt: skip
+    k = at - 1
+    while k >= 0 and at - k <= 3 and part.tokens[k] in _LINKS:
+        k -= 1
+    return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither"}
 
 
 def _add(part: _Part, at: int, cond: Cond) -> None:
@@ -594,6 +616,12 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
     for phrase in phrases:
         if not present.issuperset(phrase.words):
             continue  # most phrases of the scope are not in the question: skip them cheaply
+        if (
+            phrase.dim in ("brand", "author")
+            and FUNCTION_WORDS.issuperset(phrase.words)
+            and not part.cased.issuperset(phrase.words)
+        ):
+            continue  # the brand "On" is said "On", never "on tiktok"
         start = 0
         while (at := part.find(phrase.words, start)) >= 0:
             start = at + 1
@@ -612,13 +640,18 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
                 _add(part, at, Cond("source", (phrase.value,)))
                 continue
             negate = _negated(part, at)
-            if phrase.dim == "content_type" and negate:
-                negate, value = False, "organic" if phrase.value == "ad" else "ad"
-            else:
-                value = phrase.value
+            if negate:  # "excluding", "other than" are read: never named as not understood
+                for k in range(max(0, at - 3), at):
+                    if part.tokens[k] in _NEGATORS | {"but", "other", "than"}:
+                        part.take(k, 1)
             if at >= 1 and part.tokens[at - 1] == "non":
                 part.take(at - 1, 1)
-            _add(part, at, Cond(phrase.dim, (value,), negate))
+            if phrase.dim == "content_type" and (phrase.value == "ad") == negate:
+                _add(part, at, NOT_AN_AD)  # "organic", "not ads": not known to be an ad
+            elif phrase.dim == "content_type":
+                _add(part, at, Cond("content_type", ("ad",)))  # "ads", "not organic"
+            else:
+                _add(part, at, Cond(phrase.dim, (phrase.value,), negate))
 
 
 def _split_hyphens(tokens: list[str]) -> list[str]:
@@ -703,15 +736,26 @@ def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
             if "topic" in tokens or "topics" in tokens:
                 part.take(at, len(words))
                 _add(part, at, Cond("topic", (table.labels("topic")[" ".join(words)],)))
-            elif tokens[at - 1 : at] != ["per"]:
+            elif tokens[at - 1 : at] != ["per"] and not _QUESTION_WORDS.issuperset(words):
                 part.take(at, len(words))
                 terms.append((at, " ".join(words)))
     if not terms:
         return
-    values = tuple(dict.fromkeys(_singular(term) for _, term in terms))
     every = "and" in joiners or "both" in tokens
-    negate = any(_negated(part, at) for at, _ in terms[:1])
-    _add(part, terms[0][0], Cond("keyword", values, negate, every and len(values) > 1))
+    # Each term keeps its own sign: "comfort but not price" is comfort AND NOT price.
+    signs = [_negated(part, at) for at, _ in terms]
+    negate = signs[0]
+    if negate and not all(signs):  # "not about X or Y" negates the whole list
+        signs = [True] * len(terms)
+    for sign in dict.fromkeys(signs):
+        kept = [(at, term) for (at, term), s in zip(terms, signs, strict=True) if s == sign]
+        values = tuple(dict.fromkeys(_singular(term) for _, term in kept))
+        _add(part, kept[0][0], Cond("keyword", values, sign, every and len(values) > 1))
+
+
+_QUESTION_WORDS = frozenset(_MEASURE_WORDS) | _FILLER | FUNCTION_WORDS | INSTRUCTION_WORDS
+"""Words a question is made of: a content topic with only these ("share") is
+matched after a topic cue ("mention share"), never anywhere."""
 
 
 def _singular(term: str) -> str:
@@ -807,12 +851,25 @@ def _time(part: _Part) -> None:
         _add(part, at, Cond("year", (found[1],)))
 
 
-_SINCE = re.compile(r"\b(since|after|from) (20\d\d-\d\d-\d\d)\b")
-_UNTIL = re.compile(r"\b(until|before|till|to) (20\d\d-\d\d-\d\d)\b")
+_ISO = r"(20\d\d-\d\d-\d\d)"
+_SINCE = re.compile(rf"\b(since|after|from|between) {_ISO}\b")
+_UNTIL = re.compile(rf"\b(until|before|till|to|and) {_ISO}\b")
+_MONTH_NAMES = "|".join(_MONTHS)
 _BARE_MONTH = re.compile(
     r"\bin (january|february|march|april|june|july|august|september|october|november"
     r"|december)\b(?! 20\d\d)"
 )
+_MONTH_BOUND = re.compile(
+    rf"\b(since|after|from|starting|before|until|till|through|up to) ({_MONTH_NAMES})"
+    r"(?: (20\d\d))?\b"
+)
+_QUARTER = re.compile(
+    r"\b(?:in |during |for )?(?:the )?(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)"
+    r" quarter)(?: of)?(?: (20\d\d))?\b"
+)
+_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2,
+                  "3rd": 3, "4th": 4}  # fmt: skip
+_THIS = re.compile(r"\b(?:in |during )?(?:this|the current) (week|month|year)\b")
 
 
 def _quoted(part: _Part, text: str) -> None:
@@ -825,22 +882,144 @@ def _quoted(part: _Part, text: str) -> None:
             _add(part, at, Cond("keyword", (" ".join(words),)))
 
 
+def _latest(month: int, year: str | None, newest: datetime) -> int:
+    """The year of ``month``: the one said, else the latest up to the newest post."""
+    if year:
+        return int(year)
+    return newest.year if month <= newest.month else newest.year - 1
+
+
+def _first_day(year: int, month: int) -> date:
+    return date(year + (month - 1) // 12, (month - 1) % 12 + 1, 1)
+
+
 def _dates(part: _Part, newest: float) -> None:
-    """ISO dates ("since 2026-01-01") and a month without a year ("in March": the latest
-    March up to the newest post)."""
+    """ISO dates ("since 2026-01-01", "between A and B"), a month without a year ("in
+    March": the latest March up to the newest post), month bounds ("since June", "before
+    April"), quarters ("in Q3", "the second quarter of 2026") and the calendar period of
+    the newest post ("this month")."""
     text = " ".join(part.tokens)
+    latest = datetime.fromtimestamp(newest, UTC)
+
+    def at_of(found: re.Match[str]) -> int:
+        return len(text[: found.start()].split())
+
     for pattern, dim in ((_SINCE, "since"), (_UNTIL, "until")):
         for found in pattern.finditer(text):
-            at = len(text[: found.start()].split())
-            part.take(at, 2)
-            _add(part, at, Cond(dim, (found[2],)))
+            if found[1] == "and" and not any(c.dim == "since" for _, c in part.conds):
+                continue  # "... and 2026-05-01" only closes a "between"
+            part.take(at_of(found), 2)
+            _add(part, at_of(found), Cond(dim, (found[2],)))
+    for found in _MONTH_BOUND.finditer(text):
+        at, month = at_of(found), _MONTHS.index(found[2]) + 1
+        first = _first_day(_latest(month, found[3], latest), month)
+        if found[1] in ("since", "from", "starting"):
+            cond = Cond("since", (first.isoformat(),))
+        elif found[1] == "after":
+            cond = Cond("since", (_first_day(first.year, first.month + 1).isoformat(),))
+        elif found[1] == "before":
+            cond = Cond("until", ((first - timedelta(days=1)).isoformat(),))
+        else:
+            last = _first_day(first.year, first.month + 1) - timedelta(days=1)
+            cond = Cond("until", (last.isoformat(),))
+        part.take(at, len(found[0].split()))
+        _add(part, at, cond)
+    for found in _QUARTER.finditer(text):
+        at = at_of(found)
+        quarter = int(found[1]) if found[1] else _QUARTER_WORDS[found[2]]
+        month = 3 * quarter - 2
+        first = _first_day(_latest(month, found[3], latest), month)
+        last = _first_day(first.year, first.month + 3) - timedelta(days=1)
+        part.take(at, len(found[0].split()))
+        _add(part, at, Cond("since", (first.isoformat(),)))
+        _add(part, at, Cond("until", (last.isoformat(),)))
+    for found in _THIS.finditer(text):
+        at = at_of(found)
+        part.take(at, len(found[0].split()))
+        if found[1] == "year":
+            _add(part, at, Cond("year", (str(latest.year),)))
+        elif found[1] == "month":
+            _add(part, at, Cond("month", (latest.strftime("%Y-%m"),)))
+        else:
+            monday = latest.date() - timedelta(days=latest.weekday())
+            _add(part, at, Cond("since", (monday.isoformat(),)))
     for found in _BARE_MONTH.finditer(text):
         at = len(text[: found.start()].split())
+        if part.used[at + 1]:
+            continue
         month = _MONTHS.index(found[1]) + 1
-        latest = datetime.fromtimestamp(newest, UTC)
-        year = latest.year if month <= latest.month else latest.year - 1
         part.take(at, 2)
-        _add(part, at, Cond("month", (f"{year}-{month:02d}",)))
+        _add(part, at, Cond("month", (f"{_latest(month, None, latest)}-{month:02d}",)))
+
+
+_OPERATORS = {
+    "more than": ">", "over": ">", "above": ">", "greater than": ">", "higher than": ">",
+    "at least": ">=", "no less than": ">=", "no fewer than": ">=", "minimum of": ">=",
+    "fewer than": "<", "less than": "<", "under": "<", "below": "<", "lower than": "<",
+    "at most": "<=", "no more than": "<=", "maximum of": "<=", "up to": "<=", "exactly": "=",
+}  # fmt: skip
+_OP = "|".join(sorted(map(re.escape, _OPERATORS), key=len, reverse=True))
+
+
+def _metric_words() -> str:
+    said = {s for m in METRICS.values() if not m.comments for s in m.said}
+    return "|".join(sorted(map(re.escape, said), key=len, reverse=True))
+
+
+_THRESHOLD = re.compile(
+    rf"\b(?:(?P<op>{_OP}) (?P<n>\d+(?:\.\d+)?)|(?P<zero>no|zero|0)) (?P<m>{_metric_words()})\b"
+    rf"|\b(?P<m2>{_metric_words()}) (?:(?:is|are|of|count) )?(?P<op2>{_OP}) (?P<n2>\d+(?:\.\d+)?)\b"
+)
+
+
+_THRESHOLD_ANY_CASE = re.compile(_THRESHOLD.pattern, re.IGNORECASE)
+
+
+def without_thresholds(text: str) -> str:
+    """``text`` without its metric thresholds: what the intent planner reads, so that "no
+    comments" narrows the posts instead of asking about comments.
+
+    >>> without_thresholds("Which emotions show up in posts with no comments?")
+    'Which emotions show up in posts with  ?'
+    """
+    return _THRESHOLD_ANY_CASE.sub(" ", _numbers(text))
+
+
+def _numbers(text: str) -> str:
+    """Numbers as the reader compares them: "10,000" -> "10000", "1.5k" -> "1500",
+    "2m" -> "2000000", "1000+" -> "at least 1000".
+
+    >>> _numbers("posts with 1.5k+ views and over 10,000 likes")
+    'posts with at least 1500 views and over 10000 likes'
+    """
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+
+    def scale(found: re.Match[str]) -> str:
+        value = float(found[1]) * {"k": 1e3, "m": 1e6}[found[2]]
+        return f"{value:.0f}"
+
+    text = re.sub(r"\b(\d+(?:\.\d+)?)\s?(k|m)\b", scale, text)
+    return re.sub(r"\b(\d+(?:\.\d+)?)\+", r"at least \1", text)
+
+
+def _thresholds(part: _Part) -> None:
+    """A metric compared with a number ("more than 1000 views", "likes over 500", "no
+    comments", "at least 10000 views"): the condition ``Cond(metric, (op, number))``."""
+    text = " ".join(part.tokens)
+    said = {s: m.name for m in METRICS.values() if not m.comments for s in m.said}
+    for found in _THRESHOLD.finditer(text):
+        at = len(text[: found.start()].split())
+        if any(part.used[at : at + len(found[0].split())]):
+            continue
+        metric = said[found["m"] or found["m2"]]
+        if found["zero"]:
+            op, number = "=", "0"
+        else:
+            op = _OPERATORS[found["op"] or found["op2"]]
+            number = found["n"] or found["n2"]
+        part.take(at, len(found[0].split()))
+        _add(part, at, Cond(metric, (op, number)))
+        part.text = part.text.replace(found[0], " ")  # the metric is a filter, not a measure
 
 
 def _comment(part: _Part) -> None:
@@ -941,7 +1120,8 @@ def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, st
             return "median", metric
         if _MEAN.search(text):
             return "mean", metric
-        if _SUM.search(text) or re.search(rf"\bhow many {metric.split('_')[0]}", text):
+        said = "|".join(map(re.escape, METRICS[metric].said))
+        if _SUM.search(text) or re.search(rf"\bhow many ({said})\b", text):
             return "sum", metric
         if group is None and _MAX.search(text) and not _RANK_POSTS.search(text):
             return "max", metric
@@ -949,6 +1129,12 @@ def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, st
             return "min", metric
         if group is not None and re.search(r"\b(most|highest)\b", text):
             return "mean", metric
+        if group is None and re.search(rf"\bnumber of ({said})\b", text):
+            return "sum", metric  # "the number of comments on tiktok": all of them
+        if group is not None and counts:  # "top 3 authors by views": their total views
+            return "sum", metric
+        if re.search(r"_(rate|score)$", metric) and re.search(r"\bwhat(?:'s| is| was)\b", text):
+            return "mean", metric  # "what is the engagement rate": a rate's figure is its mean
     if counts:  # a follow-up or a later part: "what about the median?" keeps the metric
         for pattern, name in ((_MEDIAN, "median"), (_MEAN, "mean"), (_SUM, "sum")):
             if pattern.search(text):
@@ -978,20 +1164,37 @@ _CATALOGUE_WORDS = frozenset(
 )
 
 
+_SAID = sorted(
+    {s for m in METRICS.values() for s in m.said}
+    | {s for d in DIMENSIONS.values() for s in d.said},
+    key=len,
+    reverse=True,
+)
+_SAID_PHRASE = re.compile(rf"\b({'|'.join(map(re.escape, _SAID))})(?:s|es)?\b")
+_SINGLE_SAID = frozenset(s for s in _SAID if " " not in s) | {
+    s + "s" for s in _SAID if " " not in s
+}
+
+
 def _unknown(part: _Part, names: Sequence[str]) -> list[str]:
-    name_words = {w for n in names for w in _tokens(n.lower())} | _CATALOGUE_WORDS
+    # A word of the catalogue is known when a whole phrase of it was said ("engagement
+    # rate"), not alone ("verified" of "ad advertiser verified").
+    catalogue = _SINGLE_SAID | {
+        word for found in _SAID_PHRASE.finditer(part.text) for word in found[1].split()
+    }
+    name_words = {w for n in names for w in _tokens(n.lower())} | catalogue
     out: list[str] = []
     run: list[str] = []
     for token, used in zip(part.tokens, part.used, strict=True):
         content = (
             not used
-            and re.match(r"^[^\W\d_][\w'-]*$", token)
+            and re.match(r"^[^\W\d_][\w'-]*$|^@?\w*\d[\w.-]*$|^@\w+$", token)
             and token not in FUNCTION_WORDS
             and token not in INSTRUCTION_WORDS
             and token not in _FILLER
             and token not in name_words
             and token not in _MEASURE_WORDS
-            and len(token) > 2
+            and (len(token) > 2 or any(ch.isdigit() for ch in token))
         )
         if content:
             run.append(token)
@@ -1005,17 +1208,33 @@ def _unknown(part: _Part, names: Sequence[str]) -> list[str]:
     return out
 
 
+def _cased(text: str) -> frozenset[str]:
+    """Words written with a capital inside a sentence (lower-cased): "On" in "posts
+    about On shoes", not "On" in "On TikTok, how many...".
+
+    >>> sorted(_cased("On TikTok, how many posts mention On?"))
+    ['on', 'tiktok']
+    """
+    words = re.findall(r"(?<![.?!:]\s)(?<!^)\b([A-Z][\w'-]*)", text.strip())
+    return frozenset(word.lower() for word in words)
+
+
 def _read_part(
-    text: str, table: Table, names: Sequence[str], counts: bool = False
+    text: str,
+    table: Table,
+    names: Sequence[str],
+    counts: bool = False,
+    cased: frozenset[str] = frozenset(),
 ) -> tuple[Query | None, _Part]:
     """One part of a question; ``counts``: a grouping alone is a count (a follow-up, a
-    later part, a top-k of groups)."""
+    later part, a top-k of groups); ``cased``: the question's capitalised words."""
     tokens = _split_hyphens(_tokens(text))
-    part = _Part(" ".join(tokens), tokens, [False] * len(tokens))
+    part = _Part(" ".join(tokens), tokens, [False] * len(tokens), cased=cased)
     _quoted(part, text)
     _comment(part)
     _time(part)
     _dates(part, max((float(p.get("created_at") or 0) for p in table.posts), default=0.0))
+    _thresholds(part)
     if "neither positive nor negative" in part.text:
         at = tokens.index("neither")
         part.take(at, 4)
@@ -1029,11 +1248,25 @@ def _read_part(
         return None, part
     if measure == "rank":
         top, order = _rank_size(part.text)
+    if measure in ("rank", "list"):
+        sizes = [i for i, t in enumerate(tokens) if t.isdigit() and not part.used[i]]
+        part.take(sizes[0] if sizes else len(tokens), 1)  # "top 5 posts", "show 3 posts"
     conds = [cond for _, cond in sorted(part.conds, key=lambda item: item[0])]
+    both = {(c.dim, c.values) for c in conds if c.negate} & {
+        (c.dim, c.values) for c in conds if not c.negate and c.dim == group
+    }
+    # "ads vs organic" groups by content type: a value and its negation are the groups
+    conds = [c for c in conds if (c.dim, c.values) not in both]
     where, share_part = _merge(conds), ()
     if measure == "share":
         where, share_part = _share_split(part, group)
     unknown = tuple(_unknown(part, names))
+    asked = _metric(part.text)
+    if asked is not None and measure in ("count", "share", "authors"):
+        # The metric is neither measured nor compared ("how many posts have 500 likes").
+        unknown += tuple(s for s in METRICS[asked].said if re.search(rf"\b{s}\b", part.text))[:1]
+    if measure == "list" and set(tokens) & _ANALYSES:
+        return None, part  # "give me an overview", "list the themes": an analysis
     if measure == "list" and [c.dim for _, c in part.conds] == ["content_type"]:
         return None, part  # "show me the sponsored content": the ads analysis
     if set(" ".join(unknown).split()) & _ANALYSES:
@@ -1116,6 +1349,15 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
     verb = next((i for i in after if main_verb(i) and tokens[i] in _COPULAS), None)
     if verb is None:
         verb = next((i for i in after if main_verb(i)), len(tokens))
+    among = next(
+        (i for i in after if tokens[i] in {"among", "amongst", "within"}
+         or tokens[i : i + 2] == ["out", "of"]),
+        None,
+    )  # fmt: skip
+    if among is not None:  # "the share of negative posts among reddit posts"
+        den = [c for at, c in part.conds if at > among]
+        num = [c for at, c in part.conds if at < among]
+        return _merge(den), _merge(num)
     den = [c for at, c in part.conds if at < verb]
     num = [c for at, c in part.conds if at >= verb]
     if not num and den:  # "the share of positive posts": all posts are the denominator
@@ -1178,7 +1420,10 @@ def _distance(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
-_COMMON = frozenset({"written", "distinct", "express", "without", "number", "total"})
+_COMMON = frozenset(
+    {"written", "distinct", "express", "without", "number", "total", "quarter", "first",
+     "second", "third", "fourth"}
+)  # fmt: skip
 _ANALYSES = frozenset(
     [
         "summarize",
@@ -1226,7 +1471,9 @@ def _repaired(text: str, table: Table) -> str:
         if word not in fixed:
             limit = 2 if len(word) >= 8 else 1
             # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
-            best = min(targets, key=lambda t: (_distance(word, t, limit), -len(t), t))
+            # A slip keeps the first letter: "managers" is not "angers".
+            same_start = [t for t in targets if t[0] == word[0]] or [word]
+            best = min(same_start, key=lambda t: (_distance(word, t, limit), -len(t), t))
             fixed[word] = best if _distance(word, best, limit) <= limit else word
         return fixed[word]
 
@@ -1245,7 +1492,7 @@ def read(
     """
     text = clean(question)
     language = detect_language(text)
-    lowered = _repaired(to_english(text.lower(), language), table)
+    lowered = _numbers(_repaired(to_english(text.lower(), language), table))
     refusal = refusal_for(lowered) or refusal_for(text.lower())
     if refusal is not None:
         return Reading(refusal=refusal, language=language)
@@ -1253,13 +1500,14 @@ def read(
         if re.search(pattern, lowered) and not re.search(r"\bold(est)? posts?\b", lowered):
             return Reading(not_collected=topic, language=language)
     follow = bool(previous) and bool(_FOLLOW.search(lowered))
+    cased = _cased(text)
     queries: list[Query] = []
     conditions: list[Cond] = []
     unknown: list[str] = []
     notes: list[str] = []
     other = False
     for index, piece in enumerate(_parts(lowered)):
-        query, part = _read_part(piece, table, names, bool(queries) or follow)
+        query, part = _read_part(piece, table, names, bool(queries) or follow, cased)
         conditions += [c for _, c in part.conds]
         notes += part.notes
         narrow = bool(_NARROW.search(piece))

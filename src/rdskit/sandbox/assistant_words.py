@@ -138,9 +138,10 @@ OTHER_SOURCES = ("twitter", "facebook", "threads", "pinterest", "snapchat", "tum
 """Networks the service does not collect from (named when asked about)."""
 
 NOT_COLLECTED: Mapping[str, str] = {
-    r"\b(age|ages|how old|older|younger|birth ?year)\b": "the age of the people who post",
+    r"\b(age|ages|how old|older|younger|birth ?year)\b|\b(people|users|posters|authors|women"
+    r"|men) (aged|over|under|above|below) \d+\b": "the age of the people who post",
     r"\b(income|incomes|salary|salaries|earnings|wealth)\b": "the income of the people who post",
-    r"\b(gender|genders|male|female)\b": "the gender of the people who post",
+    r"\b(gender|genders|male|female|women|men|woman|man)\b": "the gender of the people who post",
     r"\b(ethnicity|race|religion|political views|sexual orientation)\b": (
         "sensitive traits of the people who post"
     ),
@@ -434,6 +435,24 @@ class Refusal:
 
 
 REFUSALS: tuple[Refusal, ...] = (
+    Refusal(
+        "forecast",
+        r"\b(predict\w*|forecast\w*|extrapolat\w*|projection|will (?:\w+ ){0,3}(?:be|grow|drop"
+        r"|increase|decrease|rise|fall|look|change|get|go up|go down)|going to (?:be|grow|drop"
+        r"|increase|decrease|rise|fall)|next (?:week|month|quarter|year)'?s?)\b",
+        "I can't predict or forecast: every answer is counted from posts already collected."
+        ' Ask "posts per week" or "sentiment over time" for the trend so far, or fit a model'
+        " on `client.mentions.to_frame(dataset_ids=[...])` yourself.",
+    ),
+    Refusal(
+        "correlate",
+        r"\b(correlat\w*|regression|statistically significant|significance test|causal\w*"
+        r"|causation|caused by|cause and effect)\b",
+        "I can't compute correlations or test causes: Ask counts, splits and ranks posts. With"
+        " pandas: `df = client.mentions.to_frame(dataset_ids=[...])`, then e.g."
+        ' `df[["num_likes", "num_comments"]].corr()`; Ask can compare groups ("sentiment of'
+        ' posts mentioning price").',
+    ),
     Refusal(
         "delete",
         r"^(please |can you |could you |pls )?(delete|remove|erase|wipe|drop|supprimer?|supprimez"

@@ -11,8 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
 import pandas as pd
-from handwritten_spec import Reading
+from eval_support import ask_over_http
+from handwritten_spec import Question, Reading
 from handwritten_truth import grouped, measure, ranking, where
 
 _NUMBER = r"-?[\d,]+(?:\.\d+)?"
@@ -80,6 +82,13 @@ def _figure(df: pd.DataFrame, reading: Reading, section: str) -> list[str]:
         return [] if re.search(r"\b(no posts|none of|0 posts)\b", section, re.I) else ["no 0"]
     if not _close(got, want):
         return [f"{reading.measure} {got} != {want}"]
+    if reading.of is not None and reading.measure == "count":
+        base = len(where(df, reading.of))
+        stated = re.search(rf"\(({_NUMBER})% of the ({_NUMBER}) posts", section)
+        if stated is None or _num(stated[2]) != base:
+            return [f"denominator {stated and stated[2]} != {base}"]
+        if base and abs(_num(stated[1]) - round(100 * want / base, 1)) > 0.051:
+            return [f"share of the denominator {stated[1]} != {100 * want / base:.1f}"]
     return []
 
 
@@ -134,3 +143,13 @@ def _one(df: pd.DataFrame, reading: Reading, section: str, cited: list[Any]) -> 
             return ["no posts count in the read-as line"]
         return [] if _num(found[1]) == len(rows) else [f"scope {found[1]} != {len(rows)}"]
     return [f"unknown kind {kind}"]
+
+
+def asked(http: httpx.Client, question: Question, dataset_id: str, df: pd.DataFrame) -> list[str]:
+    """Ask ``question`` over HTTP (its earlier turns first, in one chat) in ``dataset_id``;
+    what is wrong with the reply against ``df`` (empty: it is right)."""
+    chat_id = None
+    for earlier in question.after:
+        chat_id = ask_over_http(http, earlier, chat_id, dataset_id)["chat_id"]
+    reply = ask_over_http(http, question.text, chat_id, dataset_id)
+    return problems(df, question.readings, reply["text"], reply["references"])

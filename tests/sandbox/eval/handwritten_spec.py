@@ -47,6 +47,7 @@ class Reading:
     order: str = "desc"
     topic: str | None = None
     word: str | None = None
+    of: Mapping[str, Any] | None = None  # a count's stated denominator, when checked
 
 
 @dataclass(frozen=True)

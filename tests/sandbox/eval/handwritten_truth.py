@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pandas as pd
@@ -79,7 +79,55 @@ def _word(term: str) -> re.Pattern[str]:
     return re.compile(r"\b" + re.escape(words[0]))
 
 
+_MONTHS = [datetime(2026, m, 1).strftime("%B").lower() for m in range(1, 13)]
+_COMPARE = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq"}
+
+
+def _day(stamp: float) -> date:
+    return datetime.fromtimestamp(stamp, UTC).date()
+
+
+def _month_start(newest: date, month: int) -> date:
+    """The first day of the latest ``month`` that starts on or before ``newest``."""
+    year = newest.year if month <= newest.month else newest.year - 1
+    return date(year, month, 1)
+
+
+def _period(df: pd.DataFrame, key: str, value: Any) -> tuple[date | None, date | None]:
+    """[first, last] days of a period said relative to the newest post of ``df``."""
+    newest = _day(df["created_at"].max())
+    if key == "since":
+        return date.fromisoformat(value), None
+    if key == "until":
+        return None, date.fromisoformat(value)
+    if key == "since_month":
+        return _month_start(newest, _MONTHS.index(value) + 1), None
+    if key == "before_month":
+        return None, _month_start(newest, _MONTHS.index(value) + 1) - timedelta(days=1)
+    if key == "in_month":
+        first = _month_start(newest, _MONTHS.index(value) + 1)
+        after = date(first.year + first.month // 12, first.month % 12 + 1, 1)
+        return first, after - timedelta(days=1)
+    if key == "quarter":
+        first = _month_start(newest, 3 * int(value) - 2)
+        after = date(first.year + (first.month + 2) // 12, (first.month + 2) % 12 + 1, 1)
+        return first, after - timedelta(days=1)
+    if value == "week":
+        return newest - timedelta(days=newest.weekday()), None
+    if value == "month":
+        return newest.replace(day=1), None
+    return newest.replace(month=1, day=1), None  # this year
+
+
 def _mask(df: pd.DataFrame, key: str, values: Any) -> pd.Series:
+    if key[-1] in "<>=":  # a metric threshold: "views>" 1000
+        metric, op = re.fullmatch(r"(\w+?)([<>]=?|=)", key).groups()  # type: ignore[union-attr]
+        column = df[metric].astype(float)
+        return getattr(column, _COMPARE[op])(float(values)) & column.notna()
+    if key in ("since", "until", "since_month", "before_month", "in_month", "quarter", "this"):
+        first, last = _period(df, key, values)
+        days = df["created_at"].map(_day)
+        return (days >= first if first else True) & (days <= last if last else True)
     if key == "keyword":
         patterns = [_word(v) for v in values]
         return df["text"].map(lambda t: any(p.search(t) for p in patterns))

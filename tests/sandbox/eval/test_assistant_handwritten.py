@@ -16,7 +16,7 @@ import httpx
 import pandas as pd
 import pytest
 from eval_support import ask_over_http, collect, read_all
-from handwritten_check import problems
+from handwritten_check import asked
 from handwritten_truth import frame
 
 from rdskit.sandbox import SandboxHandle
@@ -49,11 +49,7 @@ def test_hand_written_questions(oat: tuple[httpx.Client, str, pd.DataFrame]) -> 
     http, dataset_id, df = oat
     misses: list[str] = []
     for question in handwritten_questions.QUESTIONS:
-        chat_id = None
-        for earlier in question.after:
-            chat_id = ask_over_http(http, earlier, chat_id, dataset_id)["chat_id"]
-        reply = ask_over_http(http, question.text, chat_id, dataset_id)
-        found = problems(df, question.readings, reply["text"], reply["references"])
+        found = asked(http, question, dataset_id, df)
         if found:
             misses.append(f"[{question.role}/{question.style}] {question.text!r}: {found}")
     rate = 1 - len(misses) / len(handwritten_questions.QUESTIONS)
