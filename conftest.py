@@ -100,6 +100,16 @@ def _redirect() -> None:
 BEFORE = _fingerprint(REAL_HOME)
 _redirect()
 
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # the floors check's venv may run a subset without it
+    pass
+else:
+    # No per-example time limit: Hypothesis's default 200 ms deadline turns a loaded machine
+    # (xdist workers on 2 cores) into a failing property; the properties are about values.
+    _hypothesis_settings.register_profile("rdskit-suite", deadline=None)
+    _hypothesis_settings.load_profile("rdskit-suite")
+
 
 @dataclass(frozen=True)
 class SuiteFolders:
