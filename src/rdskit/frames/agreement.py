@@ -75,13 +75,24 @@ class Agreement:
                 f"{res.n:,}",
                 f"{res.observed:.3f}",
                 interval(*res.observed_ci),
-                f"{res.kappa:.3f}",
+                "undefined" if res.kappa != res.kappa else f"{res.kappa:.3f}",
                 interval(*res.kappa_ci),
             ]
             for name, res in shown
         ]
 
     _HEADERS = ("", "n", "agreement", "interval", "Cohen's kappa", "interval")
+
+    def _class_rows(self) -> list[list[str]]:
+        return [
+            [
+                r.label,
+                f"{r.n:,}",
+                f"{r.predicted:,}",
+                *("–" if x != x else f"{x:.3f}" for x in r[3:]),
+            ]
+            for r in self.per_class.itertuples(index=False)
+        ]
 
     def _note(self) -> str:
         level = f"{self.confidence:.0%} percentile bootstrap intervals ({self.n_boot:,} resamples)"
@@ -92,15 +103,26 @@ class Agreement:
             else "Unweighted: the figures describe this sample; if it was stratified, pass "
             "strata= to estimate the collection."
         )
-        return " ".join([f"{level}.", read, *self.notes])
+        undefined = (
+            [
+                "Cohen's kappa is undefined: the labellings agree by chance alone with "
+                "certainty (each uses one label only), so nothing is left to measure."
+            ]
+            if self.kappa != self.kappa
+            else []
+        )
+        rates = (
+            "Per-class n and predicted count items; precision, recall and error rate are "
+            "weighted; – where a label has no item to divide by."
+            if self.weighted
+            else "Per class: – where a label has no item to divide by."
+        )
+        return " ".join([f"{level}.", read, *undefined, rates, *self.notes])
 
     def __repr__(self) -> str:
         classes = text_table(
             ["label", "n", "predicted", "precision", "recall", "error_rate"],
-            [
-                [r.label, f"{r.n:,}", f"{r.predicted:,}", *(f"{x:.3f}" for x in r[3:])]
-                for r in self.per_class.itertuples(index=False)
-            ],
+            self._class_rows(),
         )
         return (
             f"Agreement ({'weighted to the strata' if self.weighted else 'unweighted'})\n"
@@ -113,10 +135,7 @@ class Agreement:
         )
         classes = html_table(
             ["label", "n", "predicted", "precision", "recall", "error rate"],
-            [
-                [r.label, f"{r.n:,}", f"{r.predicted:,}", *(f"{x:.3f}" for x in r[3:])]
-                for r in self.per_class.itertuples(index=False)
-            ],
+            self._class_rows(),
             title="Per class" + (" (weighted)" if self.weighted else ""),
         )
         return summary + classes
