@@ -563,7 +563,13 @@ def compare_frame(
                 "engagement_rate are not comparable with the other sources'."
             )
     # The frame's record says it was compared, so its methods paragraph can say how.
-    settings = {"by": by, "confidence": confidence, "resamples": resamples, "seed": seed}
+    settings = {
+        "by": by,
+        "confidence": confidence,
+        "resamples": resamples,
+        "seed": seed,
+        "posts": len(frame),
+    }
     add_step(frame, "compare", {**settings, **({"mixed_views": mixed} if mixed else {})})
     return Comparison(
         by,
