@@ -597,13 +597,18 @@ def plot_comparison(
     """
     if what == "sentiment":
         table = comparison.sentiment
-        value, title, ylabel = "share", "Sentiment by {by} (95% Wilson intervals)", "share of posts"
+        value, title, ylabel = "share", "Sentiment by {by} ({level} Wilson intervals)", "share"
+        ylabel, n_of = "share of analysed posts", "analysed"
     elif what == "volume":
         table = comparison.volume.assign(_series="posts").set_index("_series", append=True)
-        value, title, ylabel = "share", "Posts by {by} (95% Wilson intervals)", "share of posts"
+        value, title, ylabel = "share", "Posts by {by} ({level} Wilson intervals)", "share of posts"
+        n_of = "posts"
     elif what == "engagement":
+        if metric not in comparison.engagement.index.get_level_values("metric"):
+            raise InvalidParameter("metric", f"this comparison has no medians of {metric!r}")
         table = comparison.engagement.xs(metric, level="metric", drop_level=False)
-        value, title, ylabel = "median", "Median {metric} by {by} (95% bootstrap intervals)", metric
+        value, title = "median", "Median {metric} by {by} ({level} bootstrap intervals)"
+        ylabel, n_of = metric, "posts"
     else:
         raise InvalidParameter(
             "what", f"must be 'sentiment', 'volume' or 'engagement', not {what!r}"
@@ -636,8 +641,11 @@ def plot_comparison(
             label=str(name),
             color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
         )
-    ax.set_xticks(positions, groups)
-    ax.set_title(title.format(by=comparison.by, metric=metric))
+    # Each group's n (the posts its bars are of) under its name.
+    n = table[n_of].groupby(level=0).first().reindex(groups, fill_value=0)
+    ax.set_xticks(positions, [f"{g}\nn={int(n[g]):,}" for g in groups])
+    level = f"{comparison.confidence:.0%}"
+    ax.set_title(title.format(by=comparison.by, metric=metric, level=level))
     ax.set_xlabel(comparison.by)
     ax.set_ylabel(ylabel)
     if len(series) > 1:
