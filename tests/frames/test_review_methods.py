@@ -179,3 +179,20 @@ def test_every_combination_of_steps_is_told_as_applied(
         assert ("Groups by source were compared" in text) is compared
         assert "earlier state" not in text
         assert "appear once each" in text
+
+
+def test_a_url_search_is_not_said_to_cover_the_past_365_days() -> None:
+    df = _posts(2)
+    run = {
+        "id": "run_1",
+        "status": "completed",
+        "params": {"search_query": {"type": "url", "source_urls": ["https://x.test/p/1"]}},
+    }
+    prompt = {**run, "id": "run_2", "params": {"search_query": {"type": "prompt"}}}
+    fetch = {"resource": "mentions", "query": {}, "fetched_at": "2026-11-20T12:00:00Z"}
+    text = _text(attach(df.copy(), [{**fetch, "runs": [run]}]))
+    assert "365 days" not in text
+    assert "for posts published at any date (a URL search applies no date filter)" in text
+    assert "in the 365 days before each run" in _text(
+        attach(df.copy(), [{**fetch, "runs": [prompt]}])
+    )

@@ -262,3 +262,24 @@ def test_missing_labels_are_refused_naming_the_coder() -> None:
     with pytest.raises(InvalidParameter) as caught:
         agreement(["pos", "neg"], ["pos", float("nan")])
     assert caught.value.field == "b"
+
+
+def test_groups_sharing_posts_are_said_not_independent() -> None:
+    posts = [
+        {
+            "source": "tiktok",
+            "id": str(i),
+            "datasets": [{"id": "a", "name": "A"}] + ([{"id": "b", "name": "B"}] if i < 3 else []),
+            "sentiment": {"negative": "0.1", "neutral": "0.1", "positive": "0.8"},
+        }
+        for i in range(6)
+    ] + [
+        {"source": "tiktok", "id": f"b{i}", "datasets": [{"id": "b", "name": "B"}]}
+        for i in range(2)
+    ]
+    cmp = frames.mentions_frame(posts).rds.compare(by="dataset", resamples=20)
+    assert cmp.overlap == 3
+    assert (
+        "3 posts are in more than one group: the intervals and tests of differences "
+        "assume independent groups" in repr(cmp)
+    )

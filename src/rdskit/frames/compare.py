@@ -161,7 +161,12 @@ class Comparison:
                 f" Distinguishing words that are part of the search query ({listed}) "
                 "differ by construction."
             )
-        overlap = f" {self.overlap:,} posts are in more than one group." if self.overlap else ""
+        overlap = (
+            f" {self.overlap:,} posts are in more than one group: the intervals and tests "
+            "of differences assume independent groups, so they are approximate here."
+            if self.overlap
+            else ""
+        )
         return " ".join([_READ.format(level=level), marked + words + overlap, *self.notes]).strip()
 
     def __repr__(self) -> str:

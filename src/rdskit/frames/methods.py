@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
-from rdskit.frames.provenance import Provenance, provenance_of
+from rdskit.frames.provenance import Provenance, RunRecord, provenance_of
 
 __all__ = ["MethodsText", "Scope", "methods_paragraph", "scope_of"]
 
@@ -411,7 +411,7 @@ def _runs(prov: Provenance) -> list[str]:
         return []
     queries = list(dict.fromkeys(f"*{r.search_query}*" for r in runs if r.search_query))
     sources = list(dict.fromkeys(s for r in runs for s in r.sources))
-    windows = list(dict.fromkeys(_window(*r.date_range) for r in runs))
+    windows = list(dict.fromkeys(_window(r) for r in runs))
     analyses = list(dict.fromkeys(a for r in runs for a in r.analyses))
     comments = sorted({int(c) for r in runs if (c := r.params.get("num_comments_per_post"))})
     text = (
@@ -434,7 +434,11 @@ def _runs(prov: Provenance) -> list[str]:
     return [text]
 
 
-def _window(start: str | None, end: str | None) -> str:
+def _window(run: RunRecord) -> str:
+    """The publication window a run asked for; a URL search applies none (the spec)."""
+    start, end = run.date_range
+    if (run.params.get("search_query") or {}).get("type") == "url":
+        return "at any date (a URL search applies no date filter)"
     if start and end:
         return f"{start} to {end}"
     if start or end:
