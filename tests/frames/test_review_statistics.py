@@ -283,3 +283,30 @@ def test_groups_sharing_posts_are_said_not_independent() -> None:
         "3 posts are in more than one group: the intervals and tests of differences "
         "assume independent groups" in repr(cmp)
     )
+
+
+def test_frame_agreement_takes_weights_given_by_the_user() -> None:
+    service, coder, _, population = stratified_sample()
+    posts = []
+    for label, count in population.items():
+        posts += [_post("tiktok", len(posts) + i, label) for i in range(count)]
+    df = frames.mentions_frame(posts)
+    sample = []
+    for label in LABELS:
+        ids = df.loc[df["sentiment"] == label, "id"].head(10).tolist()
+        codes = [c for s, c in zip(service, coder, strict=True) if s == label]
+        sample += [(i, c, population[label] / 10) for i, c in zip(ids, codes, strict=True)]
+    reference = pd.DataFrame(sample, columns=["id", "label", "weight"])
+    weighted = np.zeros((3, 3))
+    for s, c in zip(service, coder, strict=True):
+        weighted[LABELS.index(s), LABELS.index(c)] += population[s] / 10
+    by_hand = kappa_of(weighted)
+    by_column = df.rds.agreement(reference, weights="weight", n_boot=50)
+    by_list = df.rds.agreement(reference, weights=reference["weight"].tolist(), n_boot=50)
+    by_strata = df.rds.agreement(reference, strata="sentiment", n_boot=50)
+    for res in (by_column, by_list, by_strata):
+        assert res.weighted and (res.observed, res.kappa) == pytest.approx(by_hand, abs=1e-12)
+    with pytest.raises(InvalidParameter, match="one weight per reference row"):
+        df.rds.agreement(reference, weights=[1.0, 2.0])
+    with pytest.raises(InvalidParameter, match="no column 'w'"):
+        df.rds.agreement(reference, weights="w")
