@@ -202,18 +202,25 @@ def test_weighted_kappa_on_a_stratified_sample_matches_a_hand_calculation() -> N
     assert res.kappa_ci[0] <= res.kappa <= res.kappa_ci[1]
 
 
-def test_frame_agreement_weights_the_strata_of_the_frame() -> None:
+def coded_collection() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The collection (50/150/800 posts per service label) and the coded sample of
+    :func:`stratified_sample` (the first 10 posts of each label), with each item's weight."""
     service, coder, _, population = stratified_sample()
     posts = []
     for label, count in population.items():
         posts += [_post("tiktok", len(posts) + i, label) for i in range(count)]
     df = frames.mentions_frame(posts)
     sample = []
-    for label in LABELS:  # the first posts of each service label
+    for label in LABELS:
         ids = df.loc[df["sentiment"] == label, "id"].head(10).tolist()
         codes = [c for s, c in zip(service, coder, strict=True) if s == label]
-        sample += list(zip(ids, codes, strict=True))
-    reference = pd.DataFrame(sample, columns=["id", "label"])
+        sample += [(i, c, population[label] / 10) for i, c in zip(ids, codes, strict=True)]
+    return df, pd.DataFrame(sample, columns=["id", "label", "weight"])
+
+
+def test_frame_agreement_weights_the_strata_of_the_frame() -> None:
+    service, coder, _, population = stratified_sample()
+    df, reference = coded_collection()
     res = df.rds.agreement(reference, strata="sentiment", n_boot=200)
     weights = [population[s] / 10 for s in service]
     by_hand = agreement(service, coder, weights=weights)
@@ -287,16 +294,7 @@ def test_groups_sharing_posts_are_said_not_independent() -> None:
 
 def test_frame_agreement_takes_weights_given_by_the_user() -> None:
     service, coder, _, population = stratified_sample()
-    posts = []
-    for label, count in population.items():
-        posts += [_post("tiktok", len(posts) + i, label) for i in range(count)]
-    df = frames.mentions_frame(posts)
-    sample = []
-    for label in LABELS:
-        ids = df.loc[df["sentiment"] == label, "id"].head(10).tolist()
-        codes = [c for s, c in zip(service, coder, strict=True) if s == label]
-        sample += [(i, c, population[label] / 10) for i, c in zip(ids, codes, strict=True)]
-    reference = pd.DataFrame(sample, columns=["id", "label", "weight"])
+    df, reference = coded_collection()
     weighted = np.zeros((3, 3))
     for s, c in zip(service, coder, strict=True):
         weighted[LABELS.index(s), LABELS.index(c)] += population[s] / 10
