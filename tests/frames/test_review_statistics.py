@@ -308,3 +308,18 @@ def test_frame_agreement_takes_weights_given_by_the_user() -> None:
         df.rds.agreement(reference, weights=[1.0, 2.0])
     with pytest.raises(InvalidParameter, match="no column 'w'"):
         df.rds.agreement(reference, weights="w")
+
+
+def test_the_comparison_says_whether_ads_are_in_it() -> None:
+    posts = [
+        {"source": s, "id": f"{s}{i}", "content_type": "ad" if i == 0 else "organic"}
+        for s in ("tiktok", "youtube")
+        for i in range(4)
+    ]
+    df = frames.mentions_frame(posts)
+    assert "Compared: n = 8 posts; 2 ads included (df.rds.organic() leaves them out)." in repr(
+        df.rds.compare(by="source", resamples=20)
+    )
+    organic = df.rds.organic().rds.compare(by="source", resamples=20)
+    assert "Compared: n = 6 posts; ads left out (2)." in repr(organic)
+    assert "ads left out (2)" in organic._repr_html_()

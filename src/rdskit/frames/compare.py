@@ -324,6 +324,15 @@ def _differences(
     return out[list(_ORDER)]
 
 
+def _scope_note(frame: pd.DataFrame) -> str:
+    """What was compared: the posts, ads in or out, a subset of the posts loaded or not."""
+    from rdskit.frames.methods import scope_of
+
+    scope = scope_of(frame)
+    advice = " (df.rds.organic() leaves them out)" if scope.ads else ""
+    return f"Compared: {scope.line(len(frame))}{advice}."
+
+
 def _small_samples(differences: pd.DataFrame) -> list[str]:
     """A note when the z test's normal approximation is poor: some pair's expected count
     (n times the pooled share, with or without the label) is under 5."""
@@ -552,7 +561,7 @@ def compare_frame(
     )
     top["in_query"] = top["term"].isin(_query_words(frame))
     differences = _differences(groups, volume, sentiment, total, confidence)
-    notes = _small_samples(differences)
+    notes = [_scope_note(frame), *_small_samples(differences)]
     mixed = None
     if not engagement.empty:
         from rdskit.frames.accessor import views_mixed
