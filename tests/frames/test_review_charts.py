@@ -111,3 +111,12 @@ def test_only_a_chart_of_views_warns_about_estimated_views(
     # compare() itself still warns: its table holds the view medians.
     with pytest.warns(EstimatedViewsWarning):
         df.rds.compare(by="source", resamples=20)
+
+
+def test_a_chart_of_a_filtered_read_says_so() -> None:
+    df = _frame()
+    read = {"resource": "mentions", "query": {"sources": ["tiktok"]}, "fetched_at": "2026-11-20"}
+    tiktok = attach(df[df["source"] == "tiktok"].copy(), [{**read, "rows": 6}])
+    tiktok.attrs["rdskit"]["fetches"] = [{**read, "rows": 6}]  # this read only
+    line = scope(tiktok.rds.plot.sources())
+    assert line == "n = 6 posts; 1 ad included; read with sources tiktok"

@@ -75,6 +75,8 @@ class Scope:
     """Posts the recorded reads loaded, when they say."""
     repeated: int
     """Rows repeating a (source, id) of an earlier row (stacked reads that overlap)."""
+    filters: tuple[str, ...] = ()
+    """The filters the recorded reads applied (text query, sources, filters), if any."""
 
     @property
     def subset(self) -> bool:
@@ -100,7 +102,10 @@ class Scope:
             'n = 115 analysed posts; ads left out (5)'
         """
         subset = f"; a subset of the {self.loaded:,} posts loaded" if self.subset else ""
-        return f"n = {n:,} {what}; {self.ads_words()}{subset}"
+        read = "; read with " + " / ".join(self.filters) if self.filters else ""
+        if len(read) > 80:  # a long text query: the methods paragraph has it whole
+            read = read[:79] + "…"
+        return f"n = {n:,} {what}; {self.ads_words()}{subset}{read}"
 
 
 def scope_of(frame: pd.DataFrame) -> Scope:
@@ -122,7 +127,9 @@ def scope_of(frame: pd.DataFrame) -> Scope:
     loaded = sum(r for r in rows if r is not None) if rows and None not in rows else None
     keys = [c for c in ("source", "id") if c in frame.columns]
     repeated = int(frame.duplicated(keys).sum()) if len(keys) == 2 else 0
-    return Scope(len(frame), ads, unknown, marked, removed, loaded, repeated)
+    reads = [f for f in prov.fetches if f.resource in ("mentions", "patterns")]
+    filters = tuple(dict.fromkeys(d for f in reads if (d := _filters(f.query))))
+    return Scope(len(frame), ads, unknown, marked, removed, loaded, repeated, filters)
 
 
 def _join(items: list[str]) -> str:
