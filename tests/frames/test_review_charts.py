@@ -120,3 +120,15 @@ def test_a_chart_of_a_filtered_read_says_so() -> None:
     tiktok.attrs["rdskit"]["fetches"] = [{**read, "rows": 6}]  # this read only
     line = scope(tiktok.rds.plot.sources())
     assert line == "n = 6 posts; 1 ad included; read with sources tiktok"
+
+
+def test_posts_of_unknown_type_are_not_said_to_be_without_ads() -> None:
+    df = _frame()
+    df["content_type"] = None
+    assert scope(df.rds.plot.sources()).endswith("; ads: not known")
+    kept = df.rds.organic()  # removes nothing: no post is known to be an ad
+    assert scope(kept.rds.plot.sources()).endswith("; ads: not known")
+    mixed = _frame()
+    mixed.loc[mixed["source"] == "reddit", "content_type"] = None
+    line = scope(mixed.rds.organic().rds.plot.sources())
+    assert line.endswith("; ads left out (1), 6 of unknown type")

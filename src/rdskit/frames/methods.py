@@ -86,7 +86,12 @@ class Scope:
     def ads_words(self) -> str:
         """Ads in or out, in a few words (for a chart)."""
         unknown = f", {self.unknown:,} of unknown type" if 0 < self.unknown < self.posts else ""
-        if not self.marked or (self.unknown == self.posts and not self.removed):
+        if not self.marked:
+            return "ads: not known"
+        if self.posts and self.unknown == self.posts:
+            # organic() keeps posts of unknown type: what it removed says nothing of them.
+            if self.removed:
+                return f"ads left out ({self.removed:,}), the rest of unknown type"
             return "ads: not known"
         if self.ads:
             return f"{_plural(self.ads, 'ad')} included{unknown}"
