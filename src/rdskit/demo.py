@@ -8,8 +8,9 @@ the answer (markdown) into ``--out`` (default ``./rdskit-demo``).
 The charts follow the rules the answer follows: they show the organic posts only (the
 assistant leaves ads out of what people think, and says so), every share per period
 carries its n (periods under :data:`rdskit.frames.plots.MIN_N` posts are not drawn),
-and the engagement chart marks the sources whose views are estimated, saying so on the
-terminal too.
+every chart states under its title its n and that ads were left out (each PNG also holds
+that line as its ``Description`` metadata), and the engagement chart marks the sources
+whose views are estimated, saying so on the terminal too.
 
 Service text is hostile until proven otherwise: what reaches the terminal goes through
 :func:`rdskit._safe.terminal` (no escape sequences), and ``answer.md`` is the answer's
@@ -43,7 +44,7 @@ the demo's charts (the assistant includes them unless a question says otherwise)
 # Every chart is drawn on the organic posts (see run_demo).
 CHARTS: dict[str, Callable[[Any, Any], Any]] = {
     "volume.png": lambda df, ax: df.rds.plot.volume("weekly", ax=ax),
-    "sentiment.png": lambda df, ax: df.rds.plot.sentiment("monthly", ax=ax),
+    "sentiment.png": lambda df, ax: df.rds.plot.sentiment("quarterly", ax=ax),
     "sources.png": lambda df, ax: df.rds.plot.sources(ax=ax),
     "emotions.png": lambda df, ax: df.rds.plot.emotions(ax=ax),
     "engagement.png": lambda df, ax: df.rds.plot.engagement(ax=ax),
@@ -102,7 +103,7 @@ def run_demo(
         ads = len(frame) - len(organic)
         say(
             f"Charts: the {len(organic)} organic posts ({_plural(ads, 'ad')} left out, as in "
-            "the answer); shares per month show their n."
+            "the answer), each with its n under the title; shares per quarter show their n."
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", EstimatedViewsWarning)
@@ -154,11 +155,16 @@ def _save_charts(out: Path, frame: Any) -> list[Path]:
     # A bare Figure renders with Agg without touching pyplot's global backend.
     from matplotlib.figure import Figure
 
+    from rdskit.frames.plots import SCOPE_GID
+
     saved = []
     for name, draw in CHARTS.items():
         figure = Figure(figsize=(8, 4.5), layout="constrained")
-        draw(frame, figure.add_subplot())
-        figure.savefig(out / name, dpi=110)
+        ax = draw(frame, figure.add_subplot())
+        # The line under the title (n, ads) also as PNG metadata, for a reader or a test.
+        scope = " | ".join(t.get_text() for t in ax.texts if t.get_gid() == SCOPE_GID)
+        metadata = {"Title": ax.get_title(), "Description": scope, "Software": "rdskit"}
+        figure.savefig(out / name, dpi=110, metadata=metadata)
         saved.append(out / name)
     return saved
 

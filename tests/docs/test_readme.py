@@ -57,3 +57,8 @@ def test_readme_examples_run(tmp_path: Path) -> None:
     assert "Oat milk" in out  # the async client sees the dataset made by the sync one
     assert "True True\ninstructions differs for cp_" in out  # safe re-runs: found, reused
     assert "reused turn: True" in out  # the ledger finds the Ask again
+    # The research example: the differences table, the methods paragraph it promises and
+    # the warning its comment announces.
+    assert "group_a group_b  difference" in out and "p_value  n_a  n_b" in out
+    assert "Ads were left out before analysis (" in out and "Groups by source were compared" in out
+    assert "EstimatedViewsWarning: compare(by='source')" in done.stderr

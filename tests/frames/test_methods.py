@@ -132,7 +132,7 @@ def test_each_step_is_stated_only_when_applied() -> None:
     sentence that says whether it was taken."""
     df = _posts()
     base = df.rds.methods().text
-    assert "They include 1 ad (paid posts by brands), analysed together" in base
+    assert "They include 1 ad (a paid post by a brand), analysed together" in base
     assert "Authors and commenters were not pseudonymised" in base
     assert "Post URLs" not in base and "post URLs were removed" not in base
     assert "compared" not in base
@@ -140,7 +140,7 @@ def test_each_step_is_stated_only_when_applied() -> None:
     organic = df.rds.organic().rds.methods().text
     assert "Ads were left out before analysis (1 ad removed)." in organic
     assert "They include" not in organic
-    assert "The collection holds no ads." in df[df["content_type"] != "ad"].rds.methods().text
+    assert "None of the posts is an ad." in df[df["content_type"] != "ad"].rds.methods().text
     # Pseudonymised: exactly what was done, with counts.
     safe = str(df.rds.pseudonymise(KEY).rds.methods())  # Markdown: `column` names
     assert "were not pseudonymised" not in safe

@@ -612,7 +612,8 @@ class RdsAccessor:
         ``reference_column="label"``, ``on="id"``, ``strata=None`` (e.g. ``"sentiment"``
         when the sample was drawn per service label: the figures are then weighted to the
         strata's sizes in ``population``, default this frame, so they describe the
-        collection, not the sample), ``population``, ``confidence=0.95``,
+        collection, not the sample), ``population``, ``weights`` (your own weights
+        instead: a column of ``reference`` or one per reference row), ``confidence=0.95``,
         ``n_boot=2000``, ``seed=0``.
 
         Example:

@@ -75,13 +75,24 @@ class Agreement:
                 f"{res.n:,}",
                 f"{res.observed:.3f}",
                 interval(*res.observed_ci),
-                f"{res.kappa:.3f}",
+                "undefined" if res.kappa != res.kappa else f"{res.kappa:.3f}",
                 interval(*res.kappa_ci),
             ]
             for name, res in shown
         ]
 
     _HEADERS = ("", "n", "agreement", "interval", "Cohen's kappa", "interval")
+
+    def _class_rows(self) -> list[list[str]]:
+        return [
+            [
+                r.label,
+                f"{r.n:,}",
+                f"{r.predicted:,}",
+                *("–" if x != x else f"{x:.3f}" for x in r[3:]),
+            ]
+            for r in self.per_class.itertuples(index=False)
+        ]
 
     def _note(self) -> str:
         level = f"{self.confidence:.0%} percentile bootstrap intervals ({self.n_boot:,} resamples)"
@@ -92,15 +103,26 @@ class Agreement:
             else "Unweighted: the figures describe this sample; if it was stratified, pass "
             "strata= to estimate the collection."
         )
-        return " ".join([f"{level}.", read, *self.notes])
+        undefined = (
+            [
+                "Cohen's kappa is undefined: the labellings agree by chance alone with "
+                "certainty (each uses one label only), so nothing is left to measure."
+            ]
+            if self.kappa != self.kappa
+            else []
+        )
+        rates = (
+            "Per-class n and predicted count items; precision, recall and error rate are "
+            "weighted; – where a label has no item to divide by."
+            if self.weighted
+            else "Per class: – where a label has no item to divide by."
+        )
+        return " ".join([f"{level}.", read, *undefined, rates, *self.notes])
 
     def __repr__(self) -> str:
         classes = text_table(
             ["label", "n", "predicted", "precision", "recall", "error_rate"],
-            [
-                [r.label, f"{r.n:,}", f"{r.predicted:,}", *(f"{x:.3f}" for x in r[3:])]
-                for r in self.per_class.itertuples(index=False)
-            ],
+            self._class_rows(),
         )
         return (
             f"Agreement ({'weighted to the strata' if self.weighted else 'unweighted'})\n"
@@ -113,10 +135,7 @@ class Agreement:
         )
         classes = html_table(
             ["label", "n", "predicted", "precision", "recall", "error rate"],
-            [
-                [r.label, f"{r.n:,}", f"{r.predicted:,}", *(f"{x:.3f}" for x in r[3:])]
-                for r in self.per_class.itertuples(index=False)
-            ],
+            self._class_rows(),
             title="Per class" + (" (weighted)" if self.weighted else ""),
         )
         return summary + classes
@@ -299,14 +318,22 @@ def frame_agreement(
     on: str | Sequence[str] = "id",
     strata: str | None = None,
     population: pd.DataFrame | None = None,
+    weights: str | Sequence[float] | None = None,
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Agreement:
     """``frame[column]`` against ``reference[reference_column]``, joined on ``on``; with
     ``strata`` (a column of ``frame``), weighted to the strata's sizes in ``population``
-    (default: ``frame``) and resampled within them. Items the reference does not label
-    are left out (the repr says how many of the reference's rows matched)."""
+    (default: ``frame``) and resampled within them. ``weights`` gives the weights
+    yourself instead: a column of ``reference`` or one number per reference row (e.g.
+    inverse inclusion probabilities); with ``strata`` too, the bootstrap still resamples
+    within strata. Items the reference does not label are left out (the repr says how
+    many of the reference's rows matched).
+
+    Example:
+        >>> df.rds.agreement(coded, weights="weight")  # doctest: +SKIP
+    """
     from rdskit.frames.accessor import MissingColumnsError
 
     keys = [on] if isinstance(on, str) else list(on)
@@ -321,6 +348,18 @@ def frame_agreement(
         )
     left = frame[list(dict.fromkeys(needed))].drop_duplicates(keys)
     right = reference[[*keys, reference_column]].rename(columns={reference_column: "_reference"})
+    if isinstance(weights, str):
+        if weights not in reference.columns:
+            raise InvalidParameter("weights", f"the reference frame has no column {weights!r}")
+        right = right.assign(_weight=reference[weights].to_numpy(dtype="float64"))
+    elif weights is not None:
+        given = np.asarray(list(weights), dtype="float64")
+        if len(given) != len(reference):
+            raise InvalidParameter(
+                "weights",
+                f"needs one weight per reference row ({len(reference)}), not {len(given)}",
+            )
+        right = right.assign(_weight=given)
     joined = left.merge(right, on=keys, how="inner")
     joined = joined[joined[column].notna() & joined["_reference"].notna()]
     if joined.empty:
@@ -333,18 +372,20 @@ def frame_agreement(
             f"{len(joined):,} of the reference's {len(reference):,} rows matched a labelled "
             "post of the frame."
         )
-    weights = stratum_of = None
+    item_weights = stratum_of = None
     if strata is not None:
         pool = frame if population is None else population
         if strata not in pool.columns:
             raise MissingColumnsError("agreement", [strata], pool.rds.kind)
         stratum_of = joined[strata].astype(str)
-        weights, absent = stratum_weights(stratum_of, pool[strata])
-        notes += absent
+        item_weights, absent = stratum_weights(stratum_of, pool[strata])
+        notes += absent if weights is None else []
+    if weights is not None:  # the weights given win over the strata's
+        item_weights = joined["_weight"].to_numpy(dtype="float64")
     result = agreement(
         joined[column].astype(str).tolist(),
         joined["_reference"].astype(str).tolist(),
-        weights=weights,
+        weights=item_weights,
         strata=None if stratum_of is None else stratum_of.tolist(),
         confidence=confidence,
         n_boot=n_boot,

@@ -107,8 +107,10 @@ class Comparison:
         headers = [
             "question",
             "groups",
+            "n a",
             "share a",
             f"{level} interval a",
+            "n b",
             "share b",
             f"{level} interval b",
             "difference",
@@ -121,15 +123,18 @@ class Comparison:
                 self._interval(r.question, r.label, r.group_a),
                 self._interval(r.question, r.label, r.group_b),
             )
+            star = " *" if r.significant else ""
             rows.append(
                 [
                     r.question if r.question == "volume" else f"{r.question}: {r.label}",
                     f"{r.group_a} vs {r.group_b}",
-                    f"{r.share_a:.3f}",
+                    f"{r.n_a:,}",
+                    _share(r.share_a),
                     a,
-                    f"{r.share_b:.3f}",
+                    f"{r.n_b:,}",
+                    _share(r.share_b),
                     b,
-                    f"{r.difference:+.3f}" + (" *" if r.significant else ""),
+                    _share(r.difference, "+") + (star if r.difference == r.difference else ""),
                     interval(r.low, r.high),
                     _p(r.p_value),
                 ]
@@ -144,7 +149,11 @@ class Comparison:
 
     def _note(self) -> str:
         level = f"{self.confidence:.0%}"
-        marked = f"* significant at {1 - self.confidence:.0%}."
+        marked = (
+            f"* significant at {1 - self.confidence:.0%}. n: the posts each share is of "
+            "(volume: all posts; sentiment: posts with sentiment analysed; – where a group "
+            "has none)."
+        )
         words = ""
         if "in_query" in self.terms and self.terms["in_query"].any():
             listed = ", ".join(sorted(set(self.terms.loc[self.terms["in_query"], "term"])))
@@ -152,7 +161,12 @@ class Comparison:
                 f" Distinguishing words that are part of the search query ({listed}) "
                 "differ by construction."
             )
-        overlap = f" {self.overlap:,} posts are in more than one group." if self.overlap else ""
+        overlap = (
+            f" {self.overlap:,} posts are in more than one group: the intervals and tests "
+            "of differences assume independent groups, so they are approximate here."
+            if self.overlap
+            else ""
+        )
         return " ".join([_READ.format(level=level), marked + words + overlap, *self.notes]).strip()
 
     def __repr__(self) -> str:
@@ -167,6 +181,11 @@ class Comparison:
         headers, rows = self._table()
         title = f"Comparison by {self.by}: {', '.join(self.groups)}"
         return html_table(headers, rows, title=title, note=self._note())
+
+
+def _share(value: float, sign: str = "") -> str:
+    """A share or difference to 3 decimals, ``"–"`` when a group has no posts to share."""
+    return "–" if value != value else f"{value:{sign}.3f}"
 
 
 def _p(value: float) -> str:
@@ -303,6 +322,35 @@ def _differences(
     out["difference"] = out["share_a"] - out["share_b"]
     out["significant"] = out["p_value"] < 1 - confidence
     return out[list(_ORDER)]
+
+
+def _scope_note(frame: pd.DataFrame) -> str:
+    """What was compared: the posts, ads in or out, a subset of the posts loaded or not."""
+    from rdskit.frames.methods import scope_of
+
+    scope = scope_of(frame)
+    advice = " (df.rds.organic() leaves them out)" if scope.ads else ""
+    return f"Compared: {scope.line(len(frame))}{advice}."
+
+
+def _small_samples(differences: pd.DataFrame) -> list[str]:
+    """A note when the z test's normal approximation is poor: some pair's expected count
+    (n times the pooled share, with or without the label) is under 5."""
+    rows = differences[(differences["question"] == "sentiment") & differences["p_value"].notna()]
+    if rows.empty:
+        return []
+    n_a, n_b = rows["n_a"].astype("float64"), rows["n_b"].astype("float64")
+    pooled = (rows["share_a"] * n_a + rows["share_b"] * n_b) / (n_a + n_b)
+    smallest = np.minimum(n_a, n_b) * np.minimum(pooled, 1 - pooled)
+    # A label no post (or every post) of either group has: no difference, p = 1 exactly.
+    few = int(((smallest < 5) & (pooled > 0) & (pooled < 1)).sum())
+    if not few:
+        return []
+    return [
+        f"{few} of the {len(rows)} sentiment differences rest on fewer than 5 expected posts "
+        "with or without the label in a group: their z-test p is approximate (read their "
+        "Newcombe interval)."
+    ]
 
 
 def _query_words(frame: pd.DataFrame) -> set[str]:
@@ -513,7 +561,7 @@ def compare_frame(
     )
     top["in_query"] = top["term"].isin(_query_words(frame))
     differences = _differences(groups, volume, sentiment, total, confidence)
-    notes = []
+    notes = [_scope_note(frame), *_small_samples(differences)]
     mixed = None
     if not engagement.empty:
         from rdskit.frames.accessor import views_mixed
@@ -529,7 +577,13 @@ def compare_frame(
                 "engagement_rate are not comparable with the other sources'."
             )
     # The frame's record says it was compared, so its methods paragraph can say how.
-    settings = {"by": by, "confidence": confidence, "resamples": resamples, "seed": seed}
+    settings = {
+        "by": by,
+        "confidence": confidence,
+        "resamples": resamples,
+        "seed": seed,
+        "posts": len(frame),
+    }
     add_step(frame, "compare", {**settings, **({"mixed_views": mixed} if mixed else {})})
     return Comparison(
         by,
@@ -557,13 +611,18 @@ def plot_comparison(
     """
     if what == "sentiment":
         table = comparison.sentiment
-        value, title, ylabel = "share", "Sentiment by {by} (95% Wilson intervals)", "share of posts"
+        value, title, ylabel = "share", "Sentiment by {by} ({level} Wilson intervals)", "share"
+        ylabel, n_of = "share of analysed posts", "analysed"
     elif what == "volume":
         table = comparison.volume.assign(_series="posts").set_index("_series", append=True)
-        value, title, ylabel = "share", "Posts by {by} (95% Wilson intervals)", "share of posts"
+        value, title, ylabel = "share", "Posts by {by} ({level} Wilson intervals)", "share of posts"
+        n_of = "posts"
     elif what == "engagement":
+        if metric not in comparison.engagement.index.get_level_values("metric"):
+            raise InvalidParameter("metric", f"this comparison has no medians of {metric!r}")
         table = comparison.engagement.xs(metric, level="metric", drop_level=False)
-        value, title, ylabel = "median", "Median {metric} by {by} (95% bootstrap intervals)", metric
+        value, title = "median", "Median {metric} by {by} ({level} bootstrap intervals)"
+        ylabel, n_of = metric, "posts"
     else:
         raise InvalidParameter(
             "what", f"must be 'sentiment', 'volume' or 'engagement', not {what!r}"
@@ -596,8 +655,11 @@ def plot_comparison(
             label=str(name),
             color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
         )
-    ax.set_xticks(positions, groups)
-    ax.set_title(title.format(by=comparison.by, metric=metric))
+    # Each group's n (the posts its bars are of) under its name.
+    n = table[n_of].groupby(level=0).first().reindex(groups, fill_value=0)
+    ax.set_xticks(positions, [f"{g}\nn={int(n[g]):,}" for g in groups])
+    level = f"{comparison.confidence:.0%}"
+    ax.set_title(title.format(by=comparison.by, metric=metric, level=level))
     ax.set_xlabel(comparison.by)
     ax.set_ylabel(ylabel)
     if len(series) > 1:

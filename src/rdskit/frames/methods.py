@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -23,9 +24,9 @@ import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
-from rdskit.frames.provenance import Provenance, provenance_of
+from rdskit.frames.provenance import Provenance, RunRecord, provenance_of
 
-__all__ = ["MethodsText", "methods_paragraph"]
+__all__ = ["MethodsText", "Scope", "methods_paragraph", "scope_of"]
 
 SOFTWARE = "rdskit"
 
@@ -48,6 +49,92 @@ class MethodsText(str):
 
     def _repr_markdown_(self) -> str:
         return str(self)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What every figure of a frame stands on, from the frame and its record: its rows,
+    ads in or out, and whether it is a selection of what was loaded (the methods
+    paragraph and every chart say these).
+
+    Example:
+        >>> from rdskit.frames import mentions_frame
+        >>> scope_of(mentions_frame([{"source": "x", "id": "1", "content_type": "ad"}])).ads
+        1
+    """
+
+    posts: int
+    ads: int
+    unknown: int
+    """Rows whose content type is unknown (no advertiser either): ads or not, nobody knows."""
+    marked: bool
+    """The frame has a column saying which posts are ads."""
+    removed: int | None
+    """Ads left out by ``df.rds.organic()`` (recorded), else None."""
+    loaded: int | None
+    """Posts the recorded reads loaded, when they say."""
+    repeated: int
+    """Rows repeating a (source, id) of an earlier row (stacked reads that overlap)."""
+    filters: tuple[str, ...] = ()
+    """The filters the recorded reads applied (text query, sources, filters), if any."""
+
+    @property
+    def subset(self) -> bool:
+        """The frame holds fewer rows than were loaded (ads aside): it was narrowed."""
+        return self.loaded is not None and self.posts < self.loaded - (self.removed or 0)
+
+    def ads_words(self) -> str:
+        """Ads in or out, in a few words (for a chart)."""
+        unknown = f", {self.unknown:,} of unknown type" if 0 < self.unknown < self.posts else ""
+        if not self.marked:
+            return "ads: not known"
+        if self.posts and self.unknown == self.posts:
+            # organic() keeps posts of unknown type: what it removed says nothing of them.
+            if self.removed:
+                return f"ads left out ({self.removed:,}), the rest of unknown type"
+            return "ads: not known"
+        if self.ads:
+            return f"{_plural(self.ads, 'ad')} included{unknown}"
+        if self.removed is not None:
+            return f"ads left out ({self.removed:,}){unknown}"
+        return f"no ads{unknown}"
+
+    def line(self, n: int, what: str = "posts") -> str:
+        """A chart's scope line: its n, ads in or out, and whether the frame is a subset.
+
+        Example:
+            >>> Scope(120, 0, 0, True, 5, 125, 0).line(115, "analysed posts")
+            'n = 115 analysed posts; ads left out (5)'
+        """
+        subset = f"; a subset of the {self.loaded:,} posts loaded" if self.subset else ""
+        read = "; read with " + " / ".join(self.filters) if self.filters else ""
+        if len(read) > 80:  # a long text query: the methods paragraph has it whole
+            read = read[:79] + "…"
+        return f"n = {n:,} {what}; {self.ads_words()}{subset}{read}"
+
+
+def scope_of(frame: pd.DataFrame) -> Scope:
+    """The :class:`Scope` of a mentions frame."""
+    from rdskit.frames.accessor import ad_rows
+
+    prov = provenance_of(frame)
+    marked = "content_type" in frame.columns or "ad_advertiser_id" in frame.columns
+    ads = int(ad_rows(frame).sum()) if marked else 0
+    unknown = 0
+    if "content_type" in frame.columns:
+        missing = frame["content_type"].isna()
+        if "ad_advertiser_id" in frame.columns:
+            missing &= frame["ad_advertiser_id"].isna()
+        unknown = int(missing.sum())
+    left_out = [s for s in prov.steps if s.step == "exclude_ads"]
+    removed = sum(int(s.settings.get("removed", 0)) for s in left_out) if left_out else None
+    rows = [f.rows for f in prov.fetches if f.resource == "mentions"]
+    loaded = sum(r for r in rows if r is not None) if rows and None not in rows else None
+    keys = [c for c in ("source", "id") if c in frame.columns]
+    repeated = int(frame.duplicated(keys).sum()) if len(keys) == 2 else 0
+    reads = [f for f in prov.fetches if f.resource in ("mentions", "patterns")]
+    filters = tuple(dict.fromkeys(d for f in reads if (d := _filters(f.query))))
+    return Scope(len(frame), ads, unknown, marked, removed, loaded, repeated, filters)
 
 
 def _join(items: list[str]) -> str:
@@ -89,22 +176,15 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
         )
     prov = provenance_of(frame)
     n = len(frame)
-    parts = [_collected(frame, n), *_ads(frame, prov)]
+    scope = scope_of(frame)
+    parts = [_collected(frame, n), *_subset(scope), *_ads(scope)]
     parts += _datasets(frame, prov)
     parts += _runs(prov)
     parts += _fetches(prov)
     parts += _contents(frame, n)
-    parts.append(
-        "Posts are identified by their source and post id and appear once each, however "
-        "many runs or datasets collected them"
-        + (
-            f" ({_multi(frame):,} of them belong to more than one dataset)."
-            if "datasets" in frame.columns and _multi(frame)
-            else "."
-        )
-    )
-    parts += _pseudonymisation(prov)
-    parts += _comparisons(prov)
+    parts.append(_identity(frame, scope))
+    parts += _pseudonymisation(prov, frame)
+    parts += _comparisons(prov, n)
     version = prov.rdskit_version or _version()
     parts.append(
         f"Data were collected and processed with {SOFTWARE} {version} "
@@ -118,28 +198,64 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def _ads(frame: pd.DataFrame, prov: Provenance) -> list[str]:
+def _subset(scope: Scope) -> list[str]:
+    if not scope.subset:
+        return []
+    return [
+        f"They are {scope.posts:,} of the {scope.loaded:,} posts loaded"
+        + (" (ads aside)" if scope.removed else "")
+        + ": the frame was narrowed after loading by a selection its record does not hold."
+    ]
+
+
+def _ads(scope: Scope) -> list[str]:
     """Ads in or out, from the frame (and, when none is left, from the record of
-    ``df.rds.organic()``)."""
-    from rdskit.frames.accessor import ad_rows
-
-    if "content_type" not in frame.columns and "ad_advertiser_id" not in frame.columns:
+    ``df.rds.organic()``); posts of unknown content type are counted, never assumed."""
+    if not scope.marked:
         return ["Whether posts are ads is not known (the frame has no `content_type`)."]
-    ads = int(ad_rows(frame).sum())
-    if ads:
+    unknown = (
+        f" {_plural(scope.unknown, 'post')} {'has' if scope.unknown == 1 else 'have'} no "
+        "content type: whether they are ads is not known."
+        if scope.unknown
+        else ""
+    )
+    if scope.ads:
+        paid = "a paid post by a brand" if scope.ads == 1 else "paid posts by brands"
         return [
-            f"They include {_plural(ads, 'ad')} (paid posts by brands), analysed together "
-            "with the organic posts."
+            f"They include {_plural(scope.ads, 'ad')} ({paid}), analysed together with the "
+            "organic posts." + unknown
         ]
-    left_out = [s for s in prov.steps if s.step == "exclude_ads"]
-    if left_out:
-        removed = sum(int(s.settings.get("removed", 0)) for s in left_out)
-        return [f"Ads were left out before analysis ({_plural(removed, 'ad')} removed)."]
-    return ["The collection holds no ads."]
+    if scope.removed is not None:
+        return [
+            f"Ads were left out before analysis ({_plural(scope.removed, 'ad')} removed)." + unknown
+        ]
+    if scope.unknown == scope.posts:
+        return ["Whether posts are ads is not known: no post has a content type."]
+    return ["No post is marked as an ad." + unknown if unknown else "None of the posts is an ad."]
 
 
-def _pseudonymisation(prov: Provenance) -> list[str]:
-    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed."""
+def _identity(frame: pd.DataFrame, scope: Scope) -> str:
+    if scope.repeated:
+        return (
+            f"Posts are identified by their source and post id; {_plural(scope.repeated, 'row')} "
+            "of the frame repeat a post of an earlier row (it stacks reads that overlap), so "
+            "the counts above include those posts more than once."
+        )
+    return (
+        "Posts are identified by their source and post id and appear once each, however "
+        "many runs or datasets collected them"
+        + (
+            f" ({_multi(frame):,} of them belong to more than one dataset)."
+            if "datasets" in frame.columns and _multi(frame)
+            else "."
+        )
+    )
+
+
+def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
+    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed; and
+    whether the frame's authors are all pseudonyms (a stack of pseudonymised and other
+    data carries the step in its record though part of it was not pseudonymised)."""
     step = prov.pseudonymised
     if step is None:
         return [
@@ -160,6 +276,13 @@ def _pseudonymisation(prov: Provenance) -> list[str]:
         ]
     done = [f"`{c}`" for c in settings.get("pseudonymised", [])]
     sentences = [text + (f": {_join(done)} were replaced by pseudonyms." if done else ".")]
+    plain = _not_pseudonyms(frame, settings)
+    if plain:
+        sentences.append(
+            f"But {_plural(plain, 'post')} of this frame {'has' if plain == 1 else 'have'} an "
+            "author that is not a pseudonym: the frame combines pseudonymised data with "
+            "data that were not, and what follows holds for the pseudonymised part only."
+        )
     removed = dict(settings.get("removed") or {})
     urls = removed.pop("url", 0)
     dropped = {k: v for k, v in removed.items() if k.endswith("(dropped)")}
@@ -202,18 +325,47 @@ def _pseudonymisation(prov: Provenance) -> list[str]:
     return sentences
 
 
-def _comparisons(prov: Provenance) -> list[str]:
-    """The comparisons run on this frame (``df.rds.compare``), each once."""
-    seen: dict[str, dict[str, Any]] = {}
-    for step in prov.steps:
+def _not_pseudonyms(frame: pd.DataFrame, settings: Any) -> int:
+    """Posts whose ``author_title`` is neither a pseudonym nor an allowed account."""
+    if "author_title" not in frame.columns or "length" not in settings:
+        return 0
+    pattern = f"^{re.escape(str(settings.get('prefix', '')))}[0-9a-f]{{{int(settings['length'])}}}$"
+    names = frame["author_title"].dropna().astype(str)
+    names = names[~names.isin(list(settings.get("allow") or []))]
+    return int((~names.str.match(pattern)).sum())
+
+
+_LATER = {"exclude_ads": "ads were left out", "pseudonymise": "pseudonymisation"}
+"""Steps that change the rows or their content, as a comparison made before them says."""
+
+
+def _comparisons(prov: Provenance, n: int) -> list[str]:
+    """The comparisons run on this frame (``df.rds.compare``), each once; one made on
+    an earlier state of the data (before ads were left out, before pseudonymisation, or
+    on another number of posts) says so."""
+    seen: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    for i, step in enumerate(prov.steps):
         if step.step == "compare":
             settings = dict(step.settings)
-            seen.setdefault(repr(sorted(settings.items())), settings)
+            later = [_LATER[s.step] for s in prov.steps[i + 1 :] if s.step in _LATER]
+            key = repr(sorted((k, v) for k, v in settings.items() if k != "at"))
+            seen.setdefault(key, (settings, list(dict.fromkeys(later))))
     out = []
-    for settings in seen.values():
+    for settings, later in seen.values():
         confidence = f"{float(settings.get('confidence', 0.95)):.0%}"
+        posts = settings.get("posts")
+        earlier = ""
+        if later or (posts is not None and int(posts) != n):
+            on = f"{int(posts):,} posts" if posts is not None else "posts"
+            before = f", before {_join(later)}" if later else ""
+            earlier = f"On an earlier state of these data ({on}{before}; not these {n:,}), "
         out.append(
-            f"Groups by {settings.get('by')} were compared ({confidence} intervals): each "
+            (
+                earlier + f"groups by {settings.get('by')}"
+                if earlier
+                else f"Groups by {settings.get('by')}"
+            )
+            + f" were compared ({confidence} intervals): each "
             "group's shares with Wilson score intervals; differences between two groups' "
             "shares with Newcombe's hybrid score intervals and two-sided z tests of equal "
             "proportions; median engagement with percentile bootstrap intervals "
@@ -271,7 +423,7 @@ def _runs(prov: Provenance) -> list[str]:
         return []
     queries = list(dict.fromkeys(f"*{r.search_query}*" for r in runs if r.search_query))
     sources = list(dict.fromkeys(s for r in runs for s in r.sources))
-    windows = list(dict.fromkeys(_window(*r.date_range) for r in runs))
+    windows = list(dict.fromkeys(_window(r) for r in runs))
     analyses = list(dict.fromkeys(a for r in runs for a in r.analyses))
     comments = sorted({int(c) for r in runs if (c := r.params.get("num_comments_per_post"))})
     text = (
@@ -294,7 +446,11 @@ def _runs(prov: Provenance) -> list[str]:
     return [text]
 
 
-def _window(start: str | None, end: str | None) -> str:
+def _window(run: RunRecord) -> str:
+    """The publication window a run asked for; a URL search applies none (the spec)."""
+    start, end = run.date_range
+    if (run.params.get("search_query") or {}).get("type") == "url":
+        return "at any date (a URL search applies no date filter)"
     if start and end:
         return f"{start} to {end}"
     if start or end:
@@ -310,18 +466,30 @@ def _fetches(prov: Provenance) -> list[str]:
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     urls = _join(list(prov.base_urls))
     text = f"Posts were retrieved on {when} (UTC) from {urls}"
+    described = [(_filters(f.query), f.rows) for f in fetches]
+    kinds = list(dict.fromkeys(d for d, _ in described))
+    if kinds == [""]:
+        return [text + "."]
+    if len(kinds) == 1:
+        return [text + ", with " + kinds[0] + "."]
+    # Reads with different filters: each read's filter and rows, not one list for all.
+    reads = [
+        (f"{rows:,} posts" if rows is not None else "posts")
+        + (f" with {d}" if d else " without a filter")
+        for d, rows in described
+    ]
+    return [text + f" in {len(reads)} reads: " + "; ".join(reads) + "."]
+
+
+def _filters(query: Any) -> str:
     filters = []
-    for f in fetches:
-        query = f.query
-        if query.get("q"):
-            filters.append(f"text query *{query['q']}*")
-        if query.get("sources"):
-            filters.append(f"sources {', '.join(query['sources'])}")
-        if query.get("filters"):
-            filters.append(f"filters `{query['filters']}`")
-    if filters:
-        text += ", with " + _join(list(dict.fromkeys(filters)))
-    return [text + "."]
+    if query.get("q"):
+        filters.append(f"text query *{query['q']}*")
+    if query.get("sources"):
+        filters.append(f"sources {', '.join(query['sources'])}")
+    if query.get("filters"):
+        filters.append(f"filters `{query['filters']}`")
+    return _join(filters)
 
 
 def _contents(frame: pd.DataFrame, n: int) -> list[str]:

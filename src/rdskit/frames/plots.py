@@ -9,7 +9,9 @@ Our rules, in every chart: sentiment labels always have the same colours
 the plotted data (right of the axes); a chart of shares per period shows how many posts
 each share is of, and leaves out periods with fewer than ``min_n`` (saying so in the
 legend); bars of sources that estimate views are hatched and labelled, and comparing them
-warns (:class:`~rdskit.errors.EstimatedViewsWarning`).
+warns (:class:`~rdskit.errors.EstimatedViewsWarning`); under the title, every chart states
+its n (the posts its figures are of), whether ads are in or out, and whether the frame is a
+subset of the posts loaded (:func:`rdskit.frames.methods.scope_of`).
 
 Example:
     >>> ax = df.rds.plot.volume("weekly")  # doctest: +SKIP
@@ -18,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,6 +49,31 @@ def _axes(ax: Axes | None, title: str, xlabel: str, ylabel: str) -> Axes:
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    return ax
+
+
+SCOPE_GID = "rdskit-scope"
+"""The ``gid`` of the scope line under each chart's title (n, ads, subset)."""
+
+
+def _scope(ax: Axes, frame: pd.DataFrame, n: int, what: str = "posts") -> Axes:
+    """Write the chart's scope line (its n, ads in or out, subset or not) between the
+    axes and the title, which moves up to make room."""
+    from rdskit.frames.methods import scope_of
+
+    ax.set_title(ax.get_title(), pad=18)
+    ax.annotate(
+        scope_of(frame).line(n, what),
+        xy=(0.5, 1.0),
+        xycoords="axes fraction",
+        xytext=(0, 4),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        fontsize="small",
+        color="#444444",
+        gid=SCOPE_GID,
+    )
     return ax
 
 
@@ -112,7 +140,8 @@ class RdsPlots:
             ax.plot(counts.index, _floats(values), marker=".", label=label)
         if by is not None:
             legend_outside(ax, title=by)
-        return _dates(ax)
+        frame = self._rds._df
+        return _dates(_scope(ax, frame, int(frame["created_at"].notna().sum()), "dated posts"))
 
     def sentiment(self, freq: str = "W", ax: Axes | None = None, *, min_n: int = MIN_N) -> Axes:
         """Share of negative, neutral and positive posts per period (three lines), with
@@ -162,19 +191,24 @@ class RdsPlots:
             handles.append(Patch(color="none"))
             labels.append(note)
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.12, 1.0), borderaxespad=0)
-        return _dates(ax)
+        return _dates(_scope(ax, self._rds._df, int(analysed.sum()), "analysed posts"))
 
     def sources(self, ax: Axes | None = None) -> Axes:
         """Each source's share of the mentions (bars, in percent), largest first."""
-        shares = self._rds.share_of_voice("source")["share"]
-        ax = _bars(_axes(ax, "Share of voice by source", "source", "share of mentions"), shares)
+        table = self._rds.share_of_voice("source")
+        ax = _bars(
+            _axes(ax, "Share of voice by source", "source", "share of mentions"), table["share"]
+        )
         ax.yaxis.set_major_formatter(_percent())
-        return ax
+        return _scope(ax, self._rds._df, int(table["mentions"].sum()))
 
     def emotions(self, ax: Axes | None = None) -> Axes:
         """Mean score of each emotion (bars)."""
         means = self._rds.emotions()["mean"]
-        return _bars(_axes(ax, "Emotions", "emotion", "mean score"), means)
+        ax = _bars(_axes(ax, "Emotions", "emotion", "mean score"), means)
+        frame = self._rds._df
+        analysed = int(frame[[f"emotion_{e}" for e in means.index]].notna().any(axis=1).sum())
+        return _scope(ax, frame, analysed, "posts with emotions analysed")
 
     def engagement(self, by: str = "source", ax: Axes | None = None) -> Axes:
         """Mean engagement rate per value of ``by`` (bars), highest first, with the
@@ -207,7 +241,7 @@ class RdsPlots:
                         patch.set_edgecolor("#555555")
                         patch.set_label("views estimated: not comparable")
                 legend_outside(ax, handles=[p for p in ax.patches if p.get_hatch()][:1])
-        return ax
+        return _scope(ax, frame, int(counts.sum()), "posts with an engagement rate")
 
     def compare(
         self, by: str = "dataset", what: str = "sentiment", ax: Axes | None = None, **options: Any
@@ -218,7 +252,21 @@ class RdsPlots:
         Example:
             >>> df.rds.plot.compare(by="dataset", what="sentiment")  # doctest: +SKIP
         """
+        from rdskit.errors import EstimatedViewsWarning
+        from rdskit.frames.accessor import VIEW_BASED
         from rdskit.frames.compare import plot_comparison
 
         metric = options.pop("metric", "engagement_rate")
-        return plot_comparison(self._rds.compare(by, **options), what, metric, ax)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            comparison = self._rds.compare(by, **options)
+        for warning in caught:
+            # compare() warns about its engagement medians; a chart of sentiment, volume
+            # or likes does not show them, and a warning about it would be false.
+            views = issubclass(warning.category, EstimatedViewsWarning)
+            if not views or (what == "engagement" and metric in VIEW_BASED):
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
+        ax = plot_comparison(comparison, what, metric, ax)
+        return _scope(ax, self._rds._df, len(self._rds._df))
