@@ -28,6 +28,7 @@ from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox import budget, chaos, guard
 from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.backend.containers import Containers
+from rdskit.sandbox.backend.mention_wire import encode, stored_body, unique
 from rdskit.sandbox.backend.runs import ChildRuns, Done, Failed, Outcome, RunKind, RunTable, Step
 from rdskit.sandbox.clock import indexed_until
 from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
@@ -476,7 +477,9 @@ def _store_mentions(
 
     Bulk statements (one lookup per 500 posts, ``executemany`` writes): a 100k-post run
     holds the write lock for seconds, not minutes. Mentions are stored in their validated
-    wire form (:func:`wire_mention`).
+    wire form (:func:`wire_mention`), laid out as reads serve them
+    (:func:`~rdskit.sandbox.backend.mention_wire.stored_body`); a run's comments are stored
+    each once, in the encoding reads serve.
     """
     mentions = [wire_mention(mention) for mention in mentions]
     keys = [(mention["source"], mention["id"]) for mention in mentions]
@@ -500,7 +503,7 @@ def _store_mentions(
             (
                 run["account_id"],
                 *key,
-                dumps(body),
+                stored_body(body),
                 now if posted is None else parse_datetime(posted).timestamp(),
                 body.get("language"),
                 body.get("country_code"),
@@ -525,7 +528,13 @@ def _store_mentions(
     conn.executemany(
         "INSERT OR REPLACE INTO run_comments VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (run["account_id"], *key, run["id"], run["dataset_id"], dumps(mention["comments"]))
+            (
+                run["account_id"],
+                *key,
+                run["id"],
+                run["dataset_id"],
+                encode(unique(mention["comments"])),
+            )
             for key, mention in zip(keys, mentions, strict=True)
             if mention.get("comments")
         ],

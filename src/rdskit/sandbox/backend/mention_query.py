@@ -40,25 +40,21 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from rdskit.models.mentions import Mention
+from rdskit.sandbox.backend.mention_wire import (
+    EMPTY_WHEN_NONE,
+    FIELDS,
+    encode,
+    join,
+    split,
+    unique,
+)
 from rdskit.sandbox.backend.patterns import pattern_assignments
 from rdskit.sandbox.cursors import Page, Sort, decode_cursor, page_of
 from rdskit.sandbox.db import Connection, dumps, keys_table, loads
 from rdskit.sandbox.errors import invalid
 from rdskit.sandbox.text.enrichment import dominant
-
-EMPTY_WHEN_NONE = {
-    "media": list,
-    "comments": list,
-    "datasets": list,
-    "collections": list,
-    "parameters": dict,
-    "pattern_assignments": dict,
-}
-"""Mention fields sent empty (not null) when the post has none: what the post *is* (its
-media, comments, datasets, collections) or a lookup (parameters asked for, pattern items)."""
 
 
 def mention_defaults() -> dict[str, Any]:
@@ -75,13 +71,10 @@ def mention_defaults() -> dict[str, Any]:
         >>> d["comments"], d["hooks"], d["parameters"], d["sound"]
         ([], None, {}, None)
     """
-    return {
-        name: EMPTY_WHEN_NONE[name]() if name in EMPTY_WHEN_NONE else None
-        for name in Mention.model_fields
-    }
+    return {name: EMPTY_WHEN_NONE[name]() if name in EMPTY_WHEN_NONE else None for name in FIELDS}
 
 
-_UNSET = dict.fromkeys(Mention.model_fields)
+_UNSET = dict.fromkeys(FIELDS)
 """Every Mention field at None, in model order: a stored body laid over it gets the order
 the model would dump it in (empty collections are filled in by :func:`hydrate`)."""
 
@@ -101,6 +94,7 @@ __all__ = [
     "lookup",
     "mention_defaults",
     "page_limit",
+    "render",
     "search",
     "text_pattern",
 ]
@@ -493,34 +487,93 @@ def lookup(
     return ordered
 
 
-def _run_comments(
+Key = tuple[str, str]
+
+
+class _Lookups(NamedTuple):
+    """What the mentions of a page take from other tables, by ``(source, id)``."""
+
+    keys: list[Key]
+    datasets: dict[Key, list[dict[str, str]]]
+    parameters: dict[Key, dict[str, Any]]
+    patterns: dict[Key, dict[str, Any]]
+    comments: dict[Key, list[str]]
+    """The comment lists (JSON text) of the post's runs in scope, newest run first; a post
+    no run commented on is absent, one only runs out of scope commented on maps to []."""
+
+
+def _lookups(
     conn: Connection,
     account_id: str,
-    page_keys: str,
-    key_params: list[Any],
+    rows: Sequence[sqlite3.Row],
+    parameter_ids: Sequence[str],
     dataset_ids: Sequence[str] | None,
-) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Per post of the page: the comments of its runs in ``dataset_ids`` (newest run first,
-    each comment once); a post some run commented on but none in scope gets ``[]``."""
+) -> _Lookups:
+    keys = [(row["source"], row["id"]) for row in rows]
+    page_keys, key_params = keys_table("k", keys, "source, id")
+    datasets: dict[Key, list[dict[str, str]]] = {key: [] for key in keys}
+    for dm in conn.execute(
+        f"{page_keys} SELECT dm.source, dm.id, d.id AS dataset_id, d.name FROM k"
+        " JOIN dataset_mentions dm ON dm.source = k.source AND dm.id = k.id"
+        " JOIN datasets d ON d.id = dm.dataset_id"
+        " WHERE d.account_id = ? AND d.deleted_at IS NULL ORDER BY dm.dataset_run_at, d.id",
+        [*key_params, account_id],
+    ):
+        datasets[(dm["source"], dm["id"])].append({"id": dm["dataset_id"], "name": dm["name"]})
+    parameters: dict[Key, dict[str, Any]] = {}
+    if parameter_ids:
+        wanted, wanted_params = _in("p.parameter_id", list(parameter_ids))
+        for p in conn.execute(
+            f"{page_keys} SELECT p.source, p.mention_id, p.parameter_id, p.value, p.status,"
+            " p.computed_at FROM k JOIN mention_parameters p ON p.account_id = ?"
+            f" AND p.source = k.source AND p.mention_id = k.id WHERE {wanted}",
+            [*key_params, account_id, *wanted_params],
+        ):
+            parameters.setdefault((p["source"], p["mention_id"]), {})[p["parameter_id"]] = {
+                "value": _stored_value(p["value"]),
+                "status": p["status"],
+                "computed_at": None if p["computed_at"] is None else int(p["computed_at"]),
+            }
     scope = None if dataset_ids is None else set(dataset_ids)
-    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    seen: dict[tuple[str, str], set[Any]] = {}
+    comments: dict[Key, list[str]] = {}
     for row in conn.execute(
         f"{page_keys} SELECT rc.source, rc.post_id, rc.dataset_id, rc.comments FROM k"
         " JOIN run_comments rc ON rc.account_id = ? AND rc.source = k.source"
         " AND rc.post_id = k.id ORDER BY rc.rowid DESC",
         [*key_params, account_id],
     ):
-        key = (row["source"], row["post_id"])
-        merged = out.setdefault(key, [])
-        if scope is not None and row["dataset_id"] not in scope:
-            continue
-        ids = seen.setdefault(key, set())
-        for comment in loads(row["comments"]):
-            if comment.get("id") not in ids:
-                ids.add(comment.get("id"))
-                merged.append(comment)
-    return out
+        lists = comments.setdefault((row["source"], row["post_id"]), [])
+        if scope is None or row["dataset_id"] in scope:
+            lists.append(row["comments"])
+    return _Lookups(
+        keys, datasets, parameters, pattern_assignments(conn, account_id, keys), comments
+    )
+
+
+def _merged(lists: Sequence[str]) -> list[dict[str, Any]]:
+    """The comments of ``lists`` (JSON text, newest run first), each comment once."""
+    return unique(comment for text in lists for comment in loads(text))
+
+
+def _collections(datasets: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Each dataset is also a collection (pattern detections and Ask name it by uid)."""
+    return [{"uid": d["id"], "name": d["name"]} for d in datasets]
+
+
+def _hydrated(row: sqlite3.Row, key: Key, found: _Lookups) -> dict[str, Any]:
+    # Every Mention field in model order (as the model dumps them), then the body's.
+    body: dict[str, Any] = _UNSET | loads(row["body"])
+    body["datasets"] = found.datasets[key]
+    body["collections"] = _collections(found.datasets[key])
+    body["dataset_run_at"] = int(row["first_seen_at"])
+    body["parameters"] = found.parameters.get(key, {})
+    body["pattern_assignments"] = found.patterns.get(key, {})
+    if key in found.comments:  # else: stored before per-run comments (the body's are kept)
+        body["comments"] = _merged(found.comments[key])
+    for name, empty in EMPTY_WHEN_NONE.items():
+        if body[name] is None:
+            body[name] = empty()
+    return body
 
 
 def hydrate(
@@ -537,52 +590,57 @@ def hydrate(
     Served as they are: bodies and comments were validated when written
     (:func:`rdskit.sandbox.backend.datasets.wire_mention`), and what is added here is
     built in its wire form (whole Unix seconds, floats for confidences), so each body is
-    parsed once per request and never re-validated.
+    parsed once and never re-validated. :func:`render` gives the same mentions as JSON text.
     """
-
     if not rows:
         return []
-    keys = [(row["source"], row["id"]) for row in rows]
-    page_keys, key_params = keys_table("k", keys, "source, id")
-    datasets: dict[tuple[str, str], list[dict[str, str]]] = {key: [] for key in keys}
-    for dm in conn.execute(
-        f"{page_keys} SELECT dm.source, dm.id, d.id AS dataset_id, d.name FROM k"
-        " JOIN dataset_mentions dm ON dm.source = k.source AND dm.id = k.id"
-        " JOIN datasets d ON d.id = dm.dataset_id"
-        " WHERE d.account_id = ? AND d.deleted_at IS NULL ORDER BY dm.dataset_run_at, d.id",
-        [*key_params, account_id],
-    ):
-        datasets[(dm["source"], dm["id"])].append({"id": dm["dataset_id"], "name": dm["name"]})
-    parameters: dict[tuple[str, str], dict[str, Any]] = {}
-    if parameter_ids:
-        wanted, wanted_params = _in("p.parameter_id", list(parameter_ids))
-        for p in conn.execute(
-            f"{page_keys} SELECT p.source, p.mention_id, p.parameter_id, p.value, p.status,"
-            " p.computed_at FROM k JOIN mention_parameters p ON p.account_id = ?"
-            f" AND p.source = k.source AND p.mention_id = k.id WHERE {wanted}",
-            [*key_params, account_id, *wanted_params],
-        ):
-            parameters.setdefault((p["source"], p["mention_id"]), {})[p["parameter_id"]] = {
-                "value": _stored_value(p["value"]),
-                "status": p["status"],
-                "computed_at": None if p["computed_at"] is None else int(p["computed_at"]),
-            }
-    patterns = pattern_assignments(conn, account_id, keys)
-    comments = _run_comments(conn, account_id, page_keys, key_params, dataset_ids)
+    found = _lookups(conn, account_id, rows, parameter_ids, dataset_ids)
+    return [_hydrated(row, key, found) for row, key in zip(rows, found.keys, strict=True)]
+
+
+def render(
+    conn: Connection,
+    account_id: str,
+    rows: Sequence[sqlite3.Row],
+    parameter_ids: Sequence[str] = (),
+    dataset_ids: Sequence[str] | None = None,
+) -> list[str]:
+    """The mentions :func:`hydrate` gives, each as the JSON text the API serves, without
+    parsing stored bodies: the stored text around the derived fields
+    (:mod:`rdskit.sandbox.backend.mention_wire`) joined with those fields' text.
+
+    A run's comment list is served as stored (the writer keeps each comment once per
+    run); only a post with comments from several runs in scope has them parsed and merged.
+    A body not in the stored layout (an older sandbox's) is parsed and encoded whole.
+    """
+    if not rows:
+        return []
+    found = _lookups(conn, account_id, rows, parameter_ids, dataset_ids)
+    memo: dict[tuple[str, ...], tuple[str, str]] = {}  # the posts of a page share datasets
     out = []
-    for row, key in zip(rows, keys, strict=True):
-        # Every Mention field in model order (as the model dumps them), then the body's.
-        body = _UNSET | loads(row["body"])
-        body["datasets"] = datasets[key]
-        # Each dataset is also a collection (pattern detections and Ask name it by uid).
-        body["collections"] = [{"uid": d["id"], "name": d["name"]} for d in datasets[key]]
-        body["dataset_run_at"] = int(row["first_seen_at"])
-        body["parameters"] = parameters.get(key, {})
-        body["pattern_assignments"] = patterns.get(key, {})
-        if key in comments:  # else: stored before per-run comments (the body's are kept)
-            body["comments"] = comments[key]
-        for name, empty in EMPTY_WHEN_NONE.items():
-            if body[name] is None:
-                body[name] = empty()
-        out.append(body)
+    for row, key in zip(rows, found.keys, strict=True):
+        parts = split(row["body"])
+        if parts is None:
+            out.append(encode(_hydrated(row, key, found)))
+            continue
+        datasets = found.datasets[key]
+        names = tuple(f"{d['id']}\0{d['name']}" for d in datasets)
+        if names not in memo:
+            memo[names] = encode(datasets), encode(_collections(datasets))
+        lists = found.comments.get(key)
+        if lists is None:
+            comments = parts.comments
+        elif len(lists) == 1:
+            comments = lists[0]
+        else:
+            comments = encode(_merged(lists))
+        parameters, patterns = found.parameters.get(key), found.patterns.get(key)
+        derived = (
+            str(int(row["first_seen_at"])),
+            *memo[names],
+            comments,
+            encode(parameters) if parameters else "{}",
+            encode(patterns) if patterns else "{}",
+        )
+        out.append(join(parts, derived))
     return out

@@ -2,8 +2,9 @@
 
 The query engine is :mod:`rdskit.sandbox.backend.mention_query`; this module resolves the
 dataset scope, runs the query and returns the Mention wire objects (validated when they
-were stored, served as they are). Called by the REST route
-(:mod:`rdskit.sandbox.api.mentions`) and the MCP tools.
+were stored, served as they are): as dicts for the MCP tools (:func:`query_mentions`), as
+JSON text joined from the stored text for the REST route (:func:`query_mentions_json`,
+:mod:`rdskit.sandbox.api.mentions`).
 
 - ``dataset_ids`` omitted (or empty): every live dataset of the account; an absent,
   deleted or foreign id is 404 ``dataset_not_found``.
@@ -17,23 +18,40 @@ were stored, served as they are). Called by the REST route
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from rdskit.models.mentions import MentionsQuery
 from rdskit.sandbox.backend import mention_query
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.db import Connection, Store
 from rdskit.sandbox.errors import ApiError, invalid
 
-__all__ = ["MentionsPage", "collections", "live_datasets", "query_mentions"]
+__all__ = [
+    "MentionsJson",
+    "MentionsPage",
+    "collections",
+    "live_datasets",
+    "query_mentions",
+    "query_mentions_json",
+]
 
 
-class MentionsPage(NamedTuple):
-    """One page of Mention wire dicts, and where the next page starts."""
+T = TypeVar("T")
 
-    mentions: list[dict[str, Any]]
+
+class _Page(NamedTuple, Generic[T]):
+    """One page of mentions, and where the next page starts."""
+
+    mentions: list[T]
     has_next: bool
     cursor: str | None
+
+
+MentionsPage = _Page[dict[str, Any]]
+"""One page of Mention wire dicts."""
+
+MentionsJson = _Page[str]
+"""One page of mentions, each the JSON text of its wire dict."""
 
 
 def live_datasets(
@@ -64,6 +82,21 @@ def live_datasets(
 
 def query_mentions(store: Store, account_id: str, body: MentionsQuery) -> MentionsPage:
     """One page of the account's mentions matching ``body``, newest first by default."""
+    return _page(store, account_id, body, mention_query.hydrate)
+
+
+def query_mentions_json(store: Store, account_id: str, body: MentionsQuery) -> MentionsJson:
+    """:func:`query_mentions` with each mention as the JSON text the API serves, joined
+    from the stored text without parsing it (:func:`.mention_query.render`)."""
+    return _page(store, account_id, body, mention_query.render)
+
+
+def _page(
+    store: Store,
+    account_id: str,
+    body: MentionsQuery,
+    build: Callable[[Connection, str, list[sqlite3.Row], list[str], list[str]], list[T]],
+) -> _Page[T]:
     sort = body.sort or "date"
     if sort not in mention_query.SORTS:
         raise invalid(("sort",), f"sort must be one of {', '.join(mention_query.SORTS)}")
@@ -87,9 +120,9 @@ def query_mentions(store: Store, account_id: str, body: MentionsQuery) -> Mentio
             )
             got = mention_query.search(conn, account_id, query)
             rows, has_next, cursor = got.rows, got.has_next, got.cursor
-        items = mention_query.hydrate(conn, account_id, rows, parameter_ids, dataset_ids)
-    # Hydrated mentions are wire dicts already (validated when stored): no model round trip.
-    return MentionsPage(items, has_next, cursor)
+        # Stored mentions are in their wire form already (validated when written).
+        items = build(conn, account_id, rows, parameter_ids, dataset_ids)
+    return _Page(items, has_next, cursor)
 
 
 def collections(store: Store, account_id: str, limit: int) -> list[dict[str, Any]]:
