@@ -79,6 +79,7 @@ NIKOS = PEOPLE.pseudonym("tiktok", "nikos_k")
         ("nikos_k wrote", f"{NIKOS} wrote"),
         # A name is never found inside a longer word.
         ("josé müllers and josémüller", "josé müllers and josémüller"),
+        ("josé müller-approved", "josé müller-approved"),
     ],
 )
 def test_names_and_handles_wherever_written(text: str, expected: str) -> None:
@@ -182,3 +183,16 @@ def test_no_known_name_survives_whatever_surrounds_it(
     replaced = known.replace("tiktok", text).lower().replace("’", "'")
     for _, name, _ in parts:
         assert name not in replaced, (text, replaced)
+
+
+def test_methods_names_what_texts_were_searched_for() -> None:
+    df = frames.mentions_frame([{"source": "tiktok", "id": "1", "author": AUTHOR, "text": "@sam"}])
+    drop = df.rds.pseudonymise(KEY)
+    assert drop.rds.provenance().pseudonymised.settings["in_texts"][-1] == "links"
+    keep = df.rds.pseudonymise(KEY, post_urls="keep")
+    said = {
+        "drop": "Handles, names, e-mail addresses and links written in texts",
+        "keep": "Handles, names, e-mail addresses and profile links written in texts",
+    }
+    assert said["drop"] in str(drop.rds.methods()) and said["keep"] not in str(drop.rds.methods())
+    assert said["keep"] in str(keep.rds.methods())

@@ -21,10 +21,22 @@ What changes (columns absent from a frame are skipped):
   the sound's page and cover), which show the author or their face; ``post_urls="keep"``
   keeps post and content links (profile links are removed either way);
 - in every text, nested ones included (comment bodies, hook texts, evidence, entity
-  lists...), ``@handles`` become ``@pseudonym``, profile URLs are removed, and the
-  display names and bare handles of every person in the frame (authors, commenters,
-  profiles; four characters or more) written out become their pseudonym. A person the
-  frame does not list (a friend named in a comment) cannot be recognised by name.
+  lists...), ``@handles`` (any script, any case) become ``@pseudonym``, profile links
+  become ``[profile link removed]``, e-mail addresses ``[email removed]``, and with
+  ``post_urls="drop"`` every other link (``http(s)://``, ``www.``) ``[link removed]``;
+  the display names and bare handles of every person in the frame (authors,
+  commenters, profiles; four characters or more) become their pseudonym wherever they
+  are written as whole words: any case, any script, accents composed or not, next to
+  punctuation (``ask:maya.chen``, ``(Maya Chen)``), with a possessive or contraction
+  (``Maya's``, ``Maya'll``), their words separated by whitespace or up to three other
+  characters (``Dr. Maya Chen``). A name is never replaced inside a longer word
+  (``Sam`` in ``sample``) or joined to one (``Maya-approved``), so ordinary words stay;
+  a person's name that is also an ordinary phrase (a display name ``Oat Lover``) is
+  replaced wherever that phrase is written. Scripts written without spaces (Chinese,
+  Japanese, Thai) are matched only where the name stands apart, and names shorter than
+  four characters (``Al``, a two- or three-character Chinese name) are not searched.
+  A person the frame does not list (a friend named in a comment) cannot be recognised
+  by name.
 
 Verbatim text (``text=``): a quoted sentence pasted into a search engine or the
 platform's own search finds the post, and the post shows its author, so a pseudonymised
@@ -37,10 +49,11 @@ profile bios, hook texts and quoted evidence); service summaries are kept.
 
 Accounts in ``allow`` (brands, advertisers, public figures; handles, with or without
 ``@``) are kept as they are. Ad columns (``ad_*``) describe advertisers and are kept.
-Post ids (``id``) are kept: they are the join keys, and whoever holds the service account
-can look the posts up. The key is never stored: the frame's provenance records the
-method, the prefix, the length, the allow-list, the URL and text policies, and what was
-done (the columns pseudonymised, removed and rewritten, with counts).
+Post and comment ids (``id``, ``comment_id``) are kept: they are the join keys, and
+whoever holds the service account can look the posts up. The key is never stored: the
+frame's provenance records the method, the prefix, the length, the allow-list, the URL
+and text policies, what texts were searched for (``in_texts``) and what was done (the
+columns pseudonymised, removed and rewritten, with counts).
 
 Example:
     >>> p = Pseudonymiser("a long secret key held by the team")
@@ -691,6 +704,13 @@ def pseudonymise_frame(
         "post_urls": post_urls,
         "text": text,
         "people_known": len(known),
+        # What every text was searched for (methods() names exactly these).
+        "in_texts": [
+            "handles",
+            "names",
+            "e-mail addresses",
+            "links" if content_links else "profile links",
+        ],
         **done.record(),
     }
     return add_step(out, "pseudonymise", settings)
