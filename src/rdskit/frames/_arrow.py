@@ -35,6 +35,7 @@ __all__ = [
     "column",
     "combine",
     "dict_columns",
+    "distinct_rows",
     "dominant",
     "entries",
     "field_at",
@@ -83,13 +84,29 @@ def wire_rows(items: Iterable[Any]) -> list[Mapping[str, Any]]:
 def first_indices(keys: Sequence[pa.Array | pa.ChunkedArray]) -> pa.Array | None:
     """Indices of the first row of each distinct combination of ``keys`` (in row order);
     None when no combination repeats."""
+    first, codes = distinct_rows(keys)
+    return None if len(first) == len(codes) else first
+
+
+def distinct_rows(keys: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[pa.Array, pa.Array]:
+    """The first row of each distinct combination of ``keys`` (in row order) and, for
+    each row, the number of its combination (its position in the first); a null is not
+    an empty string.
+
+    Example:
+        >>> first, codes = distinct_rows([pa.array(["a", "b", "a"])])
+        >>> first.to_pylist(), codes.to_pylist()
+        ([0, 1], [0, 1, 0])
+    """
     parts = [pc.fill_null(k.cast(pa.string()), "") for k in keys]
+    parts += [pc.if_else(k.is_valid(), "", "\x00") for k in keys if k.null_count]
     joined = parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "\x1f")
-    if len(pc.unique(joined)) == len(joined):
-        return None
-    numbered = pa.table({"key": joined, "row": pa.array(np.arange(len(joined)))})
-    first = numbered.group_by("key", use_threads=False).aggregate([("row", "min")])
-    return pa.array(np.sort(first["row_min"].to_numpy()))
+    if isinstance(joined, pa.ChunkedArray):
+        joined = joined.combine_chunks()
+    # One hash pass: a dictionary numbers the distinct keys in order of first appearance.
+    codes = pc.dictionary_encode(joined).indices
+    _, first = np.unique(codes.to_numpy(zero_copy_only=False), return_index=True)
+    return pa.array(first), codes
 
 
 def unique(rows: pa.StructArray, key: Sequence[str]) -> pa.StructArray:

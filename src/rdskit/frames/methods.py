@@ -252,6 +252,13 @@ def _identity(frame: pd.DataFrame, scope: Scope) -> str:
     )
 
 
+def _searched(settings: dict[str, Any]) -> str:
+    """What pseudonymisation replaced in texts, as recorded (an older record: handles,
+    names and profile links)."""
+    found = settings.get("in_texts") or ["handles", "names", "profile links"]
+    return _join([str(x) for x in found]).capitalize()
+
+
 def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     """What pseudonymisation did, as recorded; nothing recorded, nothing claimed; and
     whether the frame's authors are all pseudonyms (a stack of pseudonymised and other
@@ -300,7 +307,7 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     if rewritten:
         total = sum(rewritten.values())
         sentences.append(
-            f"Handles, names and profile links written in texts were replaced in "
+            f"{_searched(settings)} written in texts were replaced in "
             f"{_plural(total, 'text')} ({settings.get('people_known', 0):,} people searched "
             "for by name and handle; people the data do not list cannot be found by name)."
         )

@@ -21,10 +21,22 @@ What changes (columns absent from a frame are skipped):
   the sound's page and cover), which show the author or their face; ``post_urls="keep"``
   keeps post and content links (profile links are removed either way);
 - in every text, nested ones included (comment bodies, hook texts, evidence, entity
-  lists...), ``@handles`` become ``@pseudonym``, profile URLs are removed, and the
-  display names and bare handles of every person in the frame (authors, commenters,
-  profiles; four characters or more) written out become their pseudonym. A person the
-  frame does not list (a friend named in a comment) cannot be recognised by name.
+  lists...), ``@handles`` (any script, any case) become ``@pseudonym``, profile links
+  become ``[profile link removed]``, e-mail addresses ``[email removed]``, and with
+  ``post_urls="drop"`` every other link (``http(s)://``, ``www.``) ``[link removed]``;
+  the display names and bare handles of every person in the frame (authors,
+  commenters, profiles; four characters or more) become their pseudonym wherever they
+  are written as whole words: any case, any script, accents composed or not, next to
+  punctuation (``ask:maya.chen``, ``(Maya Chen)``), with a possessive or contraction
+  (``Maya's``, ``Maya'll``), their words separated by whitespace or up to three other
+  characters (``Dr. Maya Chen``). A name is never replaced inside a longer word
+  (``Sam`` in ``sample``) or joined to one (``Maya-approved``), so ordinary words stay;
+  a person's name that is also an ordinary phrase (a display name ``Oat Lover``) is
+  replaced wherever that phrase is written. Scripts written without spaces (Chinese,
+  Japanese, Thai) are matched only where the name stands apart, and names shorter than
+  four characters (``Al``, a two- or three-character Chinese name) are not searched.
+  A person the frame does not list (a friend named in a comment) cannot be recognised
+  by name.
 
 Verbatim text (``text=``): a quoted sentence pasted into a search engine or the
 platform's own search finds the post, and the post shows its author, so a pseudonymised
@@ -37,10 +49,11 @@ profile bios, hook texts and quoted evidence); service summaries are kept.
 
 Accounts in ``allow`` (brands, advertisers, public figures; handles, with or without
 ``@``) are kept as they are. Ad columns (``ad_*``) describe advertisers and are kept.
-Post ids (``id``) are kept: they are the join keys, and whoever holds the service account
-can look the posts up. The key is never stored: the frame's provenance records the
-method, the prefix, the length, the allow-list, the URL and text policies, and what was
-done (the columns pseudonymised, removed and rewritten, with counts).
+Post and comment ids (``id``, ``comment_id``) are kept: they are the join keys, and
+whoever holds the service account can look the posts up. The key is never stored: the
+frame's provenance records the method, the prefix, the length, the allow-list, the URL
+and text policies, what texts were searched for (``in_texts``) and what was done (the
+columns pseudonymised, removed and rewritten, with counts).
 
 Example:
     >>> p = Pseudonymiser("a long secret key held by the team")
@@ -52,8 +65,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import itertools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -66,6 +79,7 @@ import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
+from rdskit.frames._names import Known, word_char
 from rdskit.frames.columns import VERBATIM_TEXTS
 from rdskit.frames.provenance import add_step
 
@@ -80,24 +94,21 @@ TRUNCATE_WORDS = 8
 PostUrls = Literal["drop", "keep"]
 TextPolicy = Literal["keep", "drop", "truncate"]
 
-_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9_](?:[\w.-]*\w)?)")
 # Profile pages on the five sources and link-in-bio hosts: never kept in a text.
 _PROFILE_URL = re.compile(
     r"(?:https?://)?(?:[\w-]+\.)*(?:tiktok\.com/@|youtube\.com/(?:@|c/|channel/|user/)|"
     r"reddit\.com/(?:user|u)/|linkedin\.com/in/|instagram\.com/(?!p/|reel/|reels/|explore/)|"
-    r"linktr\.ee/)[^\s)\]>\"']*",
+    r"linktr\.ee/)(?:[^\s)\]>\"']*[^\s)\]>\"'.,;:!?])?",
     re.IGNORECASE,
 )
 _URL_REMOVED = "[profile link removed]"
 # A value that is a link and nothing else (media files, a sound's page...).
 _URL_ONLY = r"^\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*\s*$"
-# Names and bare handles as found in texts: words joined by . ' ’ - (maya.chen, o'neil).
-_WORD = re.compile(r"\w+(?:[.'’-]\w+)*")
-# The post's key and the researcher's own labels; ad_* columns describe advertisers.
-_NOT_PEOPLE = frozenset({"source", "id", "datasets", "collections"})
-_MIN_IDENT = 4  # shorter names would rewrite ordinary words ("Al", "Jo")
-# Punctuation around a word in a text ("(Maya", "chen,", "#oatly", "@sam").
-_TRIM = ".,;:!?()[]{}<>\"'“”‘’«»#@*…/|~-"
+# The post's and comment's keys and the researcher's own labels; ad_* columns describe
+# advertisers.
+_NOT_PEOPLE = frozenset({"source", "id", "comment_id", "datasets", "collections"})
+# A comment's key and its commenter (pseudonymised first): not searched as texts.
+_COMMENT_KEYS = frozenset({"id", "author_username", "author_name"})
 
 
 _SEEN: dict[str, dict[str, str]] = {}
@@ -242,8 +253,8 @@ class Pseudonymiser:
         return pc.coalesce(by_handle, self.handles(sources, only, names=True))
 
     def scrub(self, sources: Sequence[str | None], rows: np.ndarray, texts: pa.Array) -> pa.Array:
-        """Texts with ``@handles`` replaced and profile URLs removed; text ``i`` belongs
-        to the row ``rows[i]`` whose source is ``sources[rows[i]]``."""
+        """Texts with ``@handles`` replaced and profile URLs and e-mail addresses removed;
+        text ``i`` belongs to the row ``rows[i]`` whose source is ``sources[rows[i]]``."""
         changed = self.scrubbed(pa.array(sources, pa.string()), rows, texts)
         return texts if changed is None else changed
 
@@ -253,41 +264,52 @@ class Pseudonymiser:
         rows: np.ndarray,
         texts: pa.Array,
         known: Known | None = None,
+        *,
+        links: bool = False,
+        encoded: pa.DictionaryArray | None = None,
+        scan: np.ndarray | None = None,
     ) -> pa.Array | None:
-        """:meth:`scrub` (and the names and bare handles ``known`` written out replaced),
-        or None when no text needs it (nothing is copied then). ``sources`` holds each
-        row's source (strings, or dictionary-encoded once for many calls)."""
+        """:meth:`scrub` (and the names and bare handles ``known`` written out replaced,
+        and with ``links`` every link removed), or None when no text needs it (nothing is
+        copied then). ``sources`` holds each row's source (strings, or dictionary-encoded
+        once for many calls); ``encoded`` is ``texts`` dictionary-encoded, if the caller
+        has it, and ``scan`` which of its distinct values to search (the others are
+        left as they are)."""
         texts = texts.cast(pa.string())
         # Each distinct text is searched once and each distinct (source, text) rewritten
         # once: columns repeat their values (labels, comment bodies, hook texts).
-        encoded = pc.dictionary_encode(texts)
+        encoded = pc.dictionary_encode(texts) if encoded is None else encoded
         distinct = encoded.dictionary
-        hits = pc.fill_null(_suspect(distinct), False).to_numpy(zero_copy_only=False)
-        if known is not None:
-            hits = hits | known.found(distinct)
+        hits = np.zeros(len(distinct), dtype=bool)
+        where = np.arange(len(distinct)) if scan is None else np.flatnonzero(scan)
+        if len(where):
+            values = distinct if scan is None else distinct.take(pa.array(where))
+            found = pc.fill_null(_suspect(values, links), False).to_numpy(zero_copy_only=False)
+            hits[where] = found | known.found(values) if known is not None else found
         if not hits.any():
             return None
         codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
         codes = codes.astype(np.int64)
         found = np.flatnonzero((codes >= 0) & hits[codes])
-        if not len(found):
-            return None
         on = sources if pa.types.is_dictionary(sources.type) else pc.dictionary_encode(sources)
         source_codes = pc.fill_null(on.indices, -1).to_numpy(zero_copy_only=False)
         source_names = [None, *on.dictionary.to_pylist()]
         pair = (source_codes[rows[found]].astype(np.int64) + 1) * len(distinct) + codes[found]
         pairs_found, which = np.unique(pair, return_inverse=True)
-        where = [source_names[k] for k in (pairs_found // len(distinct)).tolist()]
+        where_on = [source_names[k] for k in (pairs_found // len(distinct)).tolist()]
         values = distinct.take(pa.array(pairs_found % len(distinct))).to_pylist()
-        cleaned = [_without_profile_links(text) for text in values]
-        handles = [(s, h) for s, t in zip(where, cleaned, strict=True) for h in _HANDLE.findall(t)]
+        cleaned = [_without_links(text, links) for text in values]
+        pattern = _handle()
+        handles = [
+            (s, h) for s, t in zip(where_on, cleaned, strict=True) for h in pattern.findall(t)
+        ]
         lookup: dict[tuple[str | None, str], str] = {}
         if handles:
             on_source, named = zip(*handles, strict=True)
             mapped = self.handles(pa.array(on_source, pa.string()), pa.array(named, pa.string()))
             lookup = dict(zip(handles, mapped.to_pylist(), strict=True))
-        for i, (source, text) in enumerate(zip(where, cleaned, strict=True)):
-            text = _HANDLE.sub(_replacer(lookup, source), text) if handles else text
+        for i, (source, text) in enumerate(zip(where_on, cleaned, strict=True)):
+            text = pattern.sub(_replacer(lookup, source), text) if handles else text
             values[i] = known.replace(source, text) if known is not None else text
         mask = np.zeros(len(texts), dtype=bool)
         mask[found] = True
@@ -295,132 +317,10 @@ class Pseudonymiser:
         return pc.replace_with_mask(texts, pa.array(mask), new)
 
     def scrub_text(self, source: str | None, text: str) -> str:
-        """One text with ``@handles`` replaced and profile URLs removed."""
+        """One text with ``@handles`` replaced and profile URLs and e-mail addresses
+        removed."""
         out = self.scrub([source], np.zeros(1, dtype=np.int64), pa.array([text], pa.string()))
         return str(out[0].as_py())
-
-
-class Known:
-    """The people of one frame by the display names and bare handles they may be written
-    as in texts (lower-cased, inner whitespace collapsed, four characters or more), with
-    their pseudonyms: per source first, else the first seen on any source.
-
-    Example:
-        >>> known = Known()
-        >>> known.add(pa.array(["tiktok"]), pa.array(["Maya Chen"]), pa.array(["u_1"]))
-        >>> known.replace("tiktok", "met maya  chen, Maya Chen's friend")
-        "met u_1, u_1's friend"
-    """
-
-    def __init__(self) -> None:
-        self.by_source: dict[tuple[str | None, str], str] = {}
-        self.anywhere: dict[str, str] = {}
-        self.longest = 1
-        self._first_words: pa.Array | None = None
-        self._starts: frozenset[str] = frozenset()
-
-    def __len__(self) -> int:
-        return len(self.anywhere)
-
-    def add(self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array) -> None:
-        """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]`` (allow-listed
-        people, kept as they are, are left out)."""
-        normal = pc.utf8_ltrim(_normal(idents.cast(pa.string()), names=True), "@")
-        keep = pc.and_(
-            pc.greater_equal(pc.utf8_length(normal), _MIN_IDENT),
-            pc.not_equal(normal, pc.utf8_lower(pseudonyms.cast(pa.string()))),
-        )
-        keep = pc.fill_null(keep, False)
-        table = pa.table(
-            {
-                "s": sources.cast(pa.string()).filter(keep),
-                "i": normal.filter(keep),
-                "p": pseudonyms.cast(pa.string()).filter(keep),
-            }
-        )
-        if not table.num_rows:
-            return
-        # Each (source, ident) once, the first seen winning (as ``setdefault`` would);
-        # the dicts are merged in C, the people already known keeping their pseudonym.
-        firsts = _arrow.first_indices([table["s"], table["i"]])
-        if firsts is not None:
-            table = table.take(firsts)
-        source, ident, new = (table[c].to_pylist() for c in "sip")
-        pairs = zip(zip(source, ident, strict=True), new, strict=True)
-        self.by_source = {**dict(pairs), **self.by_source}
-        # Reversed: the first row of an ident written last, so it wins.
-        firsts_win = zip(reversed(ident), reversed(new), strict=True)
-        self.anywhere = {**dict(firsts_win), **self.anywhere}
-        spaces = pc.max(pc.count_substring(table["i"], " ")).as_py()
-        self.longest = max(self.longest, spaces + 1)
-        self._first_words = None
-
-    def first_words(self) -> pa.Array:
-        """The first word of every name and handle, as :meth:`found` reads words (and
-        with a possessive ending, ``maya's``)."""
-        if self._first_words is None:
-            self._index()
-        assert self._first_words is not None
-        return self._first_words
-
-    def _index(self) -> None:
-        """The first words of the names: as :meth:`replace` reads them (``_starts``)
-        and as :meth:`found` does (punctuation trimmed, ``_first_words``)."""
-        idents = pa.array(list(self.anywhere), pa.string())
-        starts = pc.unique(pc.list_element(pc.split_pattern(idents, " ", max_splits=1), 0))
-        self._starts = frozenset(starts.to_pylist())
-        firsts = pc.unique(pc.utf8_trim(starts, _TRIM))
-        possessive = [pc.binary_join_element_wise(firsts, end, "") for end in ("'s", "’s")]
-        words = pc.unique(pa.concat_arrays([firsts, *possessive]))
-        self._first_words = words.filter(pc.not_equal(words, ""))
-
-    def found(self, texts: pa.Array) -> np.ndarray:
-        """Which texts may write one of them out: each text's words (split at
-        whitespace, punctuation trimmed) looked up in one vectorised hash lookup, so the
-        cost does not grow with how many people are known."""
-        hits = np.zeros(len(texts), dtype=bool)
-        if not self.anywhere or not len(texts):
-            return hits
-        words = pc.utf8_split_whitespace(pc.utf8_lower(texts))
-        flat = pc.utf8_trim(pc.list_flatten(words), _TRIM)
-        known = pc.fill_null(pc.is_in(flat, value_set=self.first_words()), False)
-        rows = pc.list_parent_indices(words).filter(known)
-        hits[np.unique(rows.to_numpy(zero_copy_only=False))] = True
-        return hits
-
-    def replace(self, source: str | None, text: str) -> str:
-        """``text`` with every known name or bare handle replaced by its pseudonym."""
-        words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
-        if self._first_words is None:
-            self._index()
-        starts = self._starts
-        out: list[str] = []
-        last = i = 0
-        while i < len(words):
-            # Only a name's first word (or it with a possessive ending) starts a name.
-            first = words[i][2]
-            if first not in starts and (first[-2:] not in ("'s", "’s") or first[:-2] not in starts):
-                i += 1
-                continue
-            for n in range(min(self.longest, len(words) - i), 0, -1):
-                span = words[i : i + n]
-                if n > 1 and not all(
-                    text[a[1] : b[0]].isspace() for a, b in itertools.pairwise(span)
-                ):
-                    continue
-                ident = " ".join(w[2] for w in span)
-                # A possessive ("Maya Chen's") is the name and its ending.
-                end = span[-1][1]
-                if ident[-2:] in ("'s", "’s") and ident not in self.anywhere:
-                    ident, end = ident[:-2], end - 2
-                new = self.by_source.get((source, ident)) or self.anywhere.get(ident)
-                if new is not None:
-                    out += [text[last : span[0][0]], new]
-                    last, i = end, i + n
-                    break
-            else:
-                i += 1
-        return "".join(out) + text[last:] if out else text
 
 
 _PROFILE_HOSTS = (
@@ -431,14 +331,34 @@ _PROFILE_HOSTS = (
     "instagram.com/",
     "linktr.ee/",
 )
+# An e-mail address names its owner: removed from every text.
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL_REMOVED = "[email removed]"
+# Any link (post_urls="drop"): a post's, its media's, or any page that may show a person.
+_LINK = re.compile(
+    # Up to the next space or bracket; a full stop or comma after it ends the sentence.
+    r"(?:\b[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]",
+    re.IGNORECASE,
+)
+_LINK_REMOVED = "[link removed]"
 
 
-def _without_profile_links(text: str) -> str:
-    # The regex is slow on long texts: run it only where a profile host appears.
+@functools.cache
+def _handle() -> re.Pattern[str]:
+    """An ``@handle`` in a text, in any script (not an e-mail's ``@``: those go first)."""
+    char = word_char()
+    return re.compile(rf"(?<![\w.@/])@({char}(?:(?:{char}|[.-])*{char})?)")
+
+
+def _without_links(text: str, links: bool) -> str:
+    """``text`` without profile links and e-mail addresses (and, ``links``, any link)."""
+    # The regexes are slow on long texts: each runs only where its sign appears.
     lower = text.lower()
     if any(host in lower for host in _PROFILE_HOSTS):
-        return _PROFILE_URL.sub(_URL_REMOVED, text)
-    return text
+        text = _PROFILE_URL.sub(_URL_REMOVED, text)
+    if links and ("://" in text or "www." in lower):
+        text = _LINK.sub(_LINK_REMOVED, text)
+    return _EMAIL.sub(_EMAIL_REMOVED, text) if "@" in text else text
 
 
 def _replacer(
@@ -447,12 +367,13 @@ def _replacer(
     return lambda match: "@" + lookup[(source, match.group(1))]
 
 
-def _suspect(texts: pa.Array) -> pa.Array:
-    """Which texts may hold a handle or a profile link (one vectorised search per
-    column, so only those few go through Python)."""
-    # One case-sensitive RE2 pass of literals (ignore_case is several times slower):
-    # hosts are written lower-case.
-    return pc.match_substring_regex(texts, r"@|\.com/|\.COM/|linktr\.ee/")
+def _suspect(texts: pa.Array, links: bool = False) -> pa.Array:
+    """Which texts may hold a handle, an e-mail address or a profile link (or, with
+    ``links``, any link): one vectorised search per column, so only those few go through
+    Python."""
+    # One case-sensitive RE2 pass (ignore_case is several times slower): cases spelt out.
+    signs = r"@|\.[Cc][Oo][Mm]/|[Ll][Ii][Nn][Kk][Tt][Rr]\.[Ee][Ee]/"
+    return pc.match_substring_regex(texts, signs + r"|://|[Ww][Ww][Ww]\." if links else signs)
 
 
 def _normal(text: pa.Array, names: bool = False) -> pa.Array:
@@ -520,7 +441,10 @@ def handle_from_url(url: str | None) -> str | None:
 
 
 def _leaves(
-    array: pa.Array, rows: np.ndarray, fn: Callable[[np.ndarray, pa.Array], pa.Array | None]
+    array: pa.Array,
+    rows: np.ndarray,
+    fn: Callable[[np.ndarray, pa.Array], pa.Array | None],
+    skip: frozenset[str] = frozenset(),
 ) -> pa.Array | None:
     """``array`` with ``fn(rows, strings)`` applied to every string inside it, however
     nested (lists, structs); ``rows`` gives each element's top-level row. None when ``fn``
@@ -530,7 +454,10 @@ def _leaves(
         return fn(rows, array)
     if pa.types.is_struct(kind):
         children = array.flatten()
-        fields = [_leaves(child, rows, fn) for child in children]
+        fields = [
+            None if field.name in skip else _leaves(child, rows, fn, skip)
+            for field, child in zip(kind, children, strict=True)
+        ]
         if all(f is None for f in fields):
             return None
         merged = [c if f is None else f for c, f in zip(children, fields, strict=True)]
@@ -538,7 +465,7 @@ def _leaves(
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         flat = pc.list_flatten(array)
         parents = pc.list_parent_indices(array).to_numpy(zero_copy_only=False)
-        values = _leaves(flat, rows[parents], fn)
+        values = _leaves(flat, rows[parents], fn, skip)
         if values is None:
             return None
         return pa.ListArray.from_arrays(_arrow.offsets(array), values, mask=array.is_null())
@@ -641,7 +568,7 @@ def pseudonymise_frame(
             f"this {kind} frame has {list(frame.columns)[:8]}",
         )
     out = frame.copy()
-    sources = pa.array(out["source"].astype("string").to_numpy(na_value=None), pa.string())
+    sources = _arrow_column(out, "source").cast(pa.string())
     done = _Done(out)
     known = Known()
     allowed = np.zeros(len(out), dtype=bool)  # rows whose author is a public account
@@ -658,13 +585,10 @@ def pseudonymise_frame(
         if handle not in out.columns:
             handles(name, names=True)
             return
-        ids = _arrow_column(out, handle)
         shown = _arrow_column(out, name) if name in out.columns else None
-        pseudonyms = people.people(sources, ids, shown)
-        for column, raw in ((handle, ids), (name, shown)):
-            if raw is not None:
-                known.add(sources, raw, pseudonyms)
-                done.replace(column, pseudonyms)
+        pseudonyms = _people(people, known, sources, _arrow_column(out, handle), shown)
+        for column in (handle, name) if shown is not None else (handle,):
+            done.replace(column, pseudonyms)
 
     if kind == "mentions":
         author = author_handles(out)
@@ -704,8 +628,11 @@ def pseudonymise_frame(
         if post_urls == "drop" and "url" in out.columns:
             done.remove("url", profile)
         if "comments" in out.columns:
-            comments = _comments(people, known, sources, _arrow_column(out, "comments"))
-            done.replace("comments", comments)
+            # Commenters now (so each is known by name before any text is searched);
+            # the comments' other texts with every other column's, below.
+            _set(
+                out, "comments", _commenters(people, known, sources, _arrow_column(out, "comments"))
+            )
             done.pseudonymised += ["comments[].author_username", "comments[].author_name"]
     elif kind == "comments":
         person("author_username", "author_name")
@@ -727,16 +654,30 @@ def pseudonymise_frame(
 
     def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
         texts = texts.cast(pa.string())
-        changed = people.scrubbed(encoded_sources, rows, texts, known)
+        encoded = pc.dictionary_encode(texts)
+        drop = scan = None
+        if content_links:
+            link = pc.match_substring_regex(encoded.dictionary, _URL_ONLY)
+            link = pc.fill_null(link, False).to_numpy(zero_copy_only=False)
+            if link.any():
+                codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+                codes = codes.astype(np.int64)
+                present = codes >= 0
+                drop = np.zeros(len(texts), dtype=bool)
+                drop[present] = link[codes[present]]
+                drop &= ~allowed[rows]
+                # A link removed from every row that holds it is not searched.
+                scan = ~link
+                scan[codes[present & ~drop]] = True
+        changed = people.scrubbed(
+            encoded_sources, rows, texts, known, links=content_links, encoded=encoded, scan=scan
+        )
         if changed is not None:
             differs = pc.fill_null(pc.not_equal(texts, changed), False)
+            if drop is not None:
+                differs = pc.and_(differs, pa.array(~drop))
             counts["rewritten"] += int(pc.sum(differs).as_py() or 0)
-        if not content_links:
-            return changed
-        link = _per_distinct(texts, lambda values: pc.match_substring_regex(values, _URL_ONLY))
-        link = pc.fill_null(link, False)
-        drop = link.to_numpy(zero_copy_only=False) & ~allowed[rows]
-        if not drop.any():
+        if drop is None or not drop.any():
             return changed
         counts["removed"] += int(drop.sum())
         kept = texts if changed is None else changed
@@ -751,7 +692,8 @@ def pseudonymise_frame(
         if not _has_strings(array.type):
             continue
         counts.update(rewritten=0, removed=0)
-        scrubbed = _leaves(array, np.arange(len(out)), clean)
+        skip = _COMMENT_KEYS if name == "comments" else frozenset()
+        scrubbed = _leaves(array, np.arange(len(out)), clean, skip)
         if scrubbed is not None:
             _set(out, name, scrubbed)
             done.count(name, **counts)
@@ -762,6 +704,13 @@ def pseudonymise_frame(
         "post_urls": post_urls,
         "text": text,
         "people_known": len(known),
+        # What every text was searched for (methods() names exactly these).
+        "in_texts": [
+            "handles",
+            "names",
+            "e-mail addresses",
+            "links" if content_links else "profile links",
+        ],
         **done.record(),
     }
     return add_step(out, "pseudonymise", settings)
@@ -855,28 +804,39 @@ def _list_field(lists: pa.Array, field: str, fn: Callable[[pa.Array], pa.Array])
     return pa.ListArray.from_arrays(_arrow.offsets(lists), items, mask=lists.is_null())
 
 
-def _comments(
+def _people(
+    people: Pseudonymiser,
+    known: Known,
+    sources: pa.Array,
+    handles: pa.Array,
+    names: pa.Array | None,
+) -> pa.Array:
+    """Each row's person's pseudonym (:meth:`Pseudonymiser.people`), each person (source,
+    handle, name) worked out and learnt by ``known`` once: people repeat, one per
+    comment."""
+    keys = [sources, handles] if names is None else [sources, handles, names]
+    first, codes = _arrow.distinct_rows(keys)
+    once = [k.take(first) for k in keys]
+    pseudonyms = people.people(once[0], once[1], None if names is None else once[2])
+    for idents in once[1:]:
+        known.add(once[0], idents, pseudonyms)
+    return pseudonyms.take(codes)
+
+
+def _commenters(
     people: Pseudonymiser, known: Known, sources: pa.Array, comments: pa.Array
 ) -> pa.Array:
-    """The ``comments`` list column with commenters pseudonymised and bodies scrubbed
-    (the commenters are learnt first, so one commenter named in another's comment is
-    found)."""
+    """The ``comments`` list column with commenters pseudonymised (and learnt by
+    ``known``, so one commenter named in another's comment is found)."""
     flat = pc.list_flatten(comments)
-    parents = pc.list_parent_indices(comments)
-    where = sources.take(parents)
-    rows = parents.to_numpy(zero_copy_only=False)
-    names = flat.type.names
-    fields = dict(zip(names, flat.flatten(), strict=True))
-    if "author_username" in fields:
-        pseudonyms = people.people(where, fields["author_username"], fields.get("author_name"))
-        known.add(where, fields["author_username"], pseudonyms)
-        if "author_name" in fields:
-            known.add(where, fields["author_name"], pseudonyms)
-            fields["author_name"] = pseudonyms
-        fields["author_username"] = pseudonyms
-    if "body" in fields:
-        body = people.scrubbed(sources, rows, fields["body"], known)
-        fields["body"] = fields["body"] if body is None else body
+    if not pa.types.is_struct(flat.type) or flat.type.get_field_index("author_username") < 0:
+        return comments
+    where = sources.take(pc.list_parent_indices(comments))
+    fields = dict(zip(flat.type.names, flat.flatten(), strict=True))
+    pseudonyms = _people(people, known, where, fields["author_username"], fields.get("author_name"))
+    fields["author_username"] = pseudonyms
+    if "author_name" in fields:
+        fields["author_name"] = pseudonyms
     values = pa.StructArray.from_arrays(
         list(fields.values()), fields=list(flat.type), mask=flat.is_null()
     )
