@@ -2,7 +2,7 @@
 
 Pages are read in the service's cursor order and written in parts of ``batch_rows``
 mentions (``part-00000.parquet``, ``.jsonl`` or ``.csv``), so memory holds one part at a
-time however large the dataset. Each part is written to a hidden temporary file and
+time however large the dataset, plus the next page, fetched while the part is written. Each part is written to a hidden temporary file and
 renamed into place; only then does ``_rdskit_export.json`` (the state: query, format,
 parts written, rows, the cursor of the next page) record it. An export killed at any
 moment therefore leaves complete parts plus, at most, a temporary file: ``resume=True``
