@@ -148,6 +148,12 @@ def suite_scope(nodeid: str) -> str:
     return f"reruns {rerun.group(1)}" if rerun else nodeid.partition("::")[0]
 
 
+FIRST = ("tests/test_min_versions.py",)
+"""Scopes handed out before any other: the floors check (a nested test run of several
+minutes in its own environment) would otherwise come last (xdist orders scopes by their
+number of tests) and lengthen the run by its whole duration."""
+
+
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: fine without it (-p no:xdist)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """xdist's scope scheduler, with :func:`suite_scope` as the scope (``--dist loadscope``;
@@ -157,6 +163,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     class SuiteScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             return suite_scope(nodeid)
+
+        def _assign_work_unit(self, node: object) -> None:
+            for scope in reversed(FIRST):  # the longest tests first, so the rest overlap them
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return SuiteScheduling(config, log)
 

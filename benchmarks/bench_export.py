@@ -12,8 +12,9 @@ its peak RSS is read from the kernel (``wait4``'s ``ru_maxrss``):
 - memory: 100,000 and 1,000,000 mentions with the client's rate limit off; the figure is
   peak RSS at 1M as a ratio of peak RSS at 100k. Target: at most 1.5 (flat: memory holds
   one part, not the dataset).
-- speed: 3,000 mentions (30 pages) with the service's 5 requests/s limit on; the figure
-  is mentions/s as a ratio of the ceiling, 5 x 100 = 500 mentions/s. Target: at least 0.8.
+- speed (measured first: seconds, where 1M takes minutes): 3,000 mentions (30 pages) with
+  the service's 5 requests/s limit on; the figure is mentions/s as a ratio of the ceiling,
+  5 x 100 = 500 mentions/s. Target: at least 0.8.
 
 Exit status 1 when a target is missed. Timings are inflated on a loaded machine.
 
@@ -177,6 +178,17 @@ def main() -> int:
             url = f"http://127.0.0.1:{port_file.read_text()}"
             with socket.create_connection(("127.0.0.1", int(port_file.read_text())), 5):
                 pass
+            # Speed first: it takes seconds, the 1M export takes minutes.
+            speed_rows = 30 * PAGE
+            rows, seconds, _ = measured(url, speed_rows, True, work)
+            if rows != speed_rows:
+                sys.exit(f"exported {rows} of {speed_rows} mentions")
+            speed_ratio = rows / seconds / CEILING
+            print(
+                f"export speed under the 5 req/s limit: {rows / seconds:,.0f} mentions/s = "
+                f"{speed_ratio:.2f}x the ceiling of {CEILING:.0f}/s (target >= {MIN_SPEED_RATIO}x)",
+                flush=True,
+            )
             results = {}
             for total in (args.small, args.large):
                 rows, seconds, rss = measured(url, total, False, work)
@@ -185,22 +197,16 @@ def main() -> int:
                 results[total] = rss
                 print(
                     f"{total:>9,} mentions: peak RSS {rss:,.0f} MB, {seconds:,.1f} s "
-                    f"({rows / seconds:,.0f} mentions/s, no rate limit)"
+                    f"({rows / seconds:,.0f} mentions/s, no rate limit)",
+                    flush=True,
                 )
-            speed_rows = 30 * PAGE
-            rows, seconds, _ = measured(url, speed_rows, True, work)
         finally:
             server.kill()
             server.wait()
     rss_ratio = results[args.large] / results[args.small]
-    speed_ratio = rows / seconds / CEILING
     print(
         f"peak RSS at {args.large:,} / at {args.small:,}: {rss_ratio:.2f}x "
         f"(target <= {MAX_RSS_RATIO}x)"
-    )
-    print(
-        f"export speed under the 5 req/s limit: {rows / seconds:,.0f} mentions/s = "
-        f"{speed_ratio:.2f}x the ceiling of {CEILING:.0f}/s (target >= {MIN_SPEED_RATIO}x)"
     )
     missed = rss_ratio > MAX_RSS_RATIO or speed_ratio < MIN_SPEED_RATIO
     print("MISSED a target" if missed else "all targets met")

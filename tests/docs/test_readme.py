@@ -28,6 +28,9 @@ def test_readme_has_the_two_commands() -> None:
     assert 'pip install --quiet -e ".[sandbox,jupyter,research,teaching]" --group dev' in script
     assert 'pip install --quiet --upgrade "pip>=25.1"' in script  # --group needs pip 25.1
     assert "apt-get install" in script and "chromium" in script
+    assert "for tool in node npm" in script  # the editable install builds the extension
+    # The floors check is a test of the suite, so the README's command (and CI) runs it.
+    assert (README.parent / "tests" / "test_min_versions.py").exists()
     assert script.rstrip().splitlines()[-1] == 'exec python -m pytest "$@"'
 
 

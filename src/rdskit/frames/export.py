@@ -2,7 +2,7 @@
 
 Pages are read in the service's cursor order and written in parts of ``batch_rows``
 mentions (``part-00000.parquet``, ``.jsonl`` or ``.csv``), so memory holds one part at a
-time however large the dataset. Each part is written to a hidden temporary file and
+time however large the dataset, plus the next page, fetched while the part is written. Each part is written to a hidden temporary file and
 renamed into place; only then does ``_rdskit_export.json`` (the state: query, format,
 parts written, rows, the cursor of the next page) record it. An export killed at any
 moment therefore leaves complete parts plus, at most, a temporary file: ``resume=True``
@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow.parquet as pq
 
@@ -45,6 +46,7 @@ __all__ = ["BATCH_ROWS", "FORMATS", "STATE_FILE", "ExportResult", "export_mentio
 
 FORMATS = ("parquet", "jsonl", "csv")
 STATE_FILE = "_rdskit_export.json"
+T = TypeVar("T")
 BATCH_ROWS = 5_000
 """Mentions per part: what memory holds at once, and at most what a resume reads again."""
 
@@ -90,6 +92,18 @@ def _write_part(rows: list[Any], target: Path, *, fmt: str, meta: dict[bytes, by
     flatten_frame(to_frame(table, "mentions"), for_excel=False).to_csv(
         target, index=False, encoding="utf-8"
     )
+
+
+def _one_ahead(pages: Iterator[T]) -> Iterator[T]:
+    """``pages``, each next one fetched in a worker thread while the caller handles this
+    one (writing a part): the request waiting on the service or the rate limiter overlaps
+    the writing. One page ahead, never more: memory holds a part plus one page, and the
+    limiter (shared by every thread) still spaces the requests."""
+    with ThreadPoolExecutor(1, thread_name_prefix="rdskit-export") as worker:
+        ahead = worker.submit(next, pages, None)
+        while (page := ahead.result()) is not None:
+            ahead = worker.submit(next, pages, None)
+            yield page
 
 
 def _start_state(out: Path, dataset_id: str, fmt: str, resume: bool) -> tuple[dict[str, Any], bool]:
@@ -173,7 +187,7 @@ def export_mentions(
     provenance = schema_metadata({"kind": "mentions", "fetches": [record]})
     first = client.mentions.list(**query, limit=PAGE_SIZE, cursor=state["cursor"])
     pending: list[Any] = []
-    for page in first.pages():  # one walk: a server repeating a cursor stops it
+    for page in _one_ahead(first.pages()):  # one walk: a server repeating a cursor stops it
         pending += page.data
         following = page.cursor if page.has_next and page.cursor else None
         if pending and (len(pending) >= batch_rows or following is None):
