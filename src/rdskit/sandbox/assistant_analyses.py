@@ -33,6 +33,7 @@ from rdskit.sandbox.assistant_posts import (
     best_sentence,
     cite,
     engagement_rate,
+    estimated_views_note,
     has_theme,
     key,
     period_of,
@@ -359,6 +360,8 @@ def _write_engagement(out: Writer, case: Case) -> None:
         for name, (mean, median) in stats.items()
     ]
     out.add_table("Engagement rate by source", ["source", "posts", "mean", "median"], rows)
+    if note := estimated_views_note(case.posts):
+        out.line(note)
     top = ranked(case.posts, "engagement_rate")[:3]
     out.line("Highest engagement rate:")
     out.lines.extend(f"- {_percent(engagement_rate(post))}: {_example(post)}" for post in top)

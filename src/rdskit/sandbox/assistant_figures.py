@@ -37,9 +37,11 @@ from typing import Any
 
 from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
 from rdskit.sandbox.assistant_posts import (
+    VIEW_BASED,
     author_of,
     best_sentence,
     cite,
+    estimated_views_note,
     period_of,
     post_text,
     quote,
@@ -375,6 +377,11 @@ def write(
         )
     out.line()
     result = run(query, table)
+    views_note = (
+        estimated_views_note(table.posts[i] for i in result.rows)
+        if query.metric in VIEW_BASED and query.measure not in ("count", "list", "share", "authors")
+        else None
+    )
     total = len(select(base, table)) if base else len(table.rows)
     counted = f"{where}, {_conds_text(base, _newest(table))}" if base else where
     figures: dict[str, Any] = {
@@ -394,6 +401,8 @@ def write(
             out.line(f"No posts match ({total:,} posts in {where}).")
         else:
             out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
+        if views_note and rows:
+            out.line(views_note)
         figures["groups"] = [[key, value, n] for key, value, n in result.groups]
         _examples(out, table, result.cited)
         return figures
@@ -422,10 +431,14 @@ def write(
         for place, i in enumerate(result.cited, start=1):
             value = _number(table.rows[i][METRICS[metric].name], metric)
             post = table.posts[i]
+            on = f"on {post['source']}" + (", views estimated" if views_note and
+                                            post.get("are_views_estimated") else "")  # fmt: skip
             out.line(
                 f"{place}. {quote(best_sentence(post))} by {quote(author_of(post))[1:-1]}:"
-                f" **{value}** {metric.replace('_', ' ')} (on {post['source']}) {cite(post)}"
+                f" **{value}** {metric.replace('_', ' ')} ({on}) {cite(post)}"
             )
+        if views_note and result.cited:
+            out.line(views_note)
         return figures
     if query.measure == "count":
         share = f"{100 * n / total:.1f}%" if total else "0.0%"
@@ -448,6 +461,8 @@ def write(
             f"The {query.measure} of {metric} is **{_number(result.value, query.metric)}**"
             f" over {n:,} posts."
         )
+        if views_note:
+            out.line(views_note)
     _examples(out, table, result.cited)
     return figures
 

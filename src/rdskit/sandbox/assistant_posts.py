@@ -123,6 +123,34 @@ def engagement_rate(post: Mention) -> float:
         return 0.0
 
 
+VIEW_BASED = frozenset({"views", "num_views", "engagement_rate"})
+"""Metrics that are views or divide by them (a post's ``engagement_rate``)."""
+
+
+def estimated_views_note(posts: Iterable[Mention]) -> str | None:
+    """A note when ``posts`` span several sources and mix estimated views with counted
+    ones (each post's ``are_views_estimated``, as the service reports it), so a figure of
+    views or engagement rate across sources is not like-for-like; ``None`` otherwise.
+
+    Example:
+        >>> estimated_views_note([{"source": "reddit", "are_views_estimated": True},
+        ...                       {"source": "tiktok", "are_views_estimated": False}])[:34]
+        '_Note: views of reddit posts are e'
+        >>> estimated_views_note([{"source": "tiktok", "are_views_estimated": False}]) is None
+        True
+    """
+    listed = list(posts)
+    estimated = sorted({str(p["source"]) for p in listed if p.get("are_views_estimated")})
+    counted = {str(p["source"]) for p in listed if not p.get("are_views_estimated")}
+    if not estimated or not counted or len({str(p["source"]) for p in listed}) < 2:
+        return None
+    return (
+        f"_Note: views of {', '.join(estimated)} posts are estimated, not counted, so views"
+        " and engagement rate (which divides by views) are not like-for-like across"
+        " sources; compare within one source._"
+    )
+
+
 def metric(post: Mention, name: str) -> float:
     """A post's metric: ``views``/``likes``/``comments``/``shares`` (or their ``num_*``
     field), ``engagement`` (likes + comments + shares) or ``engagement_rate``."""

@@ -20,11 +20,13 @@ from rdskit.references import rewrite_post_links
 from rdskit.sandbox.assistant_planner import Intent, Slots
 from rdskit.sandbox.assistant_posts import (
     SENTIMENTS,
+    VIEW_BASED,
     Mention,
     author_of,
     best_sentence,
     cite,
     engagement,
+    estimated_views_note,
     has_theme,
     key,
     metric,
@@ -521,6 +523,8 @@ def _write_top(out: Writer, case: Case) -> None:
         [rank, p["source"], p["id"], _figure(metric(p, by), by)] for rank, p in enumerate(top, 1)
     ]
     out.add_table(f"Top posts by {name}", ["rank", "source", "id", name], rows)
+    if by in VIEW_BASED and (note := estimated_views_note(case.posts)):
+        out.line(note)
 
 
 def _groups(posts: Iterable[Mention], group: Callable[[Mention], str]) -> dict[str, list[Mention]]:
@@ -589,6 +593,8 @@ def _write_compare(out: Writer, case: Case) -> None:
     out.line()
     columns = [kind, "posts", "share", "avg engagement", "views", "positive", "negative"]
     out.add_table(f"By {kind}", columns, rows)
+    if note := estimated_views_note(case.posts):  # the views column compares the groups
+        out.line(note)
     out.line("Most engaging post of each:")
     for name in stats:
         out.line(f"- {name}: {_example(ranked(groups[name])[0])}")
