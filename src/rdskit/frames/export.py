@@ -1,15 +1,15 @@
 """``rdskit export``: a dataset's mentions streamed to disk, resumable after an interruption.
 
-Pages are read in the service's cursor order and written in parts of ``batch_rows``
-mentions (``part-00000.parquet``, ``.jsonl`` or ``.csv``), so memory holds one part at a
-time however large the dataset, plus the next page, fetched while the part is written. Each part is written to a hidden temporary file and
-renamed into place; only then does ``_rdskit_export.json`` (the state: query, format,
-parts written, rows, the cursor of the next page) record it. An export killed at any
-moment therefore leaves complete parts plus, at most, a temporary file: ``resume=True``
-deletes leftovers, reads the state and continues from the recorded cursor, so no row is
-written twice and none is skipped (as long as the dataset does not change in between:
-a run adding mentions meanwhile moves the service's cursor order, and the state says
-when the export started).
+Pages are read in the service's cursor order and written in parts of ``batch_rows`` mentions
+(``part-00000.parquet``, ``.jsonl`` or ``.csv``), so memory holds one part at a time however
+large the dataset, plus the next page, fetched while the part is written. Each part is
+written to a hidden temporary file and renamed into place; only then does
+``_rdskit_export.json`` (the state: query, format, parts written, rows, the cursor of the
+next page) record it. An export killed at any moment therefore leaves complete parts plus,
+at most, a temporary file: ``resume=True`` deletes leftovers, reads the state and continues
+from the recorded cursor, so no row is written twice and none is skipped (as long as the
+dataset does not change in between: a run adding mentions meanwhile moves the service's
+cursor order, and the state says when the export started).
 
 Formats: ``parquet`` (the mentions frame's Arrow columns, provenance in each file's
 schema; ``rdskit.frames.read_parquet(dir)``, DuckDB ``read_parquet('dir/*.parquet',
