@@ -196,3 +196,17 @@ def test_methods_names_what_texts_were_searched_for() -> None:
     }
     assert said["drop"] in str(drop.rds.methods()) and said["keep"] not in str(drop.rds.methods())
     assert said["keep"] in str(keep.rds.methods())
+
+
+def test_names_are_composed_even_where_arrow_cannot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyarrow 20's ``utf8_normalize`` gives NFD for every form; the Python path must give
+    the same NFC words, so an accented name is found on every supported pyarrow."""
+    from rdskit.frames import _names
+
+    texts = pa.array(["Jose\u0301 Mu\u0308ller", "josé müller", None, "plain"])
+    arrow = _names._folded(texts).to_pylist()
+    monkeypatch.setattr(_names, "_arrow_composes", lambda: False)
+    assert (
+        _names._folded(texts).to_pylist() == arrow == ["josé müller", "josé müller", None, "plain"]
+    )
+    assert _scrubbed(["x(Jose\u0301 Mu\u0308ller)"]) == [f"x({JOSE})"]

@@ -96,13 +96,33 @@ def words_of(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     )
 
 
+@functools.cache
+def _arrow_composes() -> bool:
+    """Whether Arrow's ``utf8_normalize(..., "NFC")`` composes: pyarrow 20 decomposes
+    whatever form it is asked for (every form gives NFD), which would leave every accented
+    name unmatched; then NFC is done in Python."""
+    return pc.utf8_normalize(pa.array(["e\u0301"]), "NFC").to_pylist() == ["\u00e9"]
+
+
+def _nfc(texts: pa.Array) -> pa.Array:
+    """``texts`` in NFC (Arrow's kernel where it works, else Python once per distinct text)."""
+    if _arrow_composes():
+        return pc.utf8_normalize(texts, "NFC")
+    encoded = pc.dictionary_encode(texts)
+    values = [
+        None if v is None else unicodedata.normalize("NFC", v)
+        for v in encoded.dictionary.to_pylist()
+    ]
+    return pa.array(values, pa.string()).take(encoded.indices)
+
+
 def _folded(texts: pa.Array) -> pa.Array:
     """Texts as compared: lower-cased, NFC, ``’`` as ``'``, ``ς`` as ``σ`` (Python
     lower-cases a final sigma as ``ς``, Arrow as ``σ``)."""
     lower = pc.utf8_lower(texts)
     if pc.all(pc.string_is_ascii(lower)).as_py() is not False:
         return lower
-    lower = pc.utf8_normalize(lower, "NFC")
+    lower = _nfc(lower)
     return pc.replace_substring(pc.replace_substring(lower, "’", "'"), "ς", "σ")
 
 
