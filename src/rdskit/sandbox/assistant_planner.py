@@ -51,6 +51,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from rdskit.models.vocab import SOURCES
 from rdskit.sandbox.assistant_lexicon import (
     CONTINUES,
     FUNCTION_WORDS,
@@ -192,9 +193,7 @@ _ORGANIC = re.compile(
 )
 _LOWEST = re.compile(r"\b(?:lowest|least|worst[- ]performing|fewest|bottom)\b")
 _NEWEST = re.compile(r"\b(?:most recent|latest|newest|last few)\b")
-_EITHER_SOURCE = re.compile(
-    r"\b(?:or|than|and) (?:on )?(?:reddit|tiktok|youtube|instagram|linkedin)\b"
-)
+_EITHER_SOURCE = re.compile(rf"\b(?:or|than|and) (?:on )?(?:{'|'.join(SOURCES)})\b")
 _ARTICLES = frozenset(
     ["the", "a", "an", "this", "that", "these", "those", "its", "their", "our", "my", "your",
      "le", "la", "les", "l", "un", "une", "des", "el", "los", "las", "lo", "o", "os", "as",
