@@ -780,3 +780,12 @@ def test_the_overview_counts_the_posts_its_read_as_line_names() -> None:
         counts = Counter(_label(post) for post in posts if post.get("sentiment"))
         assert f"**{counts['negative']:,}** negative" in reply.text, (question, reply.text)
         assert "left out of sentiment" not in reply.text
+
+
+@pytest.mark.parametrize("span", ["10000 years", "100000000 days"])
+def test_a_window_longer_than_the_calendar_counts_every_post_and_says_so(span: str) -> None:
+    # It crashed the reply job: the start of the window was before year 1.
+    reply = _answer(f"How many posts are in Oat milk in the last {span}?")
+    oat = [post for post in CORPUS if post["datasets"][0]["id"] == OAT.id]
+    assert f"**{len(oat)}** posts match" in reply.text
+    assert "a start before the calendar's first year, so no post is outside it" in reply.text

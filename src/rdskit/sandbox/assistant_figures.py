@@ -271,11 +271,16 @@ def _cond_text(cond: Cond, newest: float) -> str:
     elif cond.dim == "comment":
         text = f'a comment says "{values}"'
     elif cond.dim == "days":
-        since = datetime.fromtimestamp(newest - int(cond.values[0]) * _DAY, UTC).date()
         newest_day = datetime.fromtimestamp(newest, UTC).date()
+        try:
+            since = (
+                f"after {datetime.fromtimestamp(newest - int(cond.values[0]) * _DAY, UTC).date()}"
+            )
+        except (ValueError, OverflowError, OSError):  # "the last 10000 years": before year 1
+            since = "a start before the calendar's first year, so no post is outside it"
         text = (
             f"posted in the last {cond.values[0]} days before the newest post"
-            f" ({newest_day}; after {since})"
+            f" ({newest_day}; {since})"
         )
     elif cond.dim in ("year", "month"):
         text = f"posted in {values}"
