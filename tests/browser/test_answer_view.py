@@ -255,7 +255,7 @@ def _kernel_lookup(lab: Lab, code: str) -> dict[str, Any]:
     (session,) = [s for s in sessions.json() if s["path"].endswith(NOTEBOOK)]
     client = BlockingKernelClient()
     client.load_connection_file(lab.runtime_dir / f"kernel-{session['kernel']['id']}.json")
-    client.start_channels()
+    client.start_channels(hb=False)  # a 1 s heartbeat misreads a loaded machine as a dead kernel
     chunks: list[str] = []
 
     def collect(message: dict[str, Any]) -> None:

@@ -424,8 +424,15 @@ class Server:
             connection_file=str(self.runtime / f"kernel-{kernel['id']}.json")
         )
         client.load_connection_file()
-        client.start_channels()
-        client.wait_for_ready(timeout=120)
+        # No heartbeat channel: jupyter_client calls a kernel dead when one heartbeat takes
+        # over 1 s, which a loaded 2-core CI machine sees while the kernel is still starting
+        # ("Kernel died before replying to kernel_info"). Readiness is the kernel_info reply,
+        # bounded by the timeout; a kernel that really died is named by the server's log.
+        client.start_channels(hb=False)
+        try:
+            client.wait_for_ready(timeout=120)
+        except RuntimeError as error:
+            raise AssertionError(f"{error}\n{self.log.read_text()}") from error
         return kernel["id"], client
 
 
