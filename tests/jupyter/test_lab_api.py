@@ -576,6 +576,11 @@ def test_the_kernel_tells_its_budget_never_its_key() -> None:
         assert "7" * 32 not in json.dumps(told)
         shown = parse_announcement(told).budget
         assert shown is not None and shown.view()["short"] == "budget 87.5 of 100 left"
+        # an Ask's charge in USD at a credit rate (28 digits), a tiny one (1E-7 to str())
+        budget.charge(Decimal(1) / Decimal(3))
+        budget.charge(Decimal("1E-7"))
+        exact = parse_announcement(announcement(real)).budget
+        assert exact is not None and exact.committed == budget.spent
         rdskit.set_budget(None)
         assert announcement(real)["budget"] is None
     finally:

@@ -140,7 +140,7 @@ ANNOUNCEMENT_BYTES = 16_384
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _KEY = re.compile(r"[\x21-\x7e]{8,200}")
-_CREDITS = re.compile(r"[0-9]{1,20}(\.[0-9]{1,12})?")
+_CREDITS = re.compile(r"[0-9]{1,20}(\.[0-9]{1,40})?")  # what Decimal's "f" format writes
 
 Fetch = Callable[[str, str], Awaitable[httpx.Response]]
 

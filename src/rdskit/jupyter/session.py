@@ -224,7 +224,12 @@ def announcement(client: Client | None) -> dict[str, Any]:
     budget = None
     if process is not None:
         total, committed, held = process.state()
-        budget = {"total": str(total), "committed": str(committed), "held": str(held)}
+        # fixed-point: str() may say 1E-7, and an Ask's charge may have 28 digits
+        budget = {
+            "total": format(total, "f"),
+            "committed": format(committed, "f"),
+            "held": format(held, "f"),
+        }
     if client is None or isinstance(client._core.api_key, GatewayKey):
         return {"kind": "gateway", "budget": budget}
     if client.base_url != _embedded_url():
