@@ -60,6 +60,13 @@ interface IUsageDay {
   no_credits: number;
   by: { category: string; credits: string }[];
 }
+/** The active notebook's kernel budget (null: no notebook), as its kernel announced it. */
+interface IKernelBudget {
+  set: boolean;
+  announced: boolean;
+  short: string;
+  text: string;
+}
 interface ISummary {
   viewing: { scope: 'notebook' | 'server'; label: string; note: string | null };
   connected: { mode: string; upstream: string };
@@ -76,6 +83,7 @@ interface ISummary {
   agents: IAgent[];
   chats: { items: IChat[]; source: string };
   usage: { days: IUsageDay[]; rows: number; more: boolean };
+  kernel_budget: IKernelBudget | null;
   rate_limit: number;
   queued: number;
   next_poll: number;
@@ -163,6 +171,12 @@ class RdsPanel extends Widget {
     head.appendChild(el('div', 'rds-lab-viewing', summary.viewing.label));
     if (summary.viewing.note) {
       head.appendChild(el('div', 'rds-lab-viewing-note', summary.viewing.note));
+    }
+    const budget = summary.kernel_budget;
+    if (budget) {
+      const line = el('div', 'rds-lab-budget', `Kernel budget: ${budget.text}`);
+      line.dataset.set = String(budget.set);
+      head.appendChild(line);
     }
     const account = summary.account;
     if (!account) {
@@ -324,6 +338,15 @@ class RdsStatus extends Widget {
     this.node.textContent = 'rdskit';
     this.node.title = 'rdskit: click to open the panel';
     this.node.onclick = onClick;
+    // Reachable and usable from the keyboard too: Tab to it, Enter or Space opens the panel.
+    this.node.tabIndex = 0;
+    this.node.setAttribute('role', 'button');
+    this.node.onkeydown = (event: KeyboardEvent) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        onClick();
+      }
+    };
   }
 
   show_(summary: ISummary | null, error: string | null): void {
@@ -331,10 +354,14 @@ class RdsStatus extends Widget {
       this.node.textContent = 'rdskit: not connected';
       return;
     }
-    this.node.title = `rdskit: ${summary.viewing.label} (click to open the panel)`;
+    const budget = summary.kernel_budget;
+    const kernel = budget ? `Kernel budget: ${budget.text}. ` : '';
+    this.node.title = `rdskit: ${summary.viewing.label}. ${kernel}Click to open the panel.`;
+    const spent = budget ? ` · ${budget.short}` : '';
+    this.node.dataset.budget = budget ? String(budget.set) : 'none';
     const mine = summary.viewing.scope === 'notebook';
     if (!summary.account) {
-      this.node.textContent = `rdskit: this notebook's own key (${summary.connected.upstream})`;
+      this.node.textContent = `rdskit: this notebook's own key (${summary.connected.upstream})${spent}`;
       return;
     }
     const where = mine
@@ -343,7 +370,7 @@ class RdsStatus extends Widget {
         ? 'sandbox'
         : summary.connected.upstream;
     const runs = summary.runs_in_flight === 1 ? '1 run' : `${summary.runs_in_flight} runs`;
-    this.node.textContent = `rdskit: ${where} · ${summary.account.credits_left ?? '? credits'} · ${runs} in flight`;
+    this.node.textContent = `rdskit: ${where} · ${summary.account.credits_left ?? '? credits'}${spent} · ${runs} in flight`;
   }
 }
 

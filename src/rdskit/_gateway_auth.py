@@ -39,7 +39,8 @@ from typing import Any
 
 import httpx
 
-from rdskit._config import SecretKey
+from rdskit import _hooks
+from rdskit._config import ENV_GATEWAY, SecretKey
 from rdskit._flow import Send
 from rdskit.errors import APIConnectionError, ConfigurationError
 
@@ -48,6 +49,7 @@ __all__ = [
     "TOKEN_HEADER",
     "GatewayInfo",
     "GatewayKey",
+    "announce_to_gateway",
     "gateway_credentials",
     "kernel_identity",
     "kernel_proof",
@@ -119,6 +121,18 @@ def kernel_identity() -> Identity:
     if found is None or not key:
         return None
     return found["id"], bytes(key)
+
+
+def announce_to_gateway() -> None:
+    """In a kernel of a Jupyter server with the rdskit gateway, tell the gateway (in the
+    background) which client the kernel uses now and its budget: its JupyterLab status
+    item and panel follow the notebook. Elsewhere nothing happens.
+
+    Example:
+        >>> announce_to_gateway()  # not in a kernel: nothing to tell
+    """
+    if os.environ.get(ENV_GATEWAY, "").strip() and kernel_identity() is not None:
+        _hooks.call("jupyter.announce_client")
 
 
 def kernel_proof(kernel_id: str, key: bytes, secret: str) -> str:

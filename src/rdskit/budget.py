@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rdskit._base_client import Amount
 from rdskit._format import credits_text
+from rdskit._gateway_auth import announce_to_gateway
 from rdskit.errors import BudgetExceeded, InvalidParameter, OutcomeUnknown
 from rdskit.models import ChatMessage, UsageRow
 from rdskit.resources.chats import get_chat_message
@@ -66,6 +67,7 @@ __all__ = [
     "counted_reply",
     "get_budget",
     "guarded_ask",
+    "left_text",
     "set_budget",
     "settle_asks",
 ]
@@ -163,6 +165,7 @@ class Budget:
                     scope=self.scope,
                 )
             self.spent += estimate.credits
+        self._changed()
 
     def check_fits(self, estimate: Estimate, why: str) -> None:
         """Raise :class:`BudgetExceeded` (saying ``why``) unless ``estimate`` fits what
@@ -178,11 +181,13 @@ class Budget:
         """Give back a reservation whose call was refused (nothing started)."""
         with self._lock:
             self.spent -= estimate.credits or 0
+        self._changed()
 
     def charge(self, credits: Decimal) -> None:
         """Commit a charge known only after the fact (an Ask's inference)."""
         with self._lock:
             self.spent += credits
+        self._changed()
 
     def hold_ask(self) -> Decimal:
         """Hold the Ask allowance (returned), or raise :class:`BudgetExceeded` when nothing
@@ -192,13 +197,16 @@ class Budget:
                 raise BudgetExceeded(
                     "ask", None, self.remaining, "nothing remains of it", scope=self.scope
                 )
-            self.held += self.ask_allowance
-            return self.ask_allowance
+            held = self.ask_allowance
+            self.held += held
+        self._changed()
+        return held
 
     def release_hold(self, amount: Decimal) -> None:
         """Give back an Ask's allowance (its charge is committed, or it was never sent)."""
         with self._lock:
             self.held -= amount
+        self._changed()
 
     def check_open(self, kind: str) -> None:
         """Raise :class:`BudgetExceeded` when nothing remains (a call with no estimate)."""
@@ -213,13 +221,20 @@ class Budget:
         total = _credits(credits, field)
         with self._lock:
             self.total = total
+        self._changed()
+
+    def state(self) -> tuple[Decimal, Decimal, Decimal]:
+        """The cap, what was committed and what Asks in flight hold, read together."""
+        with self._lock:
+            return self.total, self.spent, self.held
+
+    def _changed(self) -> None:
+        # The process-wide budget is the kernel's: its JupyterLab status item shows it.
+        if self is _process:
+            announce_to_gateway()
 
     def __str__(self) -> str:
-        held = f", {credits_text(self.held)} held for asks in flight" if self.held else ""
-        return (
-            f"{credits_text(self.remaining)} of {credits_text(self.total)} credits left "
-            f"({credits_text(self.spent)} committed{held})"
-        )
+        return left_text(*self.state())
 
     def __repr__(self) -> str:
         return f"Budget(total={self.total!r}, spent={self.spent!r}, scope={self.scope!r})"
@@ -257,7 +272,22 @@ def set_budget(
                 _process.ask_allowance = fresh.ask_allowance
             return _process
         _process = fresh
+    announce_to_gateway()
     return fresh
+
+
+def left_text(total: Decimal, spent: Decimal, held: Decimal) -> str:
+    """What remains of a budget, in words (``str(budget)``, the JupyterLab panel).
+
+    Example:
+        >>> left_text(Decimal(100), Decimal(60), Decimal(1))
+        '39 of 100 credits left (60 committed, 1 held for asks in flight)'
+    """
+    held_text = f", {credits_text(held)} held for asks in flight" if held else ""
+    return (
+        f"{credits_text(total - spent - held)} of {credits_text(total)} credits left "
+        f"({credits_text(spent)} committed{held_text})"
+    )
 
 
 def get_budget() -> Budget | None:

@@ -20,15 +20,13 @@ Example:
 
 from __future__ import annotations
 
-import os
 import weakref
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Self
 
 from rdskit import _hooks
 from rdskit._base_client import AsyncAPIClient, SyncAPIClient
-from rdskit._config import ENV_GATEWAY
-from rdskit._gateway_auth import kernel_identity
+from rdskit._gateway_auth import announce_to_gateway
 from rdskit.billing import BillingMixin
 from rdskit.resources.account import AccountMixin
 from rdskit.resources.audiences import AudienceDatasets, AudienceProfiles
@@ -135,7 +133,7 @@ class Client(_Service, SyncAPIClient):
         """Close the HTTP connections (not those of an ``http_client`` you passed in)."""
         super().close()
         if _made.pop(id(self), None) is not None:
-            _announce()
+            announce_to_gateway()
 
 
 # The open Clients of this process, oldest first (weak: a client nobody holds is gone):
@@ -154,14 +152,7 @@ def remember_client(client: Client) -> None:
     """
     _made.pop(id(client), None)
     _made[id(client)] = weakref.ref(client)
-    _announce()
-
-
-def _announce() -> None:
-    """In a kernel of a Jupyter server with the rdskit gateway, tell the gateway which
-    client the kernel now uses (its JupyterLab panel follows the notebook's client)."""
-    if os.environ.get(ENV_GATEWAY, "").strip() and kernel_identity() is not None:
-        _hooks.call("jupyter.announce_client")
+    announce_to_gateway()
 
 
 def latest_client() -> Client | None:

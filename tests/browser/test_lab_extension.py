@@ -72,6 +72,7 @@ if (BUILT / "package.json").exists():
 
 CELLS = [
     "import rdskit\nclient = rdskit.Client()  # the server's gateway (its shared sandbox)\n"
+    "rdskit.set_budget(1000)  # the kernel's budget: the run below is counted against it\n"
     "from IPython.display import HTML\nfrom rdskit.jupyter.render import PostCard, message_html\n"
     "from rdskit.models import PostReference\n"
     "refs = [PostReference(source='reddit', id='p1', citation=1, start_index=0, end_index=3)]\n"
@@ -139,10 +140,17 @@ def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser)
 
         status = page.locator(".rds-lab-status")
         expect(status).to_contain_text(re.compile(r"rdskit: sandbox · [\d,.]+ credits"))
+        # the kernel's budget, spent by the run the notebook started (its estimate)
+        expect(status).to_contain_text(
+            re.compile(r" · budget (?!1,000 )[\d,.]+ of 1,000 left · "), timeout=CELL_MS
+        )
         status.click()
         panel = page.locator("#rdskit-panel")
         expect(panel).to_be_visible()
         expect(panel.locator(".rds-lab-credits")).to_contain_text("credits")
+        expect(panel.locator(".rds-lab-budget")).to_contain_text(
+            re.compile(r"^Kernel budget: [\d,.]+ of 1,000 credits left \([\d,.]+ committed")
+        )
         item = panel.locator(f".rds-lab-dataset[data-id='{dataset_id}']")
         expect(item).to_be_visible(timeout=CELL_MS)
 
@@ -230,6 +238,32 @@ def _check_layout(page: Page, panel: Locator) -> None:
     assert (light + 0.05) / (dark + 0.05) >= 4.5, colors
 
 
+def _check_status(page: Page, status: Locator) -> None:
+    """The status item stays inside the window and the status bar, one line high; what
+    does not fit is cut with an ellipsis (the whole text is its tooltip)."""
+    box = status.bounding_box()
+    bar = page.locator(".jp-StatusBar-Widget, #jp-main-statusbar").first.bounding_box()
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    assert box is not None and bar is not None
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, (box, width)
+    assert box["y"] >= bar["y"] - 1 and box["y"] + box["height"] <= bar["y"] + bar["height"] + 1
+    assert status.evaluate("n => getComputedStyle(n).textOverflow") == "ellipsis"
+    title = status.get_attribute("title") or ""
+    assert "Kernel budget: " in title, title
+
+
+def _check_looks(page: Page, panel: Locator, status: Locator) -> None:
+    """The panel and the status item in light and dark themes, at 700 and 1400 px."""
+    for dark in (False, True):
+        _theme(page, dark)
+        for width in (700, 1400):
+            page.set_viewport_size({"width": width, "height": 1000})
+            page.wait_for_timeout(300)
+            _check_layout(page, panel)
+            _check_status(page, status)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
     lab: Lab,  # noqa: F811
     browser: Browser,  # noqa: F811
@@ -247,9 +281,17 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
         expect(status).to_contain_text(
             re.compile(r"rdskit: notebook sandbox · [\d,.]+ credits"), timeout=CELL_MS
         )
-        status.click()
+        # keyboard only: the status item is a button in the tab order; Enter opens the panel
         panel = page.locator("#rdskit-panel")
+        page.locator(".jp-SideBar [data-id='filebrowser']").click()
+        expect(panel).to_be_hidden()
+        assert status.get_attribute("role") == "button"
+        assert status.evaluate("n => n.tabIndex") == 0
+        status.focus()
+        page.keyboard.press("Enter")
+        expect(panel).to_be_visible()
         expect(panel.locator(".rds-lab-viewing")).to_have_text("this notebook: embedded sandbox")
+        expect(status).to_contain_text(" · no kernel budget · ")
         item = panel.locator(f".rds-lab-dataset[data-id='{dataset_id}']")
         expect(item).to_be_visible(timeout=CELL_MS)
         assert item.locator(".rds-lab-dataset-name").text_content() == DS2
@@ -283,13 +325,7 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
         assert panel.locator("img, svg, b, script").count() == 0
         assert page.evaluate("window.__rdsPwned") is None
 
-        for dark in (False, True):
-            _theme(page, dark)
-            for width in (700, 1400):
-                page.set_viewport_size({"width": width, "height": 1000})
-                page.wait_for_timeout(300)
-                _check_layout(page, panel)
-        page.set_viewport_size({"width": 1400, "height": 1000})
+        _check_looks(page, panel, status)
 
         # continue the chat: the %%ask cell goes below the active cell
         before = cells.count()
@@ -300,14 +336,32 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
             f"%%ask --chat {chat_id}"
         )
 
-        # the first notebook (the gateway's client) shows the server gateway again
-        _write(lab.notebook_dir / "lab-gateway.ipynb", ["import rdskit\nclient = rdskit.Client()"])
+        # a notebook using the gateway's client shows the server gateway again, and the
+        # status item follows its kernel's budget as a cell sets it and another changes it
+        gateway_cells = [
+            "import rdskit\nclient = rdskit.Client()",
+            "%load_ext rdskit\n%rds budget 300",
+            "%rds budget 250",
+        ]
+        _write(lab.notebook_dir / "lab-gateway.ipynb", gateway_cells)
         cells = _open(page, lab, "lab-gateway.ipynb")
         _run_cell(page, cells.nth(0))
-        page.locator(".rds-lab-status").click()
+        status = page.locator(".rds-lab-status")
+        status.click()
         expect(panel.locator(".rds-lab-viewing")).to_contain_text(
             "server gateway: sandbox", timeout=CELL_MS
         )
-        expect(page.locator(".rds-lab-status")).to_contain_text(re.compile(r"rdskit: sandbox · "))
+        expect(status).to_contain_text(re.compile(r"rdskit: sandbox · "))
+        expect(status).to_contain_text(" · no kernel budget · ", timeout=CELL_MS)
+        expect(panel.locator(".rds-lab-budget")).to_have_text(
+            "Kernel budget: no kernel budget (%rds budget N sets one)"
+        )
+        for index, left in ((1, "300 of 300"), (2, "250 of 250")):
+            _run_cell(page, cells.nth(index))
+            expect(status).to_contain_text(f" · budget {left} left · ", timeout=CELL_MS)
+            expect(panel.locator(".rds-lab-budget")).to_have_text(
+                f"Kernel budget: {left} credits left (0 committed)", timeout=CELL_MS
+            )
+        _check_looks(page, panel, status)
     finally:
         page.close()

@@ -10,6 +10,7 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -309,9 +310,26 @@ def test_a_notebook_with_a_real_key_gets_facts_only_and_the_key_never_reaches_th
     assert view["account"] is None and view["datasets"] == []
     assert view["viewing"]["label"] == "this notebook: its own key for https://rds.example.com"
     assert "cannot read that account" in view["viewing"]["note"]
-    # back to the gateway's client: the registration goes
-    summary.kernels.set("k1", parse_announcement({"kind": "gateway"}))
-    assert summary.kernels.get("k1") is None
+    # back to the gateway's client: the gateway's view, the kernel's budget kept
+    summary.kernels.set(
+        "k1",
+        parse_announcement(
+            {"kind": "gateway", "budget": {"total": "100", "committed": "60", "held": "1"}}
+        ),
+    )
+    view = asyncio.run(summary.get("k1"))
+    assert view["viewing"]["scope"] == "server" and view["account"]["id"] == "acc_1"
+    assert view["kernel_budget"] == {
+        "set": True,
+        "announced": True,
+        "total": "100",
+        "left": "39",
+        "committed": "60",
+        "held": "1",
+        "short": "budget 39 of 100 left",
+        "text": "39 of 100 credits left (60 committed, 1 held for asks in flight)",
+    }
+    assert asyncio.run(summary.get())["kernel_budget"] is None  # no notebook: not said
 
 
 @pytest.mark.parametrize(
@@ -343,6 +361,23 @@ def test_a_notebook_with_a_real_key_gets_facts_only_and_the_key_never_reaches_th
                 "turns": "1",
             },
             "turns",
+        ),
+        ({"kind": "gateway", "budget": 100}, "budget"),
+        (
+            {"kind": "gateway", "budget": {"total": 100, "committed": "0", "held": "0"}},
+            "budget.total",
+        ),
+        (
+            {"kind": "gateway", "budget": {"total": "1", "committed": "-1", "held": "0"}},
+            "budget.committed",
+        ),
+        (
+            {"kind": "gateway", "budget": {"total": "1", "committed": "0", "held": "NaN"}},
+            "budget.held",
+        ),
+        (
+            {"kind": "gateway", "budget": {"total": "1" * 30, "committed": "0", "held": "0"}},
+            "budget.total",
         ),
     ],
 )
@@ -466,10 +501,88 @@ def test_what_a_kernel_announces_about_each_kind_of_client() -> None:
         "api_key": sandbox._core.api_key.reveal(),
         "chats": ["ch_2", "ch_1"],
         "turns": told["turns"],
+        "budget": None,
     }
     note_chat(sandbox, "ch_1")
     assert announcement(sandbox)["turns"] == told["turns"] + 1  # the panel reads chats again
     assert parse_announcement(told) is not None  # the gateway accepts what kernels send
     real = rdskit.Client("bz_live_" + "9" * 32, base_url="https://rds.example.com")
-    assert announcement(real) == {"kind": "service", "base_url": "https://rds.example.com"}
+    assert announcement(real) == {
+        "kind": "service",
+        "base_url": "https://rds.example.com",
+        "budget": None,
+    }
     real.close()
+
+
+def test_a_kernel_announces_its_budget_through_the_bounded_endpoint() -> None:
+    kernels = {"k1": b"connection-key-1", "k2": b"connection-key-2"}
+    gateway = Gateway(
+        ("http://127.0.0.1:9", "bz_test_key12345"), mode="service", kernels=kernels.get
+    )
+    pids = {"k1": 101, "k2": 202}
+    gateway.processes = pids.get
+
+    def token_of(kernel_id: str) -> str:
+        proof = kernel_proof(kernel_id, kernels[kernel_id], gateway.secret)
+        token, _ = gateway.grant({"secret": gateway.secret, "kernel_id": kernel_id, "proof": proof})
+        return token
+
+    one, two = token_of("k1"), token_of("k2")
+    budget = {"total": "100", "committed": "20.5", "held": "0"}
+    with kernel_route(gateway) as (url, registrations):
+        told = httpx.post(
+            url, json={"kind": "gateway", "budget": budget}, headers={TOKEN_HEADER: one}
+        )
+        mine = registrations.get("k1")
+        # k2's token speaks for k2 only, whatever the body says
+        httpx.post(url, json={"kind": "gateway", "budget": None}, headers={TOKEN_HEADER: two})
+        theirs = registrations.get("k2")
+        huge = httpx.post(
+            url,
+            content=b'{"kind": "gateway", "pad": "' + b"x" * 20_000 + b'"}',
+            headers={TOKEN_HEADER: one, "content-type": "application/json"},
+        )
+        garbled = httpx.post(url, content=b"{not json", headers={TOKEN_HEADER: one})
+        bad = httpx.post(
+            url,
+            json={"kind": "gateway", "budget": {**budget, "held": "1e9"}},
+            headers={TOKEN_HEADER: one},
+        )
+        kept = registrations.get("k1")
+        pids["k1"] = 303  # restarted: same kernel id, another process
+        restarted = registrations.get("k1")
+    assert told.status_code == 200, told.text
+    assert told.json() == {"kernel_id": "k1", "shown": "server gateway"}
+    assert mine is not None and mine.budget is not None
+    assert (mine.budget.total, mine.budget.committed) == (100, Decimal("20.5"))
+    assert theirs is not None and theirs.budget is None
+    assert huge.status_code == 413 and huge.json()["detail"].startswith("body:")
+    assert garbled.status_code == 422 and garbled.json()["detail"] == "body: a JSON object"
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("budget.held:")
+    assert kept == mine  # a refused announcement changes nothing
+    assert restarted is None
+
+
+def test_the_kernel_tells_its_budget_never_its_key() -> None:
+    real = rdskit.Client("bz_live_" + "7" * 32, base_url="https://rds.example.com")
+    try:
+        rdskit.set_budget(100)
+        budget = rdskit.get_budget()
+        assert budget is not None
+        budget.charge(Decimal("12.5"))
+        told = announcement(real)
+        assert told["budget"] == {"total": "100", "committed": "12.5", "held": "0"}
+        assert "7" * 32 not in json.dumps(told)
+        shown = parse_announcement(told).budget
+        assert shown is not None and shown.view()["short"] == "budget 87.5 of 100 left"
+        # an Ask's charge in USD at a credit rate (28 digits), a tiny one (1E-7 to str())
+        budget.charge(Decimal(1) / Decimal(3))
+        budget.charge(Decimal("1E-7"))
+        exact = parse_announcement(announcement(real)).budget
+        assert exact is not None and exact.committed == budget.spent
+        rdskit.set_budget(None)
+        assert announcement(real)["budget"] is None
+    finally:
+        rdskit.set_budget(None)
+        real.close()

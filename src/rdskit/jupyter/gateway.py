@@ -299,6 +299,9 @@ class Gateway:
         self._clock = clock
         self.tokens = TokenBook(token_ttl, clock=clock)
         self.kernels = kernels
+        # The process id of a running kernel (None: unknown): a restart keeps the kernel's
+        # id but not its process, and what the old process announced goes with it.
+        self.processes: Callable[[str], int | None] | None = None
         self.bucket = SharedBucket(rate_limit)
         self._start = upstream if callable(upstream) else None
         self._target = None if callable(upstream) else _target(*upstream)
@@ -929,6 +932,7 @@ class RdsGateway(ExtensionApp):
         manager = getattr(serverapp, "kernel_manager", None)
         if manager is not None:
             self.gateway.kernels = _kernel_keys(manager)
+            self.gateway.processes = _kernel_processes(manager)
         host = (
             serverapp.ip
             if serverapp.ip not in ("", "*", "0.0.0.0", "::", "localhost")
@@ -970,3 +974,16 @@ def _kernel_keys(manager: Any) -> KernelKeys:
         return bytes(key) or None
 
     return key_of
+
+
+def _kernel_processes(manager: Any) -> Callable[[str], int | None]:
+    """The process id of the kernel manager's running kernels, by kernel id (None when
+    its provisioner does not say, e.g. a remote kernel)."""
+
+    def pid_of(kernel_id: str) -> int | None:
+        if kernel_id not in manager:
+            return None
+        pid = getattr(getattr(manager.get_kernel(kernel_id), "provisioner", None), "pid", None)
+        return pid if isinstance(pid, int) else None
+
+    return pid_of

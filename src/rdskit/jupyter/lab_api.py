@@ -19,7 +19,18 @@ for the active notebook::
      "usage": {"days": [{"day": "2026-11-26", "credits": "12.5", "usd": "0.13",
                          "by": [{"category": "mention", "credits": "12"}]}],
                "rows": 3, "more": False},
+     "kernel_budget": {"set": True, "announced": True, "total": "100", "left": "40",
+                       "committed": "60", "held": "0", "short": "budget 40 of 100 left",
+                       "text": "40 of 100 credits left (60 committed)"},
      "rate_limit": 5.0, "queued": 0, "age": 0.4, "next_poll": 5.0}
+
+**Kernel budget.** ``kernel_budget`` is the budget of the notebook's kernel
+(:func:`rdskit.set_budget`, ``%rds budget N``), as that kernel last announced it: it
+announces every change (set, changed, spent against, held for an Ask, lifted), whatever
+client it uses, the gateway's included. ``{"set": False, "short": "no kernel budget"}``
+when it has none (``announced`` False: the kernel never told the gateway anything, e.g.
+rdskit is not imported there); None when the request names no kernel. A kernel that
+stops or restarts (same id, another process) takes its budget with it.
 
 **Which client.** A kernel that makes its own client announces it (``POST
 /rdskit/kernel``, the kernel's gateway token, bound to that kernel's id, so a kernel only
@@ -31,7 +42,8 @@ speaks for itself; see :func:`rdskit.jupyter.session.announce_client`):
 - its own key for a service (``%rds connect --base-url``, ``rdskit.Client(key, ...)``):
   the URL only. The key never leaves the kernel, so the panel says which service and that
   it cannot read that account;
-- the gateway (``rdskit.Client()``): the registration is dropped.
+- the gateway (``rdskit.Client()``, or no client yet): the gateway's view is shown (the
+  registration keeps the kernel's budget only).
 
 A kernel that announced nothing, or is no longer running, or whose sandbox no longer
 answers (a restarted kernel), is shown the server gateway's view, and the label says so.
@@ -79,6 +91,7 @@ from tornado import web
 from rdskit._config import SecretKey
 from rdskit._format import credits_text, usd_text
 from rdskit._gateway_auth import TOKEN_HEADER
+from rdskit.budget import left_text
 from rdskit.jupyter.gateway import Gateway, _GatewayHandler
 from rdskit.models import (
     Account,
@@ -93,10 +106,12 @@ from rdskit.models import (
 from rdskit.runs import describe
 
 __all__ = [
+    "ANNOUNCEMENT_BYTES",
     "DATASETS_SHOWN",
     "MIN_INTERVAL",
     "PANEL_SHARE",
     "SLOW_INTERVAL",
+    "KernelBudget",
     "KernelClient",
     "LabSummary",
     "lab_handlers",
@@ -120,43 +135,95 @@ CHATS_SHOWN = 5
 USAGE_ROWS = 100
 """Usage-history rows read (the latest charges; the panel says when there are more)."""
 ACTIVE_SECONDS = 60.0
+ANNOUNCEMENT_BYTES = 16_384
+"""The largest ``POST /rdskit/kernel`` body read (a kernel sends well under 1 KiB)."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _KEY = re.compile(r"[\x21-\x7e]{8,200}")
+_CREDITS = re.compile(r"[0-9]{1,20}(\.[0-9]{1,40})?")  # what Decimal's "f" format writes
 
 Fetch = Callable[[str, str], Awaitable[httpx.Response]]
 
 
 @dataclass(frozen=True)
+class KernelBudget:
+    """A kernel's process-wide budget, as it announced it (credits).
+
+    Example:
+        >>> KernelBudget(Decimal(100), Decimal(60), Decimal(0)).view()["short"]
+        'budget 40 of 100 left'
+    """
+
+    total: Decimal
+    committed: Decimal
+    held: Decimal  # allowances of Asks whose charge is not known yet
+
+    def view(self) -> dict[str, Any]:
+        """What the status item and the panel show."""
+        left = self.total - self.committed - self.held
+        return {
+            "set": True,
+            "announced": True,
+            "total": credits_text(self.total),
+            "left": credits_text(left),
+            "committed": credits_text(self.committed),
+            "held": credits_text(self.held),
+            "short": f"budget {credits_text(left)} of {credits_text(self.total)} left",
+            "text": left_text(self.total, self.committed, self.held),
+        }
+
+
+def budget_view(mine: KernelClient | None) -> dict[str, Any]:
+    """The ``kernel_budget`` of a kernel that announced ``mine`` (None: nothing).
+
+    Example:
+        >>> budget_view(None)["text"]
+        "no kernel budget (this notebook's kernel has announced none: rdskit not imported?)"
+    """
+    if mine is not None and mine.budget is not None:
+        return mine.budget.view()
+    text = (
+        "no kernel budget (%rds budget N sets one)"
+        if mine is not None
+        else "no kernel budget (this notebook's kernel has announced none: rdskit not imported?)"
+    )
+    return {"set": False, "announced": mine is not None, "short": "no kernel budget", "text": text}
+
+
+@dataclass(frozen=True)
 class KernelClient:
-    """What a kernel announced about its client (the key of an embedded sandbox only).
+    """What a kernel announced about its client (the key of an embedded sandbox only)
+    and its budget.
 
     Example:
         >>> KernelClient("service", "https://rds.example.com").label
         'this notebook: its own key for https://rds.example.com'
     """
 
-    kind: str  # "embedded" or "service"
+    kind: str  # "gateway", "embedded" or "service"
     base_url: str
     key: SecretKey | None = field(default=None, repr=False)
     chats: tuple[str, ...] = ()
     turns: int = 0  # %%ask turns the kernel made: a new one means its chats changed
+    budget: KernelBudget | None = None
 
     @property
     def label(self) -> str:
         """Which client the panel shows, in words."""
+        if self.kind == "gateway":
+            return "server gateway"
         if self.kind == "embedded":
             return "this notebook: embedded sandbox"
         return f"this notebook: its own key for {self.base_url}"
 
 
-def parse_announcement(body: Any) -> KernelClient | None:
-    """The :class:`KernelClient` of a ``POST /rdskit/kernel`` body (None: the gateway's
-    client), or ``ValueError`` naming the bad field.
+def parse_announcement(body: Any) -> KernelClient:
+    """The :class:`KernelClient` of a ``POST /rdskit/kernel`` body, or ``ValueError``
+    naming the bad field.
 
     Example:
-        >>> parse_announcement({"kind": "gateway"}) is None
-        True
+        >>> parse_announcement({"kind": "gateway", "budget": None}).label
+        'server gateway'
         >>> parse_announcement({"kind": "embedded", "base_url": "http://10.0.0.1:80",
         ...                     "api_key": "bz_test_0123456789"})
         Traceback (most recent call last):
@@ -165,8 +232,9 @@ def parse_announcement(body: Any) -> KernelClient | None:
     if not isinstance(body, dict) or body.get("kind") not in ("gateway", "embedded", "service"):
         raise ValueError("kind: 'gateway', 'embedded' or 'service'")
     kind = body["kind"]
+    budget = _parse_budget(body.get("budget"))
     if kind == "gateway":
-        return None
+        return KernelClient("gateway", "", budget=budget)
     url = body.get("base_url")
     if not isinstance(url, str) or len(url) > 300:
         raise ValueError("base_url: a URL string")
@@ -179,7 +247,7 @@ def parse_announcement(body: Any) -> KernelClient | None:
     ):
         raise ValueError("chats: a list of chat ids")
     if kind == "service":  # a real key never leaves the kernel
-        return KernelClient("service", url.rstrip("/"))
+        return KernelClient("service", url.rstrip("/"), budget=budget)
     # The gateway sends this key: only to the kernel's own loopback sandbox.
     if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError("base_url: an embedded sandbox listens on a loopback http URL")
@@ -190,41 +258,60 @@ def parse_announcement(body: Any) -> KernelClient | None:
     if type(turns) is not int or not 0 <= turns < 2**53:
         raise ValueError("turns: a count of %%ask turns")
     chats = tuple(chats[:CHATS_SHOWN])
-    return KernelClient("embedded", url.rstrip("/"), SecretKey(key), chats, turns)
+    return KernelClient("embedded", url.rstrip("/"), SecretKey(key), chats, turns, budget)
+
+
+def _parse_budget(body: Any) -> KernelBudget | None:
+    """The ``budget`` of an announcement: None, or credits as decimal strings."""
+    if body is None:
+        return None
+    if not isinstance(body, dict):
+        raise ValueError("budget: null or {total, committed, held}")
+    amounts = []
+    for name in ("total", "committed", "held"):
+        value = body.get(name)
+        if not isinstance(value, str) or not _CREDITS.fullmatch(value):
+            raise ValueError(f"budget.{name}: credits as a decimal string, 0 or more")
+        amounts.append(Decimal(value))
+    return KernelBudget(*amounts)
 
 
 class Registrations:
-    """The clients kernels announced, by kernel id; a kernel no longer running is dropped."""
+    """What kernels announced, by kernel id; a kernel no longer running, or restarted
+    (another process under the same id), is dropped."""
 
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
-        self._by_kernel: dict[str, KernelClient] = {}
+        self._by_kernel: dict[str, tuple[KernelClient, int | None]] = {}
 
-    def set(self, kernel_id: str, client: KernelClient | None) -> None:
-        """Record (or, with None, forget) what ``kernel_id`` uses."""
-        if client is None:
-            self._by_kernel.pop(kernel_id, None)
-        else:
-            self._by_kernel[kernel_id] = client
+    def set(self, kernel_id: str, client: KernelClient) -> None:
+        """Record what ``kernel_id`` uses (and its process, to notice a restart)."""
+        self._by_kernel[kernel_id] = (client, self._process(kernel_id))
         self.prune()
 
     def get(self, kernel_id: str | None) -> KernelClient | None:
-        """The client ``kernel_id`` announced, while that kernel runs."""
+        """What ``kernel_id`` announced, while the process that announced it runs."""
         self.prune()
-        return None if kernel_id is None else self._by_kernel.get(kernel_id)
+        found = None if kernel_id is None else self._by_kernel.get(kernel_id)
+        return None if found is None else found[0]
 
     def drop(self, kernel_id: str) -> None:
         """Forget a registration whose sandbox no longer answers."""
         self._by_kernel.pop(kernel_id, None)
 
     def prune(self) -> None:
-        """Drop the registrations of kernels that stopped."""
+        """Drop the registrations of kernels that stopped or restarted."""
         alive = self.gateway.kernels
         if alive is None:
             self._by_kernel.clear()
             return
-        for kernel_id in [k for k in self._by_kernel if alive(k) is None]:
-            del self._by_kernel[kernel_id]
+        for kernel_id, (_, pid) in list(self._by_kernel.items()):
+            if alive(kernel_id) is None or self._process(kernel_id) != pid:
+                del self._by_kernel[kernel_id]
+
+    def _process(self, kernel_id: str) -> int | None:
+        processes = getattr(self.gateway, "processes", None)
+        return None if processes is None else processes(kernel_id)
 
 
 def reuse_seconds(cost: float, views: int, rate: float) -> float:
@@ -260,7 +347,14 @@ class LabSummary:
         self._lock: asyncio.Lock | None = None
 
     async def get(self, kernel_id: str | None = None) -> dict[str, Any]:
-        """The view of ``kernel_id``'s client (the gateway's when it announced none)."""
+        """The view of ``kernel_id``'s client (the gateway's when it announced none or
+        uses the gateway), with that kernel's budget."""
+        view = await self._client_view(kernel_id)
+        mine = self.kernels.get(kernel_id)  # read after: a dead sandbox drops it
+        view["kernel_budget"] = None if kernel_id is None else budget_view(mine)
+        return view
+
+    async def _client_view(self, kernel_id: str | None) -> dict[str, Any]:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:  # callers arriving during a read share its result
@@ -275,7 +369,7 @@ class LabSummary:
                     assert kernel_id is not None
                     self.kernels.drop(kernel_id)
                     note = "this notebook's embedded sandbox no longer answers (kernel restarted?)"
-            elif mine is not None:
+            elif mine is not None and mine.kind == "service":
                 return self._service_view(mine)
             view = await self._view(("gateway",), None)
             if note:
@@ -565,9 +659,11 @@ class SummaryHandler(APIHandler):
         self.finish(json.dumps(body))
 
 
+@web.stream_request_body
 class KernelHandler(_GatewayHandler):
-    """``POST /rdskit/kernel``: a kernel announces its client (loopback only; its gateway
-    token says which kernel it is, and a token not bound to a running kernel is refused)."""
+    """``POST /rdskit/kernel``: a kernel announces its client and budget (loopback only;
+    its gateway token says which kernel it is, and a token not bound to a running kernel
+    is refused). The body is read as it arrives, up to :data:`ANNOUNCEMENT_BYTES`."""
 
     registrations: Registrations
 
@@ -576,6 +672,20 @@ class KernelHandler(_GatewayHandler):
     ) -> None:
         super().initialize(gateway)
         self.registrations = registrations
+        self._body = bytearray()
+
+    def prepare(self) -> None:
+        super().prepare()
+        # Never held in memory beyond the bound: a longer stream is cut by the server.
+        self.request.connection.set_max_body_size(ANNOUNCEMENT_BYTES)  # type: ignore[union-attr]
+        declared = self.request.headers.get("content-length", "0")
+        if not declared.isdigit() or int(declared) > ANNOUNCEMENT_BYTES:
+            self._fail(
+                413, "announcement_too_large", f"body: at most {ANNOUNCEMENT_BYTES} bytes of JSON"
+            )
+
+    def data_received(self, chunk: bytes) -> None:
+        self._body += chunk
 
     @allow_unauthenticated
     def post(self) -> None:
@@ -584,11 +694,15 @@ class KernelHandler(_GatewayHandler):
         if kernel_id is None:
             self._fail(403, "gateway_kernel_unknown", "only a kernel's own token announces it")
         try:
-            client = parse_announcement(json.loads(self.request.body or b"null"))
+            body = json.loads(bytes(self._body))
+        except ValueError:
+            self._fail(422, "invalid_announcement", "body: a JSON object")
+        try:
+            client = parse_announcement(body)
         except ValueError as exc:
             self._fail(422, "invalid_announcement", str(exc))
         self.registrations.set(kernel_id, client)
-        self.finish({"kernel_id": kernel_id, "shown": client.label if client else "gateway"})
+        self.finish({"kernel_id": kernel_id, "shown": client.label})
 
 
 def lab_handlers(gateway: Gateway, base_url: str = "/") -> list[tuple[str, type, dict[str, Any]]]:

@@ -31,6 +31,7 @@ import httpx
 
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY
 from rdskit._gateway_auth import EXCHANGE_TIMEOUT, TOKEN_HEADER
+from rdskit.budget import get_budget
 from rdskit.client import Client, latest_client, remember_client
 from rdskit.errors import ConfigurationError, RdsError
 from rdskit.jupyter.discovery import GatewayKey
@@ -186,6 +187,8 @@ _CHATS: dict[str, deque[str]] = {}
 _CHATS_KEPT = 5
 _turns = 0
 _announcing = threading.Lock()
+_wanted = 0  # announcements asked for (a change since the last one sent: send again)
+_sending = False
 
 
 def note_chat(client: Client, chat_id: str) -> None:
@@ -204,54 +207,88 @@ def note_chat(client: Client, chat_id: str) -> None:
 
 
 def announcement(client: Client | None) -> dict[str, Any]:
-    """What this kernel tells the gateway about ``client``: nothing secret of a real
-    account. The embedded sandbox's own key goes with its loopback URL (the gateway reads
-    that sandbox for the panel); a client with a real key sends its URL only; a gateway
-    client (or none) sends ``{"kind": "gateway"}``.
+    """What this kernel tells the gateway about ``client`` and its budget: nothing secret
+    of a real account. The embedded sandbox's own key goes with its loopback URL (the
+    gateway reads that sandbox for the panel); a client with a real key sends its URL
+    only; a gateway client (or none) sends ``{"kind": "gateway"}``. ``budget`` is the
+    process-wide budget (:func:`rdskit.set_budget`, ``%rds budget``) in credits, or None.
 
     Example:
         >>> announcement(None)
-        {'kind': 'gateway'}
+        {'kind': 'gateway', 'budget': None}
         >>> announcement(Client("bz_test_0123456789abcdef0123456789abcdef",
         ...                     base_url="https://rds.example.com"))
-        {'kind': 'service', 'base_url': 'https://rds.example.com'}
+        {'kind': 'service', 'base_url': 'https://rds.example.com', 'budget': None}
     """
+    process = get_budget()
+    budget = None
+    if process is not None:
+        total, committed, held = process.state()
+        # fixed-point: str() may say 1E-7, and an Ask's charge may have 28 digits
+        budget = {
+            "total": format(total, "f"),
+            "committed": format(committed, "f"),
+            "held": format(held, "f"),
+        }
     if client is None or isinstance(client._core.api_key, GatewayKey):
-        return {"kind": "gateway"}
+        return {"kind": "gateway", "budget": budget}
     if client.base_url != _embedded_url():
-        return {"kind": "service", "base_url": client.base_url}
+        return {"kind": "service", "base_url": client.base_url, "budget": budget}
     return {
         "kind": "embedded",
         "base_url": client.base_url,
         "api_key": client._core.api_key.reveal(),  # the offline sandbox's key, not a real one
         "chats": list(_CHATS.get(client.base_url, ())),
         "turns": _turns,
+        "budget": budget,
     }
 
 
 def announce_client() -> None:
     """Tell the Jupyter server's gateway, in the background, which client this kernel
-    uses now (:func:`~rdskit.client.latest_client`), so its JupyterLab panel shows that
-    client's account. Called whenever a client is made, remembered or closed in a kernel
+    uses now (:func:`~rdskit.client.latest_client`) and its budget, so its JupyterLab
+    status item and panel show that client's account and the kernel's budget. Called
+    whenever a client is made, remembered or closed, or the budget changes, in a kernel
     of such a server; best effort: if the gateway cannot be told, the panel shows the
     gateway's own account and labels it so.
 
     Example:
         >>> announce_client()  # doctest: +SKIP
     """
+    global _wanted, _sending
     path = os.environ.get(ENV_GATEWAY, "").strip()
-    if path:
-        threading.Thread(target=_tell, args=(path,), name="rdskit-announce", daemon=True).start()
+    if not path:
+        return
+    with _announcing:
+        _wanted += 1
+        if _sending:  # the sender reads the state again before it stops
+            return
+        _sending = True
+    threading.Thread(target=_tell, args=(path,), name="rdskit-announce", daemon=True).start()
 
 
 def _tell(path: str) -> None:
-    # One at a time, each with the client current when it is sent; on failure the panel
-    # shows (and names) the gateway's view.
-    with _announcing, contextlib.suppress(httpx.HTTPError, RdsError, OSError, RuntimeError):
-        key = GatewayKey(path)
-        httpx.post(
-            f"{key.url}/kernel",
-            json=announcement(latest_client()),
-            headers={TOKEN_HEADER: key.reveal()},
-            timeout=EXCHANGE_TIMEOUT,
-        )
+    # One sender at a time; a burst of changes (a budget spent by many calls) is one or two
+    # posts, each of the state current when it is sent. On failure the panel shows (and
+    # names) the gateway's view.
+    global _sending
+    sent = -1
+    try:
+        while True:
+            with _announcing:
+                if sent == _wanted:
+                    _sending = False
+                    return
+                sent = _wanted
+            with contextlib.suppress(httpx.HTTPError, RdsError, OSError, RuntimeError):
+                key = GatewayKey(path)
+                httpx.post(
+                    f"{key.url}/kernel",
+                    json=announcement(latest_client()),
+                    headers={TOKEN_HEADER: key.reveal()},
+                    timeout=EXCHANGE_TIMEOUT,
+                )
+    except BaseException:  # never leave later changes waiting for a sender that died
+        with _announcing:
+            _sending = False
+        raise
