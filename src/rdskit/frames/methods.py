@@ -19,12 +19,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 from rdskit.frames.provenance import Provenance, RunRecord, provenance_of
+from rdskit.frames.pseudonymise import author_handles, normalise
 
 __all__ = ["MethodsText", "Scope", "methods_paragraph", "scope_of"]
 
@@ -260,9 +263,12 @@ def _searched(settings: dict[str, Any]) -> str:
 
 
 def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
-    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed; and
-    whether the frame's authors are all pseudonyms (a stack of pseudonymised and other
-    data carries the step in its record though part of it was not pseudonymised)."""
+    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed; a
+    column is named only when this frame holds a pseudonym in it (a frame without
+    comments has no commenter to claim); the counts say which posts they were counted
+    on; and whether the frame's authors are all pseudonyms (a stack of pseudonymised
+    and other data carries the step in its record though part of it was not
+    pseudonymised)."""
     step = prov.pseudonymised
     if step is None:
         return [
@@ -272,8 +278,14 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     settings = step.settings
     prefix, length = settings.get("prefix", ""), settings.get("length")
     kept = settings.get("allow") or []
+    done = _holding_pseudonyms(frame, settings)
+    commenters = any(c.startswith("comments[]") for c in done)
+    authors = any(not c.startswith("comments[]") for c in done)
+    who = {(True, True): "Authors and commenters", (False, True): "Commenters"}.get(
+        (authors, commenters), "Authors"
+    )
     text = (
-        "Authors and commenters were pseudonymised before analysis with keyed hashes "
+        f"{who} were pseudonymised before analysis with keyed hashes "
         f"(HMAC-SHA-256 truncated to {length} hex digits, prefixed `{prefix}`; the key is "
         "held by the researchers and not published)"
     )
@@ -281,8 +293,16 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
         return [
             text + "; the record does not say which fields were removed, so none is claimed here."
         ]
-    done = [f"`{c}`" for c in settings.get("pseudonymised", [])]
-    sentences = [text + (f": {_join(done)} were replaced by pseudonyms." if done else ".")]
+    listed = _join([f"`{c}`" for c in done])
+    were = "was" if len(done) == 1 else "were"
+    sentences = [
+        text
+        + (
+            f": {listed} {were} replaced by pseudonyms."
+            if done
+            else ", but no column of this frame holds a pseudonym."
+        )
+    ]
     plain = _not_pseudonyms(frame, settings)
     if plain:
         sentences.append(
@@ -290,30 +310,19 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             "author that is not a pseudonym: the frame combines pseudonymised data with "
             "data that were not, and what follows holds for the pseudonymised part only."
         )
-    removed = dict(settings.get("removed") or {})
-    urls = removed.pop("url", 0)
-    dropped = {k: v for k, v in removed.items() if k.endswith("(dropped)")}
-    other = {k: v for k, v in removed.items() if k not in dropped}
-    if other:
-        listed = _join([f"`{k}` ({v:,})" for k, v in other.items()])
-        sentences.append(f"Links and avatars removed (values per column): {listed}.")
-    if settings.get("post_urls") == "keep":
-        sentences.append("Post URLs were kept: each leads to its post and its author.")
-    elif urls:
-        sentences.append(f"{_plural(urls, 'post URL')} were removed.")
-    rewritten = {
-        k: v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" not in k
-    }
-    if rewritten:
-        total = sum(rewritten.values())
+    counts = _removed_and_rewritten(settings, kept)
+    if counts and step.rows != len(frame):
         sentences.append(
-            f"{_searched(settings)} written in texts were replaced in "
-            f"{_plural(total, 'text')} ({settings.get('people_known', 0):,} people searched "
-            "for by name and handle; people the data do not list cannot be found by name)."
+            f"The counts below are of the {step.rows:,} posts pseudonymised, not of these "
+            f"{len(frame):,}."
+            if step.rows is not None
+            else "The counts below are of the data as pseudonymised (the record does not say "
+            "how many posts that was)."
         )
+    sentences += counts
     policy = settings.get("text")
     if policy == "drop":
-        n = sum(dropped.values())
+        n = sum(v for k, v in (settings.get("removed") or {}).items() if k.endswith("(dropped)"))
         sentences.append(f"Verbatim texts were removed ({_plural(n, 'text')}).")
     elif policy == "truncate":
         cut = sum(v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" in k)
@@ -332,14 +341,80 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     return sentences
 
 
+def _removed_and_rewritten(settings: Any, kept: list[str]) -> list[str]:
+    """The sentences of what pseudonymisation removed and rewrote, with its counts."""
+    sentences = []
+    removed = dict(settings.get("removed") or {})
+    urls = removed.pop("url", 0)
+    other = {k: v for k, v in removed.items() if not k.endswith("(dropped)")}
+    if other:
+        listed = _join([f"`{k}` ({v:,})" for k, v in other.items()])
+        sentences.append(f"Links and avatars removed (values per column): {listed}.")
+    if settings.get("post_urls") == "keep":
+        sentences.append("Post URLs were kept: each leads to its post and its author.")
+    elif urls:
+        # pseudonymise() keeps the URLs of posts whose author is allow-listed.
+        theirs = " (the posts of public accounts kept theirs)" if kept else ""
+        sentences.append(f"{_plural(urls, 'post URL')} were removed{theirs}.")
+    rewritten = {
+        k: v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" not in k
+    }
+    if rewritten:
+        total = sum(rewritten.values())
+        sentences.append(
+            f"{_searched(settings)} written in texts were replaced in "
+            f"{_plural(total, 'text')} ({settings.get('people_known', 0):,} people searched "
+            "for by name and handle; people the data do not list cannot be found by name)."
+        )
+    return sentences
+
+
+def _holding_pseudonyms(frame: pd.DataFrame, settings: Any) -> list[str]:
+    """The recorded pseudonymised columns (``comments[].author_name``...) that hold a
+    pseudonym in this frame: one absent, empty or filtered to no pseudonym is not claimed."""
+    columns = [str(c) for c in settings.get("pseudonymised") or []]
+    if "length" not in settings:
+        return columns  # an older record: nothing to recognise a pseudonym by
+    pattern = (
+        f"^@?{re.escape(str(settings.get('prefix', '')))}[0-9a-f]{{{int(settings['length'])}}}$"
+    )
+    held = []
+    for path in columns:
+        name, _, field = path.partition("[].")
+        if name not in frame.columns:
+            continue
+        values = _arrow.column(frame, name)
+        if field:
+            items = pc.list_flatten(values)
+            if not pa.types.is_struct(items.type) or items.type.get_field_index(field) < 0:
+                continue
+            values = pc.struct_field(items, [items.type.get_field_index(field)])
+        hits = pc.match_substring_regex(values.cast(pa.string()), pattern)
+        if pc.any(pc.fill_null(hits, False)).as_py():
+            held.append(path)
+    return held
+
+
 def _not_pseudonyms(frame: pd.DataFrame, settings: Any) -> int:
-    """Posts whose ``author_title`` is neither a pseudonym nor an allowed account."""
+    """Posts whose ``author_title`` is neither a pseudonym nor an allow-listed account
+    (known by its handle, which pseudonymise() keeps with its profile link, or by a
+    display name equal to it in any case)."""
     if "author_title" not in frame.columns or "length" not in settings:
         return 0
     pattern = f"^{re.escape(str(settings.get('prefix', '')))}[0-9a-f]{{{int(settings['length'])}}}$"
-    names = frame["author_title"].dropna().astype(str)
-    names = names[~names.isin(list(settings.get("allow") or []))]
-    return int((~names.str.match(pattern)).sum())
+    allow = {normalise(str(a)) for a in settings.get("allow") or []}
+    handles = pd.Series(author_handles(frame).to_pylist(), index=frame.index, dtype="string")
+    names = frame["author_title"].astype("string")
+    public = _listed(handles, allow) | _listed(names, allow)
+    names = names[~public].dropna()
+    return int((~names.str.match(pattern).astype(bool)).sum())
+
+
+def _listed(values: pd.Series, allow: set[str]) -> np.ndarray:
+    """Which values are on the (normalised) allow-list; each distinct value once."""
+    distinct = values.dropna().unique()
+    on = {v for v in distinct if normalise(str(v)) in allow} if allow else set()
+    return values.isin(on).to_numpy(dtype=bool)
 
 
 _LATER = {"exclude_ads": "ads were left out", "pseudonymise": "pseudonymisation"}
@@ -365,7 +440,8 @@ def _comparisons(prov: Provenance, n: int) -> list[str]:
         if later or (posts is not None and int(posts) != n):
             on = f"{int(posts):,} posts" if posts is not None else "posts"
             before = f", before {_join(later)}" if later else ""
-            earlier = f"On an earlier state of these data ({on}{before}; not these {n:,}), "
+            other = f"; not these {n:,}" if posts is None or int(posts) != n else ""
+            earlier = f"On an earlier state of these data ({on}{before}{other}), "
         out.append(
             (
                 earlier + f"groups by {settings.get('by')}"
@@ -442,6 +518,13 @@ def _runs(prov: Provenance) -> list[str]:
     if sources:
         text += f" on {_join(sources)}"
     text += f", for posts published {_join(windows)}"
+    if any(_requested(r) for r in runs):
+        # The run echoes its request; the spec applies an explicit range "subject to plan
+        # restrictions" and returns no applied window: never state more than was asked.
+        text += (
+            " as requested (the service applies a requested window subject to the plan's "
+            "restrictions and does not return the window it applied)"
+        )
     if comments:
         text += f", with up to {_join([str(c) for c in comments])} comments per post"
     text += "; analyses run: " + (_join(analyses) if analyses else "none requested") + "."
@@ -451,6 +534,12 @@ def _runs(prov: Provenance) -> list[str]:
             f", with {_join(features)}." if features else ", with no features shown."
         )
     return [text]
+
+
+def _requested(run: RunRecord) -> bool:
+    """The run asked for an explicit publication window (a prompt search's ``date_range``)."""
+    url = (run.params.get("search_query") or {}).get("type") == "url"
+    return not url and any(run.date_range)
 
 
 def _window(run: RunRecord) -> str:

@@ -1,0 +1,159 @@
+"""``methods()`` claims only what touched the frame at hand: a pseudonymised column is
+named only when this frame holds a pseudonym there, counts of a step say which posts
+they were counted on, and a run's window is told as requested (the service applies it
+subject to the plan and does not return the window applied). Expected values are
+computed here from how each frame was built."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+import rdskit  # noqa: F401  (registers df.rds)
+import rdskit.frames as frames
+from rdskit.frames.provenance import attach
+
+KEY = "a key for the methods claims test, 32"
+
+
+def _posts(n: int = 4, *, comments: bool = True) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    for i in range(n):
+        post: dict[str, Any] = {
+            "source": "tiktok" if i % 2 else "reddit",
+            "id": f"p{i}",
+            "created_at": 1767225600 + i,
+            "content_type": "organic",
+            "url": f"https://www.tiktok.com/@maya{i}/video/{i}",
+            "text": f"Tried it {i}",
+            "author": {"title": f"Maya {i}", "title_url": f"https://www.tiktok.com/@maya{i}"},
+        }
+        if comments:
+            # Only even posts have a comment, so a filter can leave none.
+            post["comments"] = (
+                [{"id": f"c{i}", "author_username": f"sam{i}", "author_name": f"Sam {i}"}]
+                if i % 2 == 0
+                else []
+            )
+        rows.append(post)
+    return frames.mentions_frame(rows)
+
+
+def _md(frame: pd.DataFrame) -> str:
+    return str(frame.rds.methods())
+
+
+def test_commenters_are_claimed_only_when_the_frame_has_comments() -> None:
+    with_comments = _md(_posts().rds.pseudonymise(KEY))
+    assert "`comments[].author_username`" in with_comments
+    assert "Authors and commenters were pseudonymised" in with_comments
+    for frame in (
+        _posts(comments=False),  # no comments column at all
+        _posts().assign(comments=[[] for _ in range(4)]),  # a column of empty lists
+        _posts().drop(columns=["comments"]),
+    ):
+        text = _md(frame.rds.pseudonymise(KEY))
+        assert "comments[]" not in text
+        assert "commenters" not in text
+        assert "Authors were pseudonymised before analysis" in text
+        assert "`author_title` were replaced" in text or "`author_title` was replaced" in text
+    # A slice of a pseudonymised frame whose posts have no comment: nothing to claim.
+    safe = _posts().rds.pseudonymise(KEY)
+    odd = safe[safe["id"].isin(["p1", "p3"])]
+    assert int(odd["comments"].map(len).sum()) == 0
+    assert "comments[]" not in _md(odd)
+    # The column dropped after pseudonymisation: the frame holds no commenter either.
+    assert "commenters" not in _md(safe.drop(columns=["comments"]))
+
+
+def test_a_column_without_a_pseudonym_in_this_frame_is_not_named() -> None:
+    safe = _posts().rds.pseudonymise(KEY)
+    blank = safe.assign(author_title=pd.Series([None] * 4, dtype=safe["author_title"].dtype))
+    text = _md(blank)
+    assert "`author_title`" not in text
+    # Nothing of this frame is a pseudonym: the step is told, no column claimed.
+    nothing = blank.drop(columns=["comments"])
+    text = _md(nothing)
+    assert "were replaced by pseudonyms" not in text
+    assert "no column of this frame holds a pseudonym" in text
+
+
+def _counted_on(text: str) -> str | None:
+    found = re.search(r"The counts below are of the ([\d,]+) posts pseudonymised", text)
+    return None if found is None else found.group(1)
+
+
+def test_counts_of_pseudonymisation_say_which_posts_they_were_counted_on() -> None:
+    safe = _posts().rds.pseudonymise(KEY)
+    whole = _md(safe)
+    assert "4 post URLs were removed." in whole
+    assert _counted_on(whole) is None  # counted on these very posts
+    part = safe[safe["source"] == "tiktok"]
+    text = _md(part)
+    assert len(part) == 2
+    assert _counted_on(text) == "4" and "not of these 2" in text
+    assert "4 post URLs were removed." in text  # what the step did, on its 4 posts
+
+
+def test_public_accounts_keep_their_post_urls_and_the_text_says_so() -> None:
+    df = _posts()
+    brand = df.assign(
+        author_title_url=df["author_title_url"].where(
+            df["id"] != "p1", "https://www.tiktok.com/@oatly"
+        )
+    )
+    text = brand.rds.pseudonymise(KEY, allow=["oatly"]).rds.methods().text
+    # p1's author is allow-listed: its URL stays, the other three go.
+    assert "3 post URLs were removed (the posts of public accounts kept theirs)." in text
+
+
+def _with_run(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    run = {"id": "dsr_1", "status": "completed", "params": params}
+    fetch = {"resource": "mentions", "query": {}, "fetched_at": "2026-11-20T12:00:00Z"}
+    return attach(frame.copy(), [{**fetch, "runs": [run]}])
+
+
+def test_a_requested_window_is_told_as_requested() -> None:
+    prompt = {"type": "prompt", "sources": ["tiktok"], "search_query": "oat"}
+    window = {"from": "2025-10-01", "to": "2025-12-31"}
+    text = _with_run(_posts(), {"search_query": prompt, "date_range": window}).rds.methods().text
+    assert (
+        "for posts published 2025-10-01 to 2025-12-31 as requested (the service applies "
+        "a requested window subject to the plan's restrictions and does not return the "
+        "window it applied)" in text
+    )
+    default = _with_run(_posts(), {"search_query": prompt}).rds.methods().text
+    assert "in the 365 days before each run" in default and "as requested" not in default
+
+
+def test_public_accounts_are_not_counted_as_authors_left_unpseudonymised() -> None:
+    df = _posts()
+    # p1 is by a brand whose display name ("Oatly") differs from its handle in case.
+    brand = df.assign(
+        author_title=df["author_title"].where(df["id"] != "p1", "Oatly"),
+        author_title_url=df["author_title_url"].where(
+            df["id"] != "p1", "https://www.tiktok.com/@oatly"
+        ),
+    )
+    safe = brand.rds.pseudonymise(KEY, allow=["@Oatly"])
+    assert safe.loc[safe["id"] == "p1", "author_title"].item() == "Oatly"
+    text = safe.rds.methods().text
+    assert "not a pseudonym" not in text
+    # A post added from unpseudonymised data is still caught (one author, "Maya 9").
+    plain = _posts(1).assign(id="p9", author_title="Maya 9")
+    stacked = pd.concat([safe, plain])
+    assert "But 1 post of this frame has an author that is not a pseudonym" in _md(stacked)
+
+
+def test_a_comparison_before_pseudonymisation_on_as_many_posts_is_not_said_of_others() -> None:
+    df = _posts()
+    df.rds.compare(by="source", resamples=20)
+    text = df.rds.pseudonymise(KEY).rds.methods().text
+    # The same 4 posts, pseudonymised since: earlier state, not "not these 4".
+    assert "On an earlier state of these data (4 posts, before pseudonymisation)" in text
+    assert "not these 4" not in text
+    assert "(4 posts, before pseudonymisation; not these 2)" in _md(
+        df.rds.pseudonymise(KEY)[lambda f: f["source"] == "tiktok"]
+    )
