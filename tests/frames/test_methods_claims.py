@@ -157,3 +157,47 @@ def test_a_comparison_before_pseudonymisation_on_as_many_posts_is_not_said_of_ot
     assert "(4 posts, before pseudonymisation; not these 2)" in _md(
         df.rds.pseudonymise(KEY)[lambda f: f["source"] == "tiktok"]
     )
+
+
+def _scope_text(ax: Any) -> str:
+    from rdskit.frames.plots import SCOPE_GID
+
+    return next(c.get_text() for c in ax.get_children() if c.get_gid() == SCOPE_GID)
+
+
+def test_a_comparison_says_how_many_posts_it_compared() -> None:
+    df = _posts(6)
+    # Two posts have no content type: compare(by="content_type") cannot place them.
+    df["content_type"] = ["ad", "organic", "organic", None, "organic", None]
+    res = df.rds.compare(by="content_type", resamples=20)
+    compared = int(df["content_type"].notna().sum())
+    assert int(res.volume["posts"].sum()) == compared == 4
+    note = res.notes[0]
+    assert note.startswith(f"Compared: n = {compared} posts; 1 ad included")
+    assert "2 posts without a content_type left out" in note
+    ax = df.rds.plot.compare(by="content_type", what="volume", resamples=20)
+    line = _scope_text(ax)
+    assert line.startswith(f"n = {compared} posts") and "2 posts without a content_type" in line
+    # Every post has a group: no such words.
+    whole = df.assign(content_type="organic").assign(source=["reddit", "tiktok"] * 3)
+    assert "left out" not in whole.rds.compare(by="source", resamples=20).notes[0]
+
+
+def test_a_scope_line_says_when_rows_repeat_posts() -> None:
+    from rdskit.frames.methods import scope_of
+
+    df = _posts(3)
+    twice = pd.concat([df, df])
+    line = scope_of(twice).line(len(twice))
+    assert line.startswith("n = 6 posts")
+    assert "3 rows repeat a post of an earlier row" in line
+    assert "repeat" not in scope_of(df).line(len(df))
+
+
+def test_one_repeated_row_is_told_in_the_singular() -> None:
+    from rdskit.frames.methods import scope_of
+
+    df = _posts(3)
+    once_more = pd.concat([df, df.iloc[[0]]])
+    assert "; 1 row repeats a post of an earlier row" in scope_of(once_more).line(4)
+    assert "1 row of the frame repeats a post of an earlier row" in _md(once_more)

@@ -110,10 +110,16 @@ class Scope:
             'n = 115 analysed posts; ads left out (5)'
         """
         subset = f"; a subset of the {self.loaded:,} posts loaded" if self.subset else ""
+        repeated = (
+            f"; {_plural(self.repeated, 'row')} {_verb(self.repeated, 'repeat')} a post of "
+            "an earlier row"
+            if self.repeated
+            else ""
+        )
         read = "; read with " + " / ".join(self.filters) if self.filters else ""
         if len(read) > 80:  # a long text query: the methods paragraph has it whole
             read = read[:79] + "…"
-        return f"n = {n:,} {what}; {self.ads_words()}{subset}{read}"
+        return f"n = {n:,} {what}; {self.ads_words()}{subset}{repeated}{read}"
 
 
 def scope_of(frame: pd.DataFrame) -> Scope:
@@ -201,6 +207,11 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def _verb(n: int, verb: str) -> str:
+    """``verb`` agreeing with ``n`` things: ``repeats`` for one, ``repeat`` for more."""
+    return verb + "s" if n == 1 else verb
+
+
 def _subset(scope: Scope) -> list[str]:
     if not scope.subset:
         return []
@@ -241,7 +252,8 @@ def _identity(frame: pd.DataFrame, scope: Scope) -> str:
     if scope.repeated:
         return (
             f"Posts are identified by their source and post id; {_plural(scope.repeated, 'row')} "
-            "of the frame repeat a post of an earlier row (it stacks reads that overlap), so "
+            f"of the frame {_verb(scope.repeated, 'repeat')} a post of an earlier row (it "
+            "stacks reads that overlap), so "
             "the counts above include those posts more than once."
         )
     return (

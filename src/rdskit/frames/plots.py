@@ -61,9 +61,14 @@ def _scope(ax: Axes, frame: pd.DataFrame, n: int, what: str = "posts") -> Axes:
     axes and the title, which moves up to make room."""
     from rdskit.frames.methods import scope_of
 
+    return _scope_line(ax, scope_of(frame).line(n, what))
+
+
+def _scope_line(ax: Axes, line: str) -> Axes:
+    """Write ``line`` as the chart's scope line (see :func:`_scope`)."""
     ax.set_title(ax.get_title(), pad=18)
     ax.annotate(
-        scope_of(frame).line(n, what),
+        line,
         xy=(0.5, 1.0),
         xycoords="axes fraction",
         xytext=(0, 4),
@@ -269,4 +274,4 @@ class RdsPlots:
                     warning.message, warning.category, warning.filename, warning.lineno
                 )
         ax = plot_comparison(comparison, what, metric, ax)
-        return _scope(ax, self._rds._df, len(self._rds._df))
+        return _scope_line(ax, comparison.scope)
