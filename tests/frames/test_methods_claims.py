@@ -201,3 +201,46 @@ def test_one_repeated_row_is_told_in_the_singular() -> None:
     once_more = pd.concat([df, df.iloc[[0]]])
     assert "; 1 row repeats a post of an earlier row" in scope_of(once_more).line(4)
     assert "1 row of the frame repeats a post of an earlier row" in _md(once_more)
+
+
+def test_a_frame_narrowed_to_one_dataset_names_only_its_runs() -> None:
+    def run(i: int, dataset: str, query: str) -> dict[str, Any]:
+        search = {"type": "prompt", "sources": ["tiktok"], "search_query": query}
+        return {
+            "id": f"dsr_{i}",
+            "dataset_id": dataset,
+            "status": "completed",
+            "created_at": f"2026-11-2{i}T00:00:00Z",
+            "params": {"search_query": search},
+        }
+
+    rows = [
+        {"source": "tiktok", "id": str(i), "datasets": [{"id": ds, "name": name}]}
+        for i, (ds, name) in enumerate([("ds_1", "Oat"), ("ds_2", "Soy"), ("ds_1", "Oat")])
+    ]
+    fetch = {"resource": "mentions", "query": {}, "fetched_at": "2026-11-25T00:00:00Z"}
+    runs = [run(1, "ds_1", "oat milk"), run(2, "ds_2", "soy milk")]
+    df = attach(frames.mentions_frame(rows), [{**fetch, "runs": runs}])
+    both = df.rds.methods().text
+    assert "collected by 2 completed runs" in both and "soy milk" in both
+    oat = df[df["id"] != "1"]
+    text = oat.rds.methods().text
+    assert (
+        "collected by 1 completed run of the Research Data Service searching for oat milk" in text
+    )
+    assert "soy milk" not in text
+
+
+def test_several_pseudonymisation_steps_are_said() -> None:
+    df = _posts()
+    once = df.rds.pseudonymise(KEY)
+    assert "pseudonymisation steps" not in once.rds.methods().text
+    twice = once.rds.pseudonymise(KEY)  # pseudonyms hashed again
+    parts = pd.concat([df.iloc[:1].rds.pseudonymise(KEY), df.iloc[1:].rds.pseudonymise(KEY)])
+    for frame in (twice, parts):
+        text = frame.rds.methods().text
+        assert (
+            "The record holds 2 pseudonymisation steps (the data were pseudonymised more "
+            "than once, or stacked from parts pseudonymised separately; whether with the "
+            "same key is not recorded): what follows is the last one's." in text
+        )

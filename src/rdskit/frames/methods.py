@@ -188,7 +188,7 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
     scope = scope_of(frame)
     parts = [_collected(frame, n), *_subset(scope), *_ads(scope)]
     parts += _datasets(frame, prov)
-    parts += _runs(prov)
+    parts += _runs(prov, frame)
     parts += _fetches(prov)
     parts += _contents(frame, n)
     parts.append(_identity(frame, scope))
@@ -315,6 +315,13 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             else ", but no column of this frame holds a pseudonym."
         )
     ]
+    steps = sum(s.step == "pseudonymise" for s in prov.steps)
+    if steps > 1:
+        sentences.append(
+            f"The record holds {steps} pseudonymisation steps (the data were pseudonymised "
+            "more than once, or stacked from parts pseudonymised separately; whether with "
+            "the same key is not recorded): what follows is the last one's."
+        )
     plain = _not_pseudonyms(frame, settings)
     if plain:
         sentences.append(
@@ -497,6 +504,13 @@ def _dataset_names(frame: pd.DataFrame) -> pd.Series:
     return dataset_labels(frame)
 
 
+def _dataset_ids(frame: pd.DataFrame) -> list[str]:
+    """The ids of the datasets the frame's posts belong to, each once."""
+    flat = pc.list_flatten(_arrow.column(frame, "datasets"))
+    ids = pc.unique(pc.struct_field(flat, ["id"])).drop_null()
+    return [str(i) for i in ids.to_pylist()]
+
+
 def _multi(frame: pd.DataFrame) -> int:
     lengths = pc.fill_null(pc.list_value_length(_arrow.column(frame, "datasets")), 0)
     return int(pc.sum(pc.greater(lengths, 1)).as_py() or 0)
@@ -512,8 +526,14 @@ def _datasets(frame: pd.DataFrame, prov: Provenance) -> list[str]:
     return []
 
 
-def _runs(prov: Provenance) -> list[str]:
+def _runs(prov: Provenance, frame: pd.DataFrame) -> list[str]:
+    """The completed runs that collected the frame's posts: with a ``datasets`` column,
+    only the runs of the datasets its posts belong to (a frame narrowed to one brand is
+    not said to come from the other's run)."""
     runs = [r for r in prov.runs if r.status in (None, "completed")]
+    if "datasets" in frame.columns:
+        ids = set(_dataset_ids(frame))
+        runs = [r for r in runs if r.dataset_id is None or r.dataset_id in ids]
     if not runs:
         return []
     queries = list(dict.fromkeys(f"*{r.search_query}*" for r in runs if r.search_query))
