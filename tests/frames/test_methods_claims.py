@@ -104,9 +104,31 @@ def test_public_accounts_keep_their_post_urls_and_the_text_says_so() -> None:
             df["id"] != "p1", "https://www.tiktok.com/@oatly"
         )
     )
-    text = brand.rds.pseudonymise(KEY, allow=["oatly"]).rds.methods().text
+    safe = brand.rds.pseudonymise(KEY, allow=["oatly"])
+    text = safe.rds.methods().text
     # p1's author is allow-listed: its URL stays, the other three go.
-    assert "3 post URLs were removed (the posts of public accounts kept theirs)." in text
+    assert "3 post URLs were removed." in text
+    assert "In this frame, 1 post by public accounts keeps its post URL." in text
+    # The brand's post filtered out: no such post in the frame, nothing said.
+    text = safe[safe["id"] != "p1"].rds.methods().text
+    assert "3 post URLs were removed." in text and "public accounts keep" not in text
+    assert "In this frame" not in text
+
+
+def test_texts_searched_with_nothing_found_are_said() -> None:
+    plain = _posts(comments=False)  # no text names anyone
+    text = plain.rds.pseudonymise(KEY).rds.methods().text
+    assert "were replaced in" not in text
+    assert (
+        "Handles, names, e-mail addresses and links were searched for in texts and none "
+        "was found (8 distinct names and handles of the people the data list searched "
+        "for;" in text
+    )
+    # 4 authors, each with a display name ("Maya 0") and a handle ("maya0"): 8, not 8 people.
+    names = set(plain["author_title"].str.lower()) | {
+        u.rsplit("@", 1)[1] for u in plain["author_title_url"]
+    }
+    assert len(names) == 8
 
 
 def _with_run(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

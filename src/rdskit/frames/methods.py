@@ -329,7 +329,7 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             "author that is not a pseudonym: the frame combines pseudonymised data with "
             "data that were not, and what follows holds for the pseudonymised part only."
         )
-    counts = _removed_and_rewritten(settings, kept)
+    counts = _removed_and_rewritten(settings)
     if counts and step.rows != len(frame):
         sentences.append(
             f"The counts below are of the {step.rows:,} posts pseudonymised, not of these "
@@ -339,6 +339,15 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             "how many posts that was)."
         )
     sentences += counts
+    if settings.get("post_urls") != "keep" and "url" in frame.columns:
+        # pseudonymise() keeps the URLs of posts whose author is allow-listed.
+        public = int((_public_rows(frame, settings) & frame["url"].notna().to_numpy()).sum())
+        if public:
+            sentences.append(
+                f"In this frame, {_plural(public, 'post')} by public accounts "
+                f"{_verb(public, 'keep')} {'its' if public == 1 else 'their'} post URL"
+                f"{'' if public == 1 else 's'}."
+            )
     policy = settings.get("text")
     if policy == "drop":
         n = sum(v for k, v in (settings.get("removed") or {}).items() if k.endswith("(dropped)"))
@@ -360,7 +369,7 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     return sentences
 
 
-def _removed_and_rewritten(settings: Any, kept: list[str]) -> list[str]:
+def _removed_and_rewritten(settings: Any) -> list[str]:
     """The sentences of what pseudonymisation removed and rewrote, with its counts."""
     sentences = []
     removed = dict(settings.get("removed") or {})
@@ -372,18 +381,27 @@ def _removed_and_rewritten(settings: Any, kept: list[str]) -> list[str]:
     if settings.get("post_urls") == "keep":
         sentences.append("Post URLs were kept: each leads to its post and its author.")
     elif urls:
-        # pseudonymise() keeps the URLs of posts whose author is allow-listed.
-        theirs = " (the posts of public accounts kept theirs)" if kept else ""
-        sentences.append(f"{_plural(urls, 'post URL')} were removed{theirs}.")
+        sentences.append(f"{_plural(urls, 'post URL')} {'was' if urls == 1 else 'were'} removed.")
     rewritten = {
         k: v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" not in k
     }
+    # people_known counts the distinct names and handles learnt, not people: a person
+    # usually has both.
+    known = int(settings.get("people_known", 0))
+    people = (
+        f"{known:,} {'name or handle' if known == 1 else 'distinct names and handles'} of "
+        "the people the data list searched for; people the data do not list cannot be found "
+        "by name"
+    )
     if rewritten:
         total = sum(rewritten.values())
         sentences.append(
             f"{_searched(settings)} written in texts were replaced in "
-            f"{_plural(total, 'text')} ({settings.get('people_known', 0):,} people searched "
-            "for by name and handle; people the data do not list cannot be found by name)."
+            f"{_plural(total, 'text')} ({people})."
+        )
+    elif "rewritten" in settings:  # searched, nothing found: said, not left out
+        sentences.append(
+            f"{_searched(settings)} were searched for in texts and none was found ({people})."
         )
     return sentences
 
@@ -414,18 +432,25 @@ def _holding_pseudonyms(frame: pd.DataFrame, settings: Any) -> list[str]:
     return held
 
 
+def _public_rows(frame: pd.DataFrame, settings: Any) -> np.ndarray:
+    """Rows whose author is an allow-listed account, known by its handle (pseudonymise()
+    keeps it with the profile link) or by a display name equal to it in any case."""
+    allow = {normalise(str(a)) for a in settings.get("allow") or []}
+    if not allow:
+        return np.zeros(len(frame), dtype=bool)
+    handles = pd.Series(author_handles(frame).to_pylist(), index=frame.index, dtype="string")
+    public = _listed(handles, allow)
+    if "author_title" in frame.columns:
+        public |= _listed(frame["author_title"].astype("string"), allow)
+    return public
+
+
 def _not_pseudonyms(frame: pd.DataFrame, settings: Any) -> int:
-    """Posts whose ``author_title`` is neither a pseudonym nor an allow-listed account
-    (known by its handle, which pseudonymise() keeps with its profile link, or by a
-    display name equal to it in any case)."""
+    """Posts whose ``author_title`` is neither a pseudonym nor an allow-listed account."""
     if "author_title" not in frame.columns or "length" not in settings:
         return 0
     pattern = f"^{re.escape(str(settings.get('prefix', '')))}[0-9a-f]{{{int(settings['length'])}}}$"
-    allow = {normalise(str(a)) for a in settings.get("allow") or []}
-    handles = pd.Series(author_handles(frame).to_pylist(), index=frame.index, dtype="string")
-    names = frame["author_title"].astype("string")
-    public = _listed(handles, allow) | _listed(names, allow)
-    names = names[~public].dropna()
+    names = frame["author_title"].astype("string")[~_public_rows(frame, settings)].dropna()
     return int((~names.str.match(pattern).astype(bool)).sum())
 
 
@@ -433,7 +458,7 @@ def _listed(values: pd.Series, allow: set[str]) -> np.ndarray:
     """Which values are on the (normalised) allow-list; each distinct value once."""
     distinct = values.dropna().unique()
     on = {v for v in distinct if normalise(str(v)) in allow} if allow else set()
-    return values.isin(on).to_numpy(dtype=bool)
+    return values.isin(on).to_numpy(dtype=bool, copy=True)
 
 
 _LATER = {"exclude_ads": "ads were left out", "pseudonymise": "pseudonymisation"}
