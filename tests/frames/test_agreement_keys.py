@@ -71,3 +71,36 @@ def test_a_post_labelled_twice_is_refused_by_name() -> None:
     # A plain repeat (the same label twice) is one item.
     same = pd.concat([df, df], ignore_index=True)
     assert same.rds.agreement(reference, n_boot=50).n == 1
+
+
+def _collection() -> pd.DataFrame:
+    # 6 positive, 2 negative posts; 2 more without sentiment analysed.
+    labels = ["positive"] * 6 + ["negative"] * 2 + [None, None]
+    return frames.mentions_frame(
+        [
+            {"source": "tiktok", "id": str(i), **({"sentiment": {s: "0.9"}} if s else {})}
+            for i, s in enumerate(labels)
+        ]
+    )
+
+
+def test_strata_sizes_count_each_post_once_and_say_what_they_leave_out() -> None:
+    df = _collection()
+    coded = pd.DataFrame(
+        {"source": "tiktok", "id": ["0", "1", "6", "7"], "label": ["positive", "negative"] * 2}
+    )
+    res = df.rds.agreement(coded, strata="sentiment", n_boot=50)
+    # By hand: weights 6/2 = 3 (positive) and 2/2 = 1 (negative);
+    # matrix rows service (negative, positive), columns reference:
+    # negative: [1, 1]; positive: [3, 3] -> observed (1 + 3) / 8 = 0.5.
+    assert res.observed == pytest.approx(0.5)
+    assert float(res.confusion.loc["positive", "negative"]) == pytest.approx(3.0)
+    assert any(
+        "2 posts of the population have no sentiment: the estimate is of the 8 that do." in n
+        for n in res.notes
+    )
+    # The same collection stacked twice: the same posts, the same weights.
+    twice = pd.concat([df, df], ignore_index=True)
+    again = twice.rds.agreement(coded, strata="sentiment", n_boot=50)
+    assert again.observed == pytest.approx(0.5)
+    assert float(again.confusion.loc["positive", "negative"]) == pytest.approx(3.0)

@@ -448,8 +448,17 @@ def frame_agreement(
         pool = frame if population is None else population
         if strata not in pool.columns:
             raise MissingColumnsError("agreement", [strata], pool.rds.kind)
+        if {"source", "id"} <= set(pool.columns):  # a stacked frame: each post once
+            pool = pool.drop_duplicates(["source", "id"])
         stratum_of = joined[strata].astype(str)
         item_weights, absent = stratum_weights(stratum_of, pool[strata])
+        unlabelled = int(pool[strata].isna().sum())
+        if weights is None and unlabelled:
+            notes.append(
+                f"{unlabelled:,} post{'s' if unlabelled != 1 else ''} of the population "
+                f"{'have' if unlabelled != 1 else 'has'} no {strata}: the estimate is of the "
+                f"{len(pool) - unlabelled:,} that do."
+            )
         notes += absent if weights is None else []
     if weights is not None:  # the weights given win over the strata's
         item_weights = joined["_weight"].to_numpy(dtype="float64")
