@@ -266,3 +266,18 @@ def test_several_pseudonymisation_steps_are_said() -> None:
             "than once, or stacked from parts pseudonymised separately; whether with the "
             "same key is not recorded): what follows is the last one's." in text
         )
+
+
+def test_the_plan_is_told_as_it_was_when_the_posts_were_retrieved() -> None:
+    # The plan is read by GET /v1/me at load time, not when the runs ran.
+    fetch = {
+        "resource": "mentions",
+        "query": {},
+        "fetched_at": "2026-11-20T12:00:00Z",
+        "plan": {"name": "Pro", "features": ["custom_date_filter"]},
+    }
+    text = attach(_posts(), [fetch]).rds.methods().text
+    assert (
+        "When the posts were retrieved, the account's plan was Pro, with custom_date_filter."
+        in text
+    )

@@ -189,6 +189,7 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
     parts = [_collected(frame, n), *_subset(scope), *_ads(scope)]
     parts += _datasets(frame, prov)
     parts += _runs(prov, frame)
+    parts += _plans(prov)
     parts += _fetches(prov)
     parts += _contents(frame, n)
     parts.append(_identity(frame, scope))
@@ -585,12 +586,20 @@ def _runs(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     if comments:
         text += f", with up to {_join([str(c) for c in comments])} comments per post"
     text += "; analyses run: " + (_join(analyses) if analyses else "none requested") + "."
+    return [text]
+
+
+def _plans(prov: Provenance) -> list[str]:
+    """The plans read at load time (``GET /v1/me``): a run may have run under another."""
+    out = []
     for plan in prov.plans:
         features = [f"`{f}`" for f in plan.get("features") or []]
-        text += f" The account's plan was {plan.get('name') or 'unnamed'}" + (
-            f", with {_join(features)}." if features else ", with no features shown."
+        out.append(
+            "When the posts were retrieved, the account's plan was "
+            f"{plan.get('name') or 'unnamed'}"
+            + (f", with {_join(features)}." if features else ", with no features shown.")
         )
-    return [text]
+    return out
 
 
 def _requested(run: RunRecord) -> bool:
