@@ -214,12 +214,17 @@ def _verb(n: int, verb: str) -> str:
 
 
 def _subset(scope: Scope) -> list[str]:
-    if not scope.subset:
+    if not scope.subset or scope.loaded is None:
         return []
+    of = (
+        f"of the {scope.loaded - scope.removed:,} posts left of the {scope.loaded:,} loaded "
+        f"once {_plural(scope.removed, 'ad')} {'was' if scope.removed == 1 else 'were'} left out"
+        if scope.removed
+        else f"of the {scope.loaded:,} posts loaded"
+    )
     return [
-        f"They are {scope.posts:,} of the {scope.loaded:,} posts loaded"
-        + (" (ads aside)" if scope.removed else "")
-        + ": the frame was narrowed after loading by a selection its record does not hold."
+        f"They are {scope.posts:,} {of}: the frame was narrowed after loading by a selection "
+        "its record does not hold."
     ]
 
 
