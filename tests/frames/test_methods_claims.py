@@ -281,3 +281,11 @@ def test_the_plan_is_told_as_it_was_when_the_posts_were_retrieved() -> None:
         "When the posts were retrieved, the account's plan was Pro, with custom_date_filter."
         in text
     )
+
+
+def test_a_frame_without_comments_claims_no_commenters_either_way() -> None:
+    assert "Authors and commenters were not pseudonymised" in _md(_posts())
+    for frame in (_posts(comments=False), _posts().assign(comments=[[] for _ in range(4)])):
+        text = frame.rds.methods().text
+        assert "commenters" not in text
+        assert "Authors were not pseudonymised: the data hold their handles, names and " in text

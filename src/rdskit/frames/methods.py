@@ -289,9 +289,9 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     pseudonymised)."""
     step = prov.pseudonymised
     if step is None:
+        who = "Authors and commenters" if _comment_count(frame) else "Authors"
         return [
-            "Authors and commenters were not pseudonymised: the data hold their handles, "
-            "names and profile links."
+            f"{who} were not pseudonymised: the data hold their handles, names and profile links."
         ]
     settings = step.settings
     prefix, length = settings.get("prefix", ""), settings.get("length")
@@ -659,11 +659,22 @@ def _filters(query: Any) -> str:
     return _join(filters)
 
 
+def _comment_sizes(frame: pd.DataFrame) -> np.ndarray:
+    """Each post's number of comments (none without a ``comments`` column)."""
+    if "comments" not in frame.columns:
+        return np.zeros(len(frame), dtype=np.int64)
+    lengths = pc.list_value_length(_arrow.column(frame, "comments"))
+    return np.asarray(pc.fill_null(lengths, 0).to_numpy(zero_copy_only=False))
+
+
+def _comment_count(frame: pd.DataFrame) -> int:
+    return int(_comment_sizes(frame).sum())
+
+
 def _contents(frame: pd.DataFrame, n: int) -> list[str]:
     parts = []
     if "comments" in frame.columns:
-        lengths = pc.list_value_length(_arrow.column(frame, "comments"))
-        sizes = pc.fill_null(lengths, 0).to_numpy(zero_copy_only=False)
+        sizes = _comment_sizes(frame)
         total, with_comments = int(sizes.sum()), int((sizes > 0).sum())
         parts.append(
             f"The data include {total:,} comment{'s' if total != 1 else ''} on "
