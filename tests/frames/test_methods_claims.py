@@ -289,3 +289,38 @@ def test_a_frame_without_comments_claims_no_commenters_either_way() -> None:
         text = frame.rds.methods().text
         assert "commenters" not in text
         assert "Authors were not pseudonymised: the data hold their handles, names and " in text
+
+
+def test_a_charts_scope_line_counts_the_ads_it_draws() -> None:
+    rows = [
+        {
+            "source": "tiktok",
+            "id": str(i),
+            "created_at": 1767225600 + 86400 * i,
+            "content_type": "ad" if i == 0 else "organic",
+            # The ad has no sentiment, emotions nor engagement rate: no chart of those draws it.
+            **(
+                {}
+                if i == 0
+                else {
+                    "sentiment": {"positive": "0.9"},
+                    "emotions": {"joy": "0.8"},
+                    "engagement_rate": 0.1 * i,
+                }
+            ),
+        }
+        for i in range(4)
+    ]
+    df = frames.mentions_frame(rows)
+    assert int((df["content_type"] == "ad").sum()) == 1
+    drawn = {
+        "sentiment": df.rds.plot.sentiment("D", min_n=1),
+        "emotions": df.rds.plot.emotions(),
+        "engagement": df.rds.plot.engagement(),
+    }
+    for name, ax in drawn.items():
+        line = _scope_text(ax)
+        assert line.startswith("n = 3 "), (name, line)
+        assert "ad included" not in line and "no ads" in line, (name, line)
+    # A chart that draws every post includes the ad, and says so.
+    assert "1 ad included" in _scope_text(df.rds.plot.volume("D"))
