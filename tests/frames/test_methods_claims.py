@@ -324,3 +324,19 @@ def test_a_charts_scope_line_counts_the_ads_it_draws() -> None:
         assert "ad included" not in line and "no ads" in line, (name, line)
     # A chart that draws every post includes the ad, and says so.
     assert "1 ad included" in _scope_text(df.rds.plot.volume("D"))
+
+
+def test_posts_outside_the_requested_window_are_counted() -> None:
+    prompt = {"type": "prompt", "sources": ["tiktok"], "search_query": "oat"}
+    df = _posts()  # published 2026-01-01, seconds apart
+    inside = {"from": "2025-12-01", "to": "2026-01-01"}
+    text = _with_run(df, {"search_query": prompt, "date_range": inside}).rds.methods().text
+    assert "outside" not in text
+    before = {"from": "2025-10-01", "to": "2025-12-31"}
+    text = _with_run(df, {"search_query": prompt, "date_range": before}).rds.methods().text
+    # Every post of the frame (4) is dated 2026-01-01, after the window's last day.
+    assert int((df["created_at"] >= pd.Timestamp("2026-01-01", tz="UTC")).sum()) == 4
+    assert "4 posts of this frame were published outside the window requested." in text
+    # No explicit window (the 365 days before the run): nothing to check against.
+    text = _with_run(df, {"search_query": prompt}).rds.methods().text
+    assert "outside" not in text

@@ -591,7 +591,29 @@ def _runs(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     if comments:
         text += f", with up to {_join([str(c) for c in comments])} comments per post"
     text += "; analyses run: " + (_join(analyses) if analyses else "none requested") + "."
-    return [text]
+    return [text, *_outside(runs, frame)]
+
+
+def _outside(runs: list[RunRecord], frame: pd.DataFrame) -> list[str]:
+    """Posts of the frame published outside every window the runs asked for (only when
+    each run asked for a full window: a default or URL run covers other dates)."""
+    if "created_at" not in frame.columns or not all(
+        _requested(r) and all(r.date_range) for r in runs
+    ):
+        return []
+    dates = pd.to_datetime(frame["created_at"], utc=True)
+    inside = pd.Series(False, index=frame.index)
+    for run in runs:
+        start, end = (pd.Timestamp(str(d), tz="UTC") for d in run.date_range)
+        inside |= (dates >= start) & (dates < end + pd.Timedelta(days=1))
+    out = int((~inside & dates.notna()).sum())
+    if not out:
+        return []
+    windows = "windows" if len({r.date_range for r in runs}) > 1 else "window"
+    return [
+        f"{_plural(out, 'post')} of this frame {'was' if out == 1 else 'were'} published "
+        f"outside the {windows} requested."
+    ]
 
 
 def _plans(prov: Provenance) -> list[str]:
