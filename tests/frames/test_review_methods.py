@@ -84,7 +84,7 @@ def test_a_filtered_frame_says_it_is_a_subset_of_what_was_loaded() -> None:
     assert "They are 2 of the 6 posts loaded: the frame was narrowed after loading" in text
     # organic() explains the rows it removed: no subset claimed.
     assert "narrowed" not in _text(df.rds.organic())
-    assert "They are 2 of the 6 posts loaded (ads aside)" in _text(
+    assert "They are 2 of the 5 posts left of the 6 loaded once 1 ad was left out" in _text(
         df.rds.organic()[lambda f: f["id"].isin(["tiktok1", "tiktok2"])]
     )
 
@@ -171,7 +171,11 @@ def test_every_combination_of_steps_is_told_as_applied(
         assert text.startswith(f"We analysed {n} posts (")
         assert ("Ads were left out before analysis (2 ads removed)." in text) is ads_out
         assert ("They include 2 ads (paid posts by brands)" in text) is (not ads_out)
-        loaded = "of the 10 posts loaded (ads aside)" if ads_out else "of the 10 posts loaded"
+        loaded = (
+            "of the 8 posts left of the 10 loaded once 2 ads were left out"
+            if ads_out
+            else "of the 10 posts loaded"
+        )
         assert (f"They are {n} {loaded}" in text) is filtered
         assert ("were not pseudonymised" in text) is (not pseudonymised)
         assert ("pseudonymised before analysis with keyed hashes" in text) is pseudonymised

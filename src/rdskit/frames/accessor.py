@@ -609,7 +609,8 @@ class RdsAccessor:
         """This frame's labels against a hand-coded ``reference`` frame: agreement,
         Cohen's kappa, per-class error rates, bootstrap intervals. Options (see
         :func:`rdskit.frames.agreement.frame_agreement`): ``column="sentiment"``,
-        ``reference_column="label"``, ``on="id"``, ``strata=None`` (e.g. ``"sentiment"``
+        ``reference_column="label"``, ``on="id"`` (with ``source`` too when both frames have
+        it: ids are unique per source only), ``strata=None`` (e.g. ``"sentiment"``
         when the sample was drawn per service label: the figures are then weighted to the
         strata's sizes in ``population``, default this frame, so they describe the
         collection, not the sample), ``population``, ``weights`` (your own weights

@@ -309,6 +309,58 @@ def stratum_weights(sample: pd.Series, population: pd.Series) -> tuple[np.ndarra
     return sample.astype(str).map(ratio).to_numpy(dtype="float64"), notes
 
 
+def _post(values: Any) -> str:
+    """A post's key as a message names it: ``(tiktok, 2)``."""
+    return (
+        "(" + ", ".join(str(v) for v in values) + ")" if isinstance(values, tuple) else repr(values)
+    )
+
+
+def _one_label(rows: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
+    """The frame's rows, one per post: a post repeated (stacked reads) with one label is
+    one item; with two different labels, which is judged is not known: refused."""
+    rows = rows.drop_duplicates([*keys, column])
+    clash = rows[rows.duplicated(keys, keep=False)]
+    if len(clash):
+        first = clash.groupby(keys, sort=False, observed=True)[column]
+        key, labels = next(iter(first))
+        raise InvalidParameter(
+            "frame",
+            f"post {_post(key)} has several {column} labels in the frame "
+            f"({', '.join(map(str, labels.tolist()))}): drop the repeats you do not mean",
+        )
+    return rows
+
+
+def _one_row_per_post(reference: pd.DataFrame, keys: list[str]) -> None:
+    """A reference labels each post once (two coders' labels: compare them with
+    :func:`agreement`)."""
+    counts = reference.groupby(keys, sort=False, observed=True).size()
+    twice = counts[counts > 1]
+    if len(twice):
+        raise InvalidParameter(
+            "reference",
+            f"post {_post(twice.index[0])} has {int(twice.iloc[0])} rows in the reference: "
+            "keep one label per post",
+        )
+
+
+def _unambiguous(frame: pd.DataFrame, joined: pd.DataFrame, keys: list[str]) -> None:
+    """Joined on id alone: refuse a matched id that belongs to posts of several sources
+    (a post is identified by its source and id)."""
+    matched = frame[frame["id"].isin(joined["id"])]
+    sources = matched.groupby(keys, sort=False, observed=True)["source"].unique()
+    shared = sources[sources.map(len) > 1]
+    if len(shared):
+        names = ", ".join(sorted(map(str, shared.iloc[0])))
+        raise InvalidParameter(
+            "reference",
+            f"id {_post(shared.index[0])} belongs to posts of several sources ({names}) in "
+            "the frame: add a source column to the reference (a post is identified by its "
+            "source and id)",
+        )
+
+
 def frame_agreement(
     frame: pd.DataFrame,
     reference: pd.DataFrame,
@@ -329,7 +381,11 @@ def frame_agreement(
     yourself instead: a column of ``reference`` or one number per reference row (e.g.
     inverse inclusion probabilities); with ``strata`` too, the bootstrap still resamples
     within strata. Items the reference does not label are left out (the repr says how
-    many of the reference's rows matched).
+    many of the reference's rows matched). A post is its (source, id): with ``on="id"``
+    and a ``source`` column in both frames the join is on both; a reference without
+    sources is joined on id alone only if no matched id belongs to two sources (the
+    repr says so). A post labelled twice in the reference, or given two labels by a
+    stacked frame, is refused by name.
 
     Example:
         >>> df.rds.agreement(coded, weights="weight")  # doctest: +SKIP
@@ -337,6 +393,16 @@ def frame_agreement(
     from rdskit.frames.accessor import MissingColumnsError
 
     keys = [on] if isinstance(on, str) else list(on)
+    notes = []
+    # Ids are unique per source only (the spec): (source, id) is the post.
+    by_id_alone = "id" in keys and "source" not in keys and "source" in frame.columns
+    if by_id_alone and "source" in reference.columns:
+        keys, by_id_alone = ["source", *keys], False
+    if by_id_alone:
+        notes.append(
+            "The reference has no source column: it was joined on id alone (no matched "
+            "id belongs to posts of two sources)."
+        )
     needed = [*keys, column, *([strata] if strata and strata != column else [])]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
@@ -346,7 +412,11 @@ def frame_agreement(
         raise InvalidParameter(
             "reference", f"the reference frame lacks the column(s) {', '.join(missing)}"
         )
-    left = frame[list(dict.fromkeys(needed))].drop_duplicates(keys)
+    # A post is (source, id) even when the join is on id alone: two posts sharing an id
+    # are two rows here, and an ambiguous match is refused below.
+    post = ["source", *keys] if by_id_alone else keys
+    left = _one_label(frame[list(dict.fromkeys([*post, *needed]))], post, column)
+    _one_row_per_post(reference, keys)
     right = reference[[*keys, reference_column]].rename(columns={reference_column: "_reference"})
     if isinstance(weights, str):
         if weights not in reference.columns:
@@ -366,7 +436,8 @@ def frame_agreement(
         raise InvalidParameter(
             "reference", f"no row of the reference matches the frame on {', '.join(keys)}"
         )
-    notes = []
+    if by_id_alone:  # each matched id must name one post
+        _unambiguous(left, joined, keys)
     if len(joined) < len(reference):
         notes.append(
             f"{len(joined):,} of the reference's {len(reference):,} rows matched a labelled "
@@ -377,8 +448,17 @@ def frame_agreement(
         pool = frame if population is None else population
         if strata not in pool.columns:
             raise MissingColumnsError("agreement", [strata], pool.rds.kind)
+        if {"source", "id"} <= set(pool.columns):  # a stacked frame: each post once
+            pool = pool.drop_duplicates(["source", "id"])
         stratum_of = joined[strata].astype(str)
         item_weights, absent = stratum_weights(stratum_of, pool[strata])
+        unlabelled = int(pool[strata].isna().sum())
+        if weights is None and unlabelled:
+            notes.append(
+                f"{unlabelled:,} post{'s' if unlabelled != 1 else ''} of the population "
+                f"{'have' if unlabelled != 1 else 'has'} no {strata}: the estimate is of the "
+                f"{len(pool) - unlabelled:,} that do."
+            )
         notes += absent if weights is None else []
     if weights is not None:  # the weights given win over the strata's
         item_weights = joined["_weight"].to_numpy(dtype="float64")

@@ -101,6 +101,9 @@ class Comparison:
     terms: pd.DataFrame
     differences: pd.DataFrame = field(default_factory=pd.DataFrame)
     notes: tuple[str, ...] = ()
+    scope: str = ""
+    """The posts compared, as a chart's scope line says them: n, ads in or out, and the
+    posts left out for having no group."""
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         level = f"{self.confidence:.0%}"
@@ -324,13 +327,20 @@ def _differences(
     return out[list(_ORDER)]
 
 
-def _scope_note(frame: pd.DataFrame) -> str:
-    """What was compared: the posts, ads in or out, a subset of the posts loaded or not."""
+def _scope_line(compared: pd.DataFrame, by: str, left_out: int) -> tuple[str, str]:
+    """What was compared (the posts with a group: n, ads in or out, a subset of the posts
+    loaded or not, the posts without a group left out): the scope line and the note."""
     from rdskit.frames.methods import scope_of
 
-    scope = scope_of(frame)
+    scope = scope_of(compared)
+    line = scope.line(len(compared))
     advice = " (df.rds.organic() leaves them out)" if scope.ads else ""
-    return f"Compared: {scope.line(len(frame))}{advice}."
+    left = (
+        f"; {left_out:,} post{'' if left_out == 1 else 's'} without a {by} left out"
+        if left_out
+        else ""
+    )
+    return line + left, f"Compared: {line}{advice}{left}."
 
 
 def _small_samples(differences: pd.DataFrame) -> list[str]:
@@ -561,7 +571,10 @@ def compare_frame(
     )
     top["in_query"] = top["term"].isin(_query_words(frame))
     differences = _differences(groups, volume, sentiment, total, confidence)
-    notes = [_scope_note(frame), *_small_samples(differences)]
+    # Each post with a group once (a post in two datasets is one post compared).
+    compared = frame.iloc[np.unique(group_of.index.to_numpy())]
+    scope, note = _scope_line(compared, by, len(frame) - len(compared))
+    notes = [note, *_small_samples(differences)]
     mixed = None
     if not engagement.empty:
         from rdskit.frames.accessor import views_mixed
@@ -596,6 +609,7 @@ def compare_frame(
         top,
         differences,
         tuple(notes),
+        scope,
     )
 
 

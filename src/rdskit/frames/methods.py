@@ -19,12 +19,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 from rdskit.frames.provenance import Provenance, RunRecord, provenance_of
+from rdskit.frames.pseudonymise import author_handles, normalise
 
 __all__ = ["MethodsText", "Scope", "methods_paragraph", "scope_of"]
 
@@ -107,10 +110,16 @@ class Scope:
             'n = 115 analysed posts; ads left out (5)'
         """
         subset = f"; a subset of the {self.loaded:,} posts loaded" if self.subset else ""
+        repeated = (
+            f"; {_plural(self.repeated, 'row')} {_verb(self.repeated, 'repeat')} a post of "
+            "an earlier row"
+            if self.repeated
+            else ""
+        )
         read = "; read with " + " / ".join(self.filters) if self.filters else ""
         if len(read) > 80:  # a long text query: the methods paragraph has it whole
             read = read[:79] + "…"
-        return f"n = {n:,} {what}; {self.ads_words()}{subset}{read}"
+        return f"n = {n:,} {what}; {self.ads_words()}{subset}{repeated}{read}"
 
 
 def scope_of(frame: pd.DataFrame) -> Scope:
@@ -179,7 +188,8 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
     scope = scope_of(frame)
     parts = [_collected(frame, n), *_subset(scope), *_ads(scope)]
     parts += _datasets(frame, prov)
-    parts += _runs(prov)
+    parts += _runs(prov, frame)
+    parts += _plans(prov)
     parts += _fetches(prov)
     parts += _contents(frame, n)
     parts.append(_identity(frame, scope))
@@ -198,13 +208,23 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def _verb(n: int, verb: str) -> str:
+    """``verb`` agreeing with ``n`` things: ``repeats`` for one, ``repeat`` for more."""
+    return verb + "s" if n == 1 else verb
+
+
 def _subset(scope: Scope) -> list[str]:
-    if not scope.subset:
+    if not scope.subset or scope.loaded is None:
         return []
+    of = (
+        f"of the {scope.loaded - scope.removed:,} posts left of the {scope.loaded:,} loaded "
+        f"once {_plural(scope.removed, 'ad')} {'was' if scope.removed == 1 else 'were'} left out"
+        if scope.removed
+        else f"of the {scope.loaded:,} posts loaded"
+    )
     return [
-        f"They are {scope.posts:,} of the {scope.loaded:,} posts loaded"
-        + (" (ads aside)" if scope.removed else "")
-        + ": the frame was narrowed after loading by a selection its record does not hold."
+        f"They are {scope.posts:,} {of}: the frame was narrowed after loading by a selection "
+        "its record does not hold."
     ]
 
 
@@ -238,7 +258,8 @@ def _identity(frame: pd.DataFrame, scope: Scope) -> str:
     if scope.repeated:
         return (
             f"Posts are identified by their source and post id; {_plural(scope.repeated, 'row')} "
-            "of the frame repeat a post of an earlier row (it stacks reads that overlap), so "
+            f"of the frame {_verb(scope.repeated, 'repeat')} a post of an earlier row (it "
+            "stacks reads that overlap), so "
             "the counts above include those posts more than once."
         )
     return (
@@ -260,20 +281,29 @@ def _searched(settings: dict[str, Any]) -> str:
 
 
 def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
-    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed; and
-    whether the frame's authors are all pseudonyms (a stack of pseudonymised and other
-    data carries the step in its record though part of it was not pseudonymised)."""
+    """What pseudonymisation did, as recorded; nothing recorded, nothing claimed; a
+    column is named only when this frame holds a pseudonym in it (a frame without
+    comments has no commenter to claim); the counts say which posts they were counted
+    on; and whether the frame's authors are all pseudonyms (a stack of pseudonymised
+    and other data carries the step in its record though part of it was not
+    pseudonymised)."""
     step = prov.pseudonymised
     if step is None:
+        who = "Authors and commenters" if _comment_count(frame) else "Authors"
         return [
-            "Authors and commenters were not pseudonymised: the data hold their handles, "
-            "names and profile links."
+            f"{who} were not pseudonymised: the data hold their handles, names and profile links."
         ]
     settings = step.settings
     prefix, length = settings.get("prefix", ""), settings.get("length")
     kept = settings.get("allow") or []
+    done = _holding_pseudonyms(frame, settings)
+    commenters = any(c.startswith("comments[]") for c in done)
+    authors = any(not c.startswith("comments[]") for c in done)
+    who = {(True, True): "Authors and commenters", (False, True): "Commenters"}.get(
+        (authors, commenters), "Authors"
+    )
     text = (
-        "Authors and commenters were pseudonymised before analysis with keyed hashes "
+        f"{who} were pseudonymised before analysis with keyed hashes "
         f"(HMAC-SHA-256 truncated to {length} hex digits, prefixed `{prefix}`; the key is "
         "held by the researchers and not published)"
     )
@@ -281,8 +311,23 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
         return [
             text + "; the record does not say which fields were removed, so none is claimed here."
         ]
-    done = [f"`{c}`" for c in settings.get("pseudonymised", [])]
-    sentences = [text + (f": {_join(done)} were replaced by pseudonyms." if done else ".")]
+    listed = _join([f"`{c}`" for c in done])
+    were = "was" if len(done) == 1 else "were"
+    sentences = [
+        text
+        + (
+            f": {listed} {were} replaced by pseudonyms."
+            if done
+            else ", but no column of this frame holds a pseudonym."
+        )
+    ]
+    steps = sum(s.step == "pseudonymise" for s in prov.steps)
+    if steps > 1:
+        sentences.append(
+            f"The record holds {steps} pseudonymisation steps (the data were pseudonymised "
+            "more than once, or stacked from parts pseudonymised separately; whether with "
+            "the same key is not recorded): what follows is the last one's."
+        )
     plain = _not_pseudonyms(frame, settings)
     if plain:
         sentences.append(
@@ -290,30 +335,28 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             "author that is not a pseudonym: the frame combines pseudonymised data with "
             "data that were not, and what follows holds for the pseudonymised part only."
         )
-    removed = dict(settings.get("removed") or {})
-    urls = removed.pop("url", 0)
-    dropped = {k: v for k, v in removed.items() if k.endswith("(dropped)")}
-    other = {k: v for k, v in removed.items() if k not in dropped}
-    if other:
-        listed = _join([f"`{k}` ({v:,})" for k, v in other.items()])
-        sentences.append(f"Links and avatars removed (values per column): {listed}.")
-    if settings.get("post_urls") == "keep":
-        sentences.append("Post URLs were kept: each leads to its post and its author.")
-    elif urls:
-        sentences.append(f"{_plural(urls, 'post URL')} were removed.")
-    rewritten = {
-        k: v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" not in k
-    }
-    if rewritten:
-        total = sum(rewritten.values())
+    counts = _removed_and_rewritten(settings)
+    if counts and step.rows != len(frame):
         sentences.append(
-            f"{_searched(settings)} written in texts were replaced in "
-            f"{_plural(total, 'text')} ({settings.get('people_known', 0):,} people searched "
-            "for by name and handle; people the data do not list cannot be found by name)."
+            f"The counts below are of the {step.rows:,} posts pseudonymised, not of these "
+            f"{len(frame):,}."
+            if step.rows is not None
+            else "The counts below are of the data as pseudonymised (the record does not say "
+            "how many posts that was)."
         )
+    sentences += counts
+    if settings.get("post_urls") != "keep" and "url" in frame.columns:
+        # pseudonymise() keeps the URLs of posts whose author is allow-listed.
+        public = int((_public_rows(frame, settings) & frame["url"].notna().to_numpy()).sum())
+        if public:
+            sentences.append(
+                f"In this frame, {_plural(public, 'post')} by public accounts "
+                f"{_verb(public, 'keep')} {'its' if public == 1 else 'their'} post URL"
+                f"{'' if public == 1 else 's'}."
+            )
     policy = settings.get("text")
     if policy == "drop":
-        n = sum(dropped.values())
+        n = sum(v for k, v in (settings.get("removed") or {}).items() if k.endswith("(dropped)"))
         sentences.append(f"Verbatim texts were removed ({_plural(n, 'text')}).")
     elif policy == "truncate":
         cut = sum(v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" in k)
@@ -332,14 +375,102 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     return sentences
 
 
+def _removed_and_rewritten(settings: Any) -> list[str]:
+    """The sentences of what pseudonymisation removed and rewrote, with its counts."""
+    sentences = []
+    removed = dict(settings.get("removed") or {})
+    urls = removed.pop("url", 0)
+    other = {k: v for k, v in removed.items() if not k.endswith("(dropped)")}
+    if other:
+        listed = _join([f"`{k}` ({v:,})" for k, v in other.items()])
+        sentences.append(f"Links and avatars removed (values per column): {listed}.")
+    if settings.get("post_urls") == "keep":
+        sentences.append("Post URLs were kept: each leads to its post and its author.")
+    elif urls:
+        sentences.append(f"{_plural(urls, 'post URL')} {'was' if urls == 1 else 'were'} removed.")
+    rewritten = {
+        k: v for k, v in (settings.get("rewritten") or {}).items() if "(truncated)" not in k
+    }
+    # people_known counts the distinct names and handles learnt, not people: a person
+    # usually has both.
+    known = int(settings.get("people_known", 0))
+    people = (
+        f"{known:,} {'name or handle' if known == 1 else 'distinct names and handles'} of "
+        "the people the data list searched for; people the data do not list cannot be found "
+        "by name"
+    )
+    if rewritten:
+        total = sum(rewritten.values())
+        sentences.append(
+            f"{_searched(settings)} written in texts were replaced in "
+            f"{_plural(total, 'text')} ({people})."
+        )
+    elif "rewritten" in settings:  # searched, nothing found: said, not left out
+        sentences.append(
+            f"{_searched(settings)} were searched for in texts and none was found ({people})."
+        )
+    return sentences
+
+
+def _holding_pseudonyms(frame: pd.DataFrame, settings: Any) -> list[str]:
+    """The recorded pseudonymised columns (``comments[].author_name``...) that hold a
+    pseudonym in this frame: one absent, empty or filtered to no pseudonym is not claimed."""
+    columns = [str(c) for c in settings.get("pseudonymised") or []]
+    if "length" not in settings:
+        return columns  # an older record: nothing to recognise a pseudonym by
+    pattern = (
+        f"^@?{re.escape(str(settings.get('prefix', '')))}[0-9a-f]{{{int(settings['length'])}}}$"
+    )
+    held = []
+    for path in columns:
+        name, _, field = path.partition("[].")
+        if name not in frame.columns:
+            continue
+        values = _arrow.column(frame, name)
+        if field:
+            items = pc.list_flatten(values)
+            if not pa.types.is_struct(items.type) or items.type.get_field_index(field) < 0:
+                continue
+            values = pc.struct_field(items, [items.type.get_field_index(field)])
+        hits = pc.match_substring_regex(values.cast(pa.string()), pattern)
+        if pc.any(pc.fill_null(hits, False)).as_py():
+            held.append(path)
+    return held
+
+
+def _public_rows(frame: pd.DataFrame, settings: Any) -> np.ndarray:
+    """Rows whose author is an allow-listed account, known by its handle (pseudonymise()
+    keeps it with the profile link) or by a display name equal to it in any case."""
+    allow = {normalise(str(a)) for a in settings.get("allow") or []}
+    if not allow:
+        return np.zeros(len(frame), dtype=bool)
+    handles = pd.Series(author_handles(frame).to_pylist(), index=frame.index, dtype="string")
+    public = _listed(handles, allow)
+    if "author_title" in frame.columns:
+        public |= _listed(frame["author_title"].astype("string"), allow)
+    return public
+
+
 def _not_pseudonyms(frame: pd.DataFrame, settings: Any) -> int:
-    """Posts whose ``author_title`` is neither a pseudonym nor an allowed account."""
+    """Posts whose ``author_title`` is neither a pseudonym nor an allow-listed account."""
     if "author_title" not in frame.columns or "length" not in settings:
         return 0
     pattern = f"^{re.escape(str(settings.get('prefix', '')))}[0-9a-f]{{{int(settings['length'])}}}$"
-    names = frame["author_title"].dropna().astype(str)
-    names = names[~names.isin(list(settings.get("allow") or []))]
-    return int((~names.str.match(pattern)).sum())
+    names = frame["author_title"].astype("string")[~_public_rows(frame, settings)].dropna()
+    return int((~names.str.match(pattern).astype(bool)).sum())
+
+
+def _listed(values: pd.Series, allow: set[str]) -> np.ndarray:
+    """Which values are on the (normalised) allow-list; each distinct value once."""
+    distinct = values.dropna().unique()
+    # A plain-Python look first (a fraction of a microsecond a value; normalise() builds an
+    # Arrow array a call), normalise() then confirms the few candidates.
+    on = {
+        v
+        for v in distinct
+        if str(v).strip().lstrip("@").lower() in allow and normalise(str(v)) in allow
+    }
+    return values.isin(on).to_numpy(dtype=bool, copy=True)
 
 
 _LATER = {"exclude_ads": "ads were left out", "pseudonymise": "pseudonymisation"}
@@ -365,7 +496,8 @@ def _comparisons(prov: Provenance, n: int) -> list[str]:
         if later or (posts is not None and int(posts) != n):
             on = f"{int(posts):,} posts" if posts is not None else "posts"
             before = f", before {_join(later)}" if later else ""
-            earlier = f"On an earlier state of these data ({on}{before}; not these {n:,}), "
+            other = f"; not these {n:,}" if posts is None or int(posts) != n else ""
+            earlier = f"On an earlier state of these data ({on}{before}{other}), "
         out.append(
             (
                 earlier + f"groups by {settings.get('by')}"
@@ -409,6 +541,13 @@ def _dataset_names(frame: pd.DataFrame) -> pd.Series:
     return dataset_labels(frame)
 
 
+def _dataset_ids(frame: pd.DataFrame) -> list[str]:
+    """The ids of the datasets the frame's posts belong to, each once."""
+    flat = pc.list_flatten(_arrow.column(frame, "datasets"))
+    ids = pc.unique(pc.struct_field(flat, ["id"])).drop_null()
+    return [str(i) for i in ids.to_pylist()]
+
+
 def _multi(frame: pd.DataFrame) -> int:
     lengths = pc.fill_null(pc.list_value_length(_arrow.column(frame, "datasets")), 0)
     return int(pc.sum(pc.greater(lengths, 1)).as_py() or 0)
@@ -424,8 +563,14 @@ def _datasets(frame: pd.DataFrame, prov: Provenance) -> list[str]:
     return []
 
 
-def _runs(prov: Provenance) -> list[str]:
+def _runs(prov: Provenance, frame: pd.DataFrame) -> list[str]:
+    """The completed runs that collected the frame's posts: with a ``datasets`` column,
+    only the runs of the datasets its posts belong to (a frame narrowed to one brand is
+    not said to come from the other's run)."""
     runs = [r for r in prov.runs if r.status in (None, "completed")]
+    if "datasets" in frame.columns:
+        ids = set(_dataset_ids(frame))
+        runs = [r for r in runs if r.dataset_id is None or r.dataset_id in ids]
     if not runs:
         return []
     queries = list(dict.fromkeys(f"*{r.search_query}*" for r in runs if r.search_query))
@@ -442,15 +587,58 @@ def _runs(prov: Provenance) -> list[str]:
     if sources:
         text += f" on {_join(sources)}"
     text += f", for posts published {_join(windows)}"
+    if any(_requested(r) for r in runs):
+        # The run echoes its request; the spec applies an explicit range "subject to plan
+        # restrictions" and returns no applied window: never state more than was asked.
+        text += (
+            " as requested (the service applies a requested window subject to the plan's "
+            "restrictions and does not return the window it applied)"
+        )
     if comments:
         text += f", with up to {_join([str(c) for c in comments])} comments per post"
     text += "; analyses run: " + (_join(analyses) if analyses else "none requested") + "."
+    return [text, *_outside(runs, frame)]
+
+
+def _outside(runs: list[RunRecord], frame: pd.DataFrame) -> list[str]:
+    """Posts of the frame published outside every window the runs asked for (only when
+    each run asked for a full window: a default or URL run covers other dates)."""
+    if "created_at" not in frame.columns or not all(
+        _requested(r) and all(r.date_range) for r in runs
+    ):
+        return []
+    dates = pd.to_datetime(frame["created_at"], utc=True)
+    inside = pd.Series(False, index=frame.index)
+    for run in runs:
+        start, end = (pd.Timestamp(str(d), tz="UTC") for d in run.date_range)
+        inside |= (dates >= start) & (dates < end + pd.Timedelta(days=1))
+    out = int((~inside & dates.notna()).sum())
+    if not out:
+        return []
+    windows = "windows" if len({r.date_range for r in runs}) > 1 else "window"
+    return [
+        f"{_plural(out, 'post')} of this frame {'was' if out == 1 else 'were'} published "
+        f"outside the {windows} requested."
+    ]
+
+
+def _plans(prov: Provenance) -> list[str]:
+    """The plans read at load time (``GET /v1/me``): a run may have run under another."""
+    out = []
     for plan in prov.plans:
         features = [f"`{f}`" for f in plan.get("features") or []]
-        text += f" The account's plan was {plan.get('name') or 'unnamed'}" + (
-            f", with {_join(features)}." if features else ", with no features shown."
+        out.append(
+            "When the posts were retrieved, the account's plan was "
+            f"{plan.get('name') or 'unnamed'}"
+            + (f", with {_join(features)}." if features else ", with no features shown.")
         )
-    return [text]
+    return out
+
+
+def _requested(run: RunRecord) -> bool:
+    """The run asked for an explicit publication window (a prompt search's ``date_range``)."""
+    url = (run.params.get("search_query") or {}).get("type") == "url"
+    return not url and any(run.date_range)
 
 
 def _window(run: RunRecord) -> str:
@@ -499,11 +687,22 @@ def _filters(query: Any) -> str:
     return _join(filters)
 
 
+def _comment_sizes(frame: pd.DataFrame) -> np.ndarray:
+    """Each post's number of comments (none without a ``comments`` column)."""
+    if "comments" not in frame.columns:
+        return np.zeros(len(frame), dtype=np.int64)
+    lengths = pc.list_value_length(_arrow.column(frame, "comments"))
+    return np.asarray(pc.fill_null(lengths, 0).to_numpy(zero_copy_only=False))
+
+
+def _comment_count(frame: pd.DataFrame) -> int:
+    return int(_comment_sizes(frame).sum())
+
+
 def _contents(frame: pd.DataFrame, n: int) -> list[str]:
     parts = []
     if "comments" in frame.columns:
-        lengths = pc.list_value_length(_arrow.column(frame, "comments"))
-        sizes = pc.fill_null(lengths, 0).to_numpy(zero_copy_only=False)
+        sizes = _comment_sizes(frame)
         total, with_comments = int(sizes.sum()), int((sizes > 0).sum())
         parts.append(
             f"The data include {total:,} comment{'s' if total != 1 else ''} on "

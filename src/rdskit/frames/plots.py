@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -56,14 +57,25 @@ SCOPE_GID = "rdskit-scope"
 """The ``gid`` of the scope line under each chart's title (n, ads, subset)."""
 
 
-def _scope(ax: Axes, frame: pd.DataFrame, n: int, what: str = "posts") -> Axes:
+def _scope(ax: Axes, frame: pd.DataFrame, n: int, what: str = "posts", drawn: Any = None) -> Axes:
     """Write the chart's scope line (its n, ads in or out, subset or not) between the
-    axes and the title, which moves up to make room."""
+    axes and the title, which moves up to make room. ``drawn`` (a boolean mask of the
+    frame's rows) are the posts the chart draws: its ads are counted among them (an ad
+    without sentiment is in no sentiment chart)."""
     from rdskit.frames.methods import scope_of
 
+    scope = scope_of(frame)
+    if drawn is not None:
+        part = scope_of(frame[np.asarray(drawn, dtype=bool)])
+        scope = dataclasses.replace(scope, ads=part.ads, unknown=part.unknown)
+    return _scope_line(ax, scope.line(n, what))
+
+
+def _scope_line(ax: Axes, line: str) -> Axes:
+    """Write ``line`` as the chart's scope line (see :func:`_scope`)."""
     ax.set_title(ax.get_title(), pad=18)
     ax.annotate(
-        scope_of(frame).line(n, what),
+        line,
         xy=(0.5, 1.0),
         xycoords="axes fraction",
         xytext=(0, 4),
@@ -141,7 +153,8 @@ class RdsPlots:
         if by is not None:
             legend_outside(ax, title=by)
         frame = self._rds._df
-        return _dates(_scope(ax, frame, int(frame["created_at"].notna().sum()), "dated posts"))
+        dated = frame["created_at"].notna()
+        return _dates(_scope(ax, frame, int(dated.sum()), "dated posts", dated))
 
     def sentiment(self, freq: str = "W", ax: Axes | None = None, *, min_n: int = MIN_N) -> Axes:
         """Share of negative, neutral and positive posts per period (three lines), with
@@ -191,7 +204,9 @@ class RdsPlots:
             handles.append(Patch(color="none"))
             labels.append(note)
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.12, 1.0), borderaxespad=0)
-        return _dates(_scope(ax, self._rds._df, int(analysed.sum()), "analysed posts"))
+        frame = self._rds._df
+        drawn = frame["sentiment"].notna() & frame["created_at"].notna()
+        return _dates(_scope(ax, frame, int(analysed.sum()), "analysed posts", drawn))
 
     def sources(self, ax: Axes | None = None) -> Axes:
         """Each source's share of the mentions (bars, in percent), largest first."""
@@ -207,8 +222,8 @@ class RdsPlots:
         means = self._rds.emotions()["mean"]
         ax = _bars(_axes(ax, "Emotions", "emotion", "mean score"), means)
         frame = self._rds._df
-        analysed = int(frame[[f"emotion_{e}" for e in means.index]].notna().any(axis=1).sum())
-        return _scope(ax, frame, analysed, "posts with emotions analysed")
+        drawn = frame[[f"emotion_{e}" for e in means.index]].notna().any(axis=1)
+        return _scope(ax, frame, int(drawn.sum()), "posts with emotions analysed", drawn)
 
     def engagement(self, by: str = "source", ax: Axes | None = None) -> Axes:
         """Mean engagement rate per value of ``by`` (bars), highest first, with the
@@ -241,7 +256,8 @@ class RdsPlots:
                         patch.set_edgecolor("#555555")
                         patch.set_label("views estimated: not comparable")
                 legend_outside(ax, handles=[p for p in ax.patches if p.get_hatch()][:1])
-        return _scope(ax, frame, int(counts.sum()), "posts with an engagement rate")
+        drawn = frame["engagement_rate"].notna() & frame[by].notna()
+        return _scope(ax, frame, int(counts.sum()), "posts with an engagement rate", drawn)
 
     def compare(
         self, by: str = "dataset", what: str = "sentiment", ax: Axes | None = None, **options: Any
@@ -269,4 +285,4 @@ class RdsPlots:
                     warning.message, warning.category, warning.filename, warning.lineno
                 )
         ax = plot_comparison(comparison, what, metric, ax)
-        return _scope(ax, self._rds._df, len(self._rds._df))
+        return _scope_line(ax, comparison.scope)

@@ -154,6 +154,9 @@ class Step:
     step: str
     at: str
     settings: Mapping[str, Any] = field(default_factory=dict)
+    rows: int | None = None
+    """The frame's rows after the step (None in a record from an older rdskit): what
+    the step's counts were counted on."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,12 @@ class Provenance:
             for f in record.get("fetches", [])
         )
         steps = tuple(
-            Step(s["step"], s.get("at", ""), dict(s.get("settings") or {}))
+            Step(
+                s["step"],
+                s.get("at", ""),
+                dict(s.get("settings") or {}),
+                None if s.get("rows") is None else int(s["rows"]),
+            )
             for s in record.get("steps", [])
         )
         return cls(record.get("kind"), record.get("rdskit_version"), fetches, steps)
@@ -216,7 +224,13 @@ class Provenance:
                 "rdskit_version": self.rdskit_version,
                 "fetches": [_fetch_dict(f) for f in self.fetches],
                 "steps": [
-                    {"step": s.step, "at": s.at, "settings": dict(s.settings)} for s in self.steps
+                    {
+                        "step": s.step,
+                        "at": s.at,
+                        "settings": dict(s.settings),
+                        **({"rows": s.rows} if s.rows is not None else {}),
+                    }
+                    for s in self.steps
                 ],
             }
         )
@@ -426,11 +440,12 @@ def _query(query: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def add_step(frame: pd.DataFrame, step: str, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """Append a processing step (no secret may be in ``settings``)."""
+    """Append a processing step (no secret may be in ``settings``), with the frame's
+    rows after it (what the step's counts were counted on)."""
     record = _record(frame)
     record["steps"] = [
         *record.get("steps", []),
-        _public({"step": step, "at": _now(), "settings": settings}),
+        _public({"step": step, "at": _now(), "settings": settings, "rows": len(frame)}),
     ]
     return frame
 
