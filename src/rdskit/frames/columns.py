@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -114,7 +115,8 @@ def pandas_dtype(arrow: pa.DataType) -> object:
     """The pandas dtype a column of ``arrow`` type gets in a frame.
 
     Dictionary-encoded strings become ``category``, timestamps ``datetime64[us, UTC]``
-    (so ``resample`` and ``pd.Grouper`` work); everything else stays Arrow-backed.
+    (so ``resample`` and ``pd.Grouper`` work; a timestamp without a zone, as a user's own
+    column may be, stays naive: ``datetime64[us]``); everything else stays Arrow-backed.
 
     Example:
         >>> str(pandas_dtype(pa.int64())), str(pandas_dtype(TIMESTAMP))
@@ -123,6 +125,8 @@ def pandas_dtype(arrow: pa.DataType) -> object:
     if pa.types.is_dictionary(arrow):
         return "category"
     if pa.types.is_timestamp(arrow):
+        if arrow.tz is None:
+            return np.dtype(f"datetime64[{arrow.unit}]")
         return pd.DatetimeTZDtype(unit=arrow.unit, tz=arrow.tz)
     return pd.ArrowDtype(arrow)
 
