@@ -117,3 +117,23 @@ def test_rdskit_reader_gives_the_same_frame_back(tmp_path: Path, writer: str, va
         assert list(back["source"].cat.categories) == list(vocab.SOURCES)
         assert list(back["language"].cat.categories) == []
     pd.testing.assert_index_equal(back.index, pd.read_parquet(tmp_path / "f.parquet").index)
+
+
+def test_the_pandas_vs_rdskit_table_says_what_happens(tmp_path: Path) -> None:
+    """The limits docs/columns.md states for plain pandas calls are what happens."""
+    known = frames.mentions_frame([{"source": "reddit", "id": "1", "language": "en"}])
+    new_source = frames.mentions_frame([{"source": "mastodon", "id": "2", "language": "en"}])
+    empty = frames.mentions_frame([])
+    assert isinstance(pd.concat([known, known])["language"].dtype, pd.CategoricalDtype)
+    assert not isinstance(pd.concat([known, new_source])["source"].dtype, pd.CategoricalDtype)
+    with_empty = pd.concat([known, empty])
+    assert isinstance(with_empty["source"].dtype, pd.CategoricalDtype)
+    assert not isinstance(with_empty["language"].dtype, pd.CategoricalDtype)
+    # Polars and pandas' own feather of a category with a missing value; rdskit's reads.
+    frame = frames.mentions_frame([{"source": "reddit", "id": "1"}, {"id": "2"}])
+    frame.to_feather(tmp_path / "pandas.feather")
+    with pytest.raises(pl.exceptions.ComputeError, match="usize"):
+        pl.read_ipc(tmp_path / "pandas.feather")
+    frame.rds.to_feather(tmp_path / "rdskit.feather")
+    assert pl.read_ipc(tmp_path / "rdskit.feather")["source"].to_list() == ["reddit", None]
+    assert "pandas' own feather of a category column" in frames.columns.render_markdown()
