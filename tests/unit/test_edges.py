@@ -87,7 +87,6 @@ def test_wait_may_show_progress_on_a_terminal_only(monkeypatch: pytest.MonkeyPat
     assert not may_show(None)
 
 
-
 def test_several_problems_name_each_field_once() -> None:
     with pytest.raises(rdskit.InvalidParameter) as caught:
         f.metric_change("shares", "above")
