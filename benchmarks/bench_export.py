@@ -131,9 +131,12 @@ def export(url: str, total: int, out: str, limited: bool) -> None:
     print(json.dumps({"rows": result.rows, "seconds": time.perf_counter() - started}))
 
 
-def measured(url: str, total: int, limited: bool, work: Path) -> tuple[int, float, float]:
-    """(rows, seconds, peak RSS in MB) of one export child."""
-    out = work / f"out-{total}-{limited}"
+def measured(
+    url: str, total: int, limited: bool, work: Path, label: str
+) -> tuple[int, float, float]:
+    """(rows, seconds, peak RSS in MB) of one export child, into its own ``out-<label>``
+    folder (an export refuses a folder holding another: ``--small`` may equal ``--large``)."""
+    out = work / f"out-{label}"
     child = subprocess.Popen(
         [sys.executable, __file__, "--export", url, str(total), str(out), str(int(limited))],
         stdout=subprocess.PIPE,
@@ -180,7 +183,7 @@ def main() -> int:
                 pass
             # Speed first: it takes seconds, the 1M export takes minutes.
             speed_rows = 30 * PAGE
-            rows, seconds, _ = measured(url, speed_rows, True, work)
+            rows, seconds, _ = measured(url, speed_rows, True, work, "speed")
             if rows != speed_rows:
                 sys.exit(f"exported {rows} of {speed_rows} mentions")
             speed_ratio = rows / seconds / CEILING
@@ -190,11 +193,11 @@ def main() -> int:
                 flush=True,
             )
             results = {}
-            for total in (args.small, args.large):
-                rows, seconds, rss = measured(url, total, False, work)
+            for label, total in (("small", args.small), ("large", args.large)):
+                rows, seconds, rss = measured(url, total, False, work, label)
                 if rows != total:
                     sys.exit(f"exported {rows} of {total} mentions")
-                results[total] = rss
+                results[label] = rss
                 print(
                     f"{total:>9,} mentions: peak RSS {rss:,.0f} MB, {seconds:,.1f} s "
                     f"({rows / seconds:,.0f} mentions/s, no rate limit)",
@@ -203,7 +206,7 @@ def main() -> int:
         finally:
             server.kill()
             server.wait()
-    rss_ratio = results[args.large] / results[args.small]
+    rss_ratio = results["large"] / results["small"]
     print(
         f"peak RSS at {args.large:,} / at {args.small:,}: {rss_ratio:.2f}x "
         f"(target <= {MAX_RSS_RATIO}x)"

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import math
 import signal
+import socket
+import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -63,6 +66,10 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
             chaos=controls,
             today=today,
         )
+    except sqlite3.Error as exc:
+        raise _OperatorError(f"cannot use --db {args.db}: {exc}") from None
+    except socket.gaierror as exc:
+        raise _OperatorError(f"cannot listen on --host {args.host}: {exc.strerror}") from None
     except OSError as exc:
         if exc.errno != errno.EADDRINUSE:
             raise
@@ -98,18 +105,42 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    """A TCP port number (0: any free one), for argparse."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, not {text!r}")
+    return port
+
+
+def _positive(text: str) -> float:
+    """A finite number above 0, for argparse."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    return number
+
+
 def add_sandbox(subparsers: Subparsers) -> None:
     """``rdskit sandbox``: serve the offline emulator of the service."""
     parser = subparsers.add_parser(
         "sandbox", help="serve the offline Research Data Service sandbox"
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any free)")
+    parser.add_argument(
+        "--port", type=_port, default=8765, help="port (default 8765; 0 = any free)"
+    )
     parser.add_argument(
         "--db", default=None, help="SQLite file to persist state (default: temporary)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of ids, corpus and default key")
-    parser.add_argument("--speed", type=float, default=1.0, help="simulated-time speed-up")
+    parser.add_argument("--speed", type=_positive, default=1.0, help="simulated-time speed-up")
     parser.add_argument(
         "--today",
         metavar="YYYY-MM-DD",
@@ -118,11 +149,11 @@ def add_sandbox(subparsers: Subparsers) -> None:
         "(default: RDSKIT_SANDBOX_TODAY, else the real date)",
     )
     parser.add_argument(
-        "--rate-limit", type=float, default=5.0, help="requests per second per key (service: 5)"
+        "--rate-limit", type=_positive, default=5.0, help="requests per second per key (service: 5)"
     )
     parser.add_argument(
         "--job-cpu-budget",
-        type=float,
+        type=_positive,
         default=30.0,
         help="CPU seconds one worker job may use before its run fails, refunded (default 30)",
     )
@@ -158,6 +189,14 @@ _CHAOS_OPTIONS = {
 
 class _OperatorError(Exception):
     """Something the operator can fix, said in one line (no traceback)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument said in one line (where the usage is, instead of the
+    usage block); subcommand parsers are of this class too."""
+
+    def error(self, message: str) -> Any:  # argparse declares NoReturn
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _client(args: argparse.Namespace) -> Any:
@@ -294,7 +333,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``rdskit`` parser with every registered subcommand."""
-    parser = argparse.ArgumentParser(prog="rdskit", description="Research Data Service toolkit")
+    parser = _Parser(prog="rdskit", description="Research Data Service toolkit")
     parser.add_argument("--version", action="version", version=f"rdskit {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:

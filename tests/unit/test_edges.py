@@ -85,3 +85,12 @@ def test_wait_may_show_progress_on_a_terminal_only(monkeypatch: pytest.MonkeyPat
     assert may_show(None)
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe or a file
     assert not may_show(None)
+
+
+def test_several_problems_name_each_field_once() -> None:
+    with pytest.raises(rdskit.InvalidParameter) as caught:
+        f.metric_change("shares", "above")
+    text = str(caught.value)
+    assert caught.value.field == "metric_change.metric"
+    assert text.count("metric_change.metric") == 1, text
+    assert text.count("metric_change.operator") == 1, text

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -114,7 +115,8 @@ def pandas_dtype(arrow: pa.DataType) -> object:
     """The pandas dtype a column of ``arrow`` type gets in a frame.
 
     Dictionary-encoded strings become ``category``, timestamps ``datetime64[us, UTC]``
-    (so ``resample`` and ``pd.Grouper`` work); everything else stays Arrow-backed.
+    (so ``resample`` and ``pd.Grouper`` work; a timestamp without a zone, as a user's own
+    column may be, stays naive: ``datetime64[us]``); everything else stays Arrow-backed.
 
     Example:
         >>> str(pandas_dtype(pa.int64())), str(pandas_dtype(TIMESTAMP))
@@ -123,6 +125,8 @@ def pandas_dtype(arrow: pa.DataType) -> object:
     if pa.types.is_dictionary(arrow):
         return "category"
     if pa.types.is_timestamp(arrow):
+        if arrow.tz is None:
+            return np.dtype(f"datetime64[{arrow.unit}]")
         return pd.DatetimeTZDtype(unit=arrow.unit, tz=arrow.tz)
     return pd.ArrowDtype(arrow)
 
@@ -576,7 +580,9 @@ _PANDAS_VS_RDSKIT = (
     "|---|---|---|",
     "| `df.to_parquet(p)`, `df.to_feather(p)` then `pd.read_parquet(p)` / `pd.read_feather(p)` "
     "| reads back in a process that imported rdskit (it teaches pandas the nested dtype "
-    "names); a process without rdskit fails on list columns | `df.rds.to_parquet(p)` / "
+    "names); a process without rdskit fails on list columns; Polars' `pl.read_ipc` refuses "
+    "pandas' own feather of a category column holding a missing value (pandas stores code "
+    "-1 under the null) | `df.rds.to_parquet(p)` / "
     "`df.rds.to_feather(p)`: any pandas, DuckDB, Polars, pyarrow reads them; "
     "`rdskit.frames.read_parquet(p)` restores dtypes and provenance |",
     '| `df.drop_duplicates()` | fails on list columns | `df.drop_duplicates(subset=["source", '
@@ -586,8 +592,10 @@ _PANDAS_VS_RDSKIT = (
     '| `df.sort_values("topics")` | fails on a list column; other columns sort | '
     '`df.rds.to_numpy_dtypes().sort_values("topics")` |',
     "| `pd.concat([a, b])` | keeps `category` when both frames have the same categories: "
-    "`source`, `content_type`, `creator_tier` and usage `category` always do (their "
-    "vocabulary in a fixed order); `language` does when both saw the same codes | "
+    "`source`, `content_type`, `creator_tier` and usage `category` do (their vocabulary "
+    "in a fixed order) unless one frame holds a value outside it (a new source); "
+    "`language` (an open vocabulary) does only when both saw the same codes, so not with "
+    "an empty frame | "
     "`df.rds.to_numpy_dtypes()` for plain `object` columns |",
     '| seaborn `hue="num_likes"`, scikit-learn, statsmodels | Arrow integers, booleans '
     "and text may be refused | `df.rds.to_numpy_dtypes()`: `int64` (`float64` with NaN "

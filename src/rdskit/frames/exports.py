@@ -7,12 +7,16 @@ timestamps are UTC without a zone (Excel has none; column names say ``(UTC)``).
 
 Social posts are untrusted input. In the workbook every text cell is written as a text
 cell (type ``s``; formula-like text also gets Excel's "quote prefix" style), so nothing
-runs as a formula and the cell holds exactly the frame's text. The two exceptions a cell
+runs as a formula and the cell holds exactly the frame's text. The exceptions a cell
 forces: characters XML cannot hold (control characters other than tab, newline and
-carriage return) are dropped, and text beyond Excel's 32,767 characters is cut, ending
-with an ellipsis. A CSV has no cell types: ``to_csv(excel=True)`` prefixes text Excel
-would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
-return) with ``'``; ``excel=False`` writes every text exactly as it is.
+carriage return) are dropped, a carriage return (alone or before a newline) becomes a
+newline (XML reads it as one; written so whatever XML library is installed), and text
+beyond Excel's 32,767 characters is cut, ending with an ellipsis. Numbers Excel cannot
+hold exactly (integers and decimals of more than 15 significant digits, such as
+9223372036854775807) are written as text cells of their exact digits. A CSV has no cell
+types: ``to_csv(excel=True)`` prefixes text Excel would run as a formula (starting with
+``=``, ``+``, ``-``, ``@``, tab or carriage return) with ``'``; ``excel=False`` writes
+every text exactly as it is.
 
 The workbook (openpyxl, in the ``research`` extra) has a ``posts`` sheet (a mentions
 frame without its ``comments`` column), a ``comments`` sheet (``df.rds.comments()``) and a
@@ -31,6 +35,7 @@ import json
 import os
 import re
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +47,7 @@ from rdskit.errors import InvalidParameter
 from rdskit.frames.networks import research_import
 
 __all__ = [
+    "EXCEL_DIGITS",
     "EXCEL_MAX_CHARS",
     "cell_json",
     "flatten_frame",
@@ -53,6 +59,10 @@ __all__ = [
 EXCEL_MAX_CHARS = 32_767
 """Excel's limit per cell: longer texts are cut there, ending with an ellipsis."""
 
+EXCEL_DIGITS = 15
+"""Significant digits an Excel number keeps: longer integers and decimals are text cells."""
+
+_LINE_END = re.compile(r"\r\n?")
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
 # Characters XML 1.0 (so .xlsx) cannot hold.
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -183,7 +193,10 @@ def _cell(sheet: Any, value: Any) -> Any:
     """A write-only cell holding ``value``; text is a text cell, never a formula."""
     from openpyxl.cell import WriteOnlyCell
 
-    cell = WriteOnlyCell(sheet, value=_excel_value(value))
+    value = _excel_value(value)
+    if isinstance(value, str):
+        value = _LINE_END.sub("\n", value)
+    cell = WriteOnlyCell(sheet, value=value)
     if isinstance(value, str):
         cell.data_type = "s"  # whatever the text says, it is stored and shown as text
         if _FORMULA.match(value):
@@ -200,6 +213,9 @@ def _excel_value(value: Any) -> Any:
         return value.item()
     if isinstance(value, pd.Timestamp):
         return value.to_pydatetime()
+    exact = isinstance(value, int | Decimal) and not isinstance(value, bool)
+    if exact and len(Decimal(value).normalize().as_tuple().digits) > EXCEL_DIGITS:
+        return str(value)  # a number cell would round it to a double
     return value
 
 

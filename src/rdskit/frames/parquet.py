@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -116,8 +117,11 @@ def mentions_to_parquet(
 
 def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     """An rdskit frame from a parquet file or a (hive-partitioned) dataset directory
-    written by rdskit (or by ``df.to_parquet``): same columns, same dtypes, its provenance.
-    The frame kind comes from the stored provenance (mentions when none is stored).
+    written by rdskit (or by ``df.to_parquet``): same columns in the same order, same
+    dtypes, the same index as ``pd.read_parquet`` gives (a filtered or sorted frame keeps
+    its row labels), its provenance. The frame kind comes from the stored provenance
+    (mentions when none is stored). Files that differ in their columns (the batches of an
+    export) or hive partitions are put in the catalogue's column order.
 
     Example:
         >>> df = read_parquet("/data/oat")  # doctest: +SKIP
@@ -133,10 +137,42 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     table = ds.dataset(path, schema=schema, format="parquet", partitioning="hive").to_table()
     record = merge_records(stored) if len(stored) > 1 else next(iter(stored), {})
     spec = next((s for s in FRAMES if s.name == record.get("kind")), MENTIONS)
-    # pandas' own metadata (a df.to_parquet file) is not needed: the catalogue has the dtypes.
+    # pandas' own metadata (a df.to_parquet file) gives the index only: the catalogue has
+    # the dtypes, and pandas cannot parse every dtype name it wrote there.
+    table, index = _split_index(table, files[0].metadata if len(files) == 1 else None)
     table = table.replace_schema_metadata(None)
-    table = table.select(_arrow.order_columns(table.column_names, spec))
+    # (A single file's "partitioning" schema is its own: only names no file has are keys.)
+    keys = [name for name in partitions.names if not any(name in f.names for f in files)]
+    one_layout = not keys and len({tuple(f.names) for f in files}) == 1
+    if not one_layout:
+        table = table.select(_arrow.order_columns(table.column_names, spec))
     for i, name in enumerate(table.column_names):
         if name in spec:
             table = table.set_column(i, name, _arrow.cast(table[name], spec[name].arrow))
-    return restore(_arrow.to_frame(table, spec.name), record)
+    frame = _arrow.to_frame(table, spec.name)
+    if index is not None:
+        frame.index = index
+    return restore(frame, record)
+
+
+def _split_index(
+    table: pa.Table, metadata: Mapping[bytes, bytes] | None
+) -> tuple[pa.Table, pd.Index | None]:
+    """``table`` without the index columns pandas stored (``__index_level_0__``...), and
+    the index pandas' metadata describes: a range, or those columns (None: the default)."""
+    described = json.loads((metadata or {}).get(b"pandas", b"{}"))
+    stored = described.get("index_columns") or []
+    if len(stored) == 1 and isinstance(stored[0], dict) and stored[0].get("kind") == "range":
+        bounds = stored[0]
+        index = pd.RangeIndex(
+            bounds["start"], bounds["stop"], bounds["step"], name=bounds.get("name")
+        )
+        return table, index if len(index) == table.num_rows else None
+    columns = [name for name in stored if isinstance(name, str)]
+    if not columns or len(columns) != len(stored) or not set(columns) <= set(table.column_names):
+        return table, None
+    names = {c.get("field_name"): c.get("name") for c in described.get("columns", [])}
+    levels = table.select(columns).replace_schema_metadata(None).to_pandas()
+    levels.columns = [names.get(c) for c in columns]
+    index = pd.MultiIndex.from_frame(levels) if len(columns) > 1 else pd.Index(levels.iloc[:, 0])
+    return table.drop_columns(columns), index

@@ -129,9 +129,9 @@ def validated(model: type[M], value: Any, field: str | None = None, *, whole: st
         return model.model_validate(value)
     except pydantic.ValidationError as exc:
         problems = [_describe(error, field, whole) for error in exc.errors()]
-        name, message = problems[0]
+        name, message = problems[0]  # the error names the first field itself
         if len(problems) > 1:
-            message = "; ".join(f"{loc}: {msg}" for loc, msg in problems)
+            message = "; ".join([message, *(f"{loc}: {msg}" for loc, msg in problems[1:])])
         raise InvalidParameter(name, message) from None
 
 
