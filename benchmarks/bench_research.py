@@ -4,7 +4,13 @@ Input: ``--rows`` mentions of the sandbox corpus with 3 comments each (realistic
 display names, profile URLs, comment authors), as a mentions frame, and its comments
 frame (``df.rds.comments()``). Built once, outside the timings.
 
-Candidates, each timed ``--repeat`` times (best wall time):
+The corpus is collected at a fixed time (:data:`NOW`): without it the corpus's window
+ends at the wall clock, so two runs on different days measured different posts (the
+reply network once had 48,148 nodes, once 48,149).
+
+Candidates, each timed ``--repeat`` times (best CPU time of the process, all threads:
+Arrow's searches run in threads, and a wall time would hide their work on a loaded
+machine or count other processes' on a busy one):
 
 - ``pseudonymise``: ``df.rds.pseudonymise(key)`` of the mentions frame (authors, comments
   nested in it, every text scrubbed of @handles and profile links) plus
@@ -24,9 +30,11 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -36,21 +44,22 @@ from rdskit.sandbox.text import corpus
 
 KEY = "benchmark key, 32 characters long"
 TARGET = 5.0  # each candidate at most 5x the baseline
+NOW = datetime(2026, 6, 1, tzinfo=UTC).timestamp()  # the corpus's collection time
 
 
 def best(call: Callable[[], Any], repeat: int) -> float:
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         call()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times)
 
 
 def make_frames(rows: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``rows`` corpus mentions with exactly 3 comments each, and their comments frame."""
     query = {"type": "prompt", "sources": list(corpus.SOURCES), "search_query": "oat milk"}
-    posts = corpus.collect(7, query, rows, num_comments_per_post=3)
+    posts = corpus.collect(7, query, rows, num_comments_per_post=3, now=NOW)
     # Every post gets exactly 3 comments: the corpus gives fewer to posts with few
     # comments, so those borrow comments (new ids, same commenters) from others.
     pool = [c for post in posts for c in post.get("comments") or []]
@@ -71,6 +80,7 @@ def main() -> int:
 
     mentions, comments = make_frames(args.rows)
     print(f"{len(mentions):,} mentions, {len(comments):,} comments")
+    print(f"CPU times; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
     baseline = best(lambda: pd.concat([mentions, comments]), args.repeat)
     keys = iter(range(args.repeat))
@@ -87,12 +97,14 @@ def main() -> int:
     network = best(lambda: mentions.rds.network("reply"), args.repeat)
     graph = mentions.rds.network("reply")
     print(f"reply network: {graph.number_of_nodes():,} nodes, {graph.number_of_edges():,} edges")
-    print(f"baseline pd.concat([mentions, comments]): {baseline:.3f} s")
+    print(f"baseline pd.concat([mentions, comments]): {baseline:.3f} s CPU")
     missed = []
     for name, seconds in (("pseudonymise", pseudonymise), ("reply network", network)):
         ratio = seconds / baseline
         verdict = "meets" if ratio <= TARGET else "misses"
-        print(f"{name}: {seconds:.3f} s = {ratio:.2f}x the baseline ({verdict} the <= 5x target)")
+        print(
+            f"{name}: {seconds:.3f} s CPU = {ratio:.2f}x the baseline ({verdict} the <= 5x target)"
+        )
         if ratio > TARGET:
             missed.append(name)
     return 1 if missed else 0
