@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from rdskit.errors import EstimatedViewsWarning
 from rdskit.frames.columns import EMOTIONS
 
 ROWS = [
@@ -181,3 +182,15 @@ def test_the_chart_prints_the_figures_scope(posts: pd.DataFrame) -> None:
     assert lines == [posts.rds.engagement().attrs["scope"]]
     labels = [t.get_text() for t in ax.texts if t.get_text().startswith("n=")]
     assert labels == ["n=2", "n=2"]
+
+
+def test_view_based_figures_say_how_many_views_are_estimated(posts: pd.DataFrame) -> None:
+    assert posts.rds.engagement().attrs["views_estimated"] is None  # the frame does not say
+    posts["are_views_estimated"] = posts["source"].eq("reddit")
+    with pytest.warns(EstimatedViewsWarning):
+        means = posts.rds.engagement()
+    # Rated posts with a source: t1, t3, r1, r2; the reddit two have estimated views.
+    assert means.attrs["views_estimated"] == 2
+    # top_authors counts every post with a source and an author: t1, t2, t3, r1, r2.
+    assert posts.rds.top_authors().attrs["views_estimated"] == 2
+    assert posts[posts.source == "tiktok"].rds.engagement().attrs["views_estimated"] == 0

@@ -285,6 +285,8 @@ class RdsAccessor:
         """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
         and ``num_views``, mean ``engagement_rate`` and ``rated`` (the author's posts with
         an engagement rate: the n of that mean); ties broken by likes.
+        ``attrs["views_estimated"]``: how many of the posts counted have estimated views
+        (None when the frame does not say).
 
         Example:
             >>> df.rds.top_authors(3)  # doctest: +SKIP
@@ -308,7 +310,9 @@ class RdsAccessor:
         ranked = out.sort_values(["mentions", "num_likes"], ascending=False, kind="stable")
         named = frame["source"].notna() & frame["author_title"].notna()
         left_out = {"without source or author_title": ~named}
-        return _state(ranked.head(_row_count(n)).reset_index(), frame, named, "posts", left_out)
+        out = ranked.head(_row_count(n)).reset_index()
+        out.attrs["views_estimated"] = _estimated_views(frame, named)
+        return _state(out, frame, named, "posts", left_out)
 
     def share_of_voice(self, by: str = "source") -> pd.DataFrame:
         """``mentions`` per value of ``by`` and its ``share`` of the total, largest first.
@@ -330,10 +334,12 @@ class RdsAccessor:
     def engagement(self, by: str = "source") -> pd.Series:
         """Mean ``engagement_rate`` per value of ``by``, highest first (posts without a
         rate are left out; ``attrs["n_by"]``: the posts each mean is of, ``attrs["n"]``
-        their total). Some sources only estimate views (``are_views_estimated``),
-        and the rate divides by views: when the frame mixes estimated and counted views
-        this warns (:class:`~rdskit.errors.EstimatedViewsWarning`); compare within a
-        source (filter first).
+        their total, ``attrs["views_estimated"]``: how many of them have estimated views,
+        None when the frame does not say). Some sources only estimate views
+        (``are_views_estimated``), and the rate divides by views: when the frame mixes
+        estimated and counted views this warns
+        (:class:`~rdskit.errors.EstimatedViewsWarning`); compare within a source (filter
+        first).
 
         Example:
             >>> df.rds.engagement("content_type")  # doctest: +SKIP
@@ -360,6 +366,7 @@ class RdsAccessor:
         }
         left_out = {"without engagement_rate": ~rated, f"without {by}": rated & frame[by].isna()}
         drawn = rated & frame[by].notna()
+        means.attrs["views_estimated"] = _estimated_views(frame, drawn)
         return _state(means, frame, drawn, "posts with an engagement rate", left_out)
 
     def emotions(self) -> pd.DataFrame:
@@ -771,6 +778,14 @@ def _has_value(values: pd.Series) -> pd.Series:
     if isinstance(values.dtype, pd.ArrowDtype) and pa.types.is_list(values.dtype.pyarrow_dtype):
         present &= values.list.len().fillna(0).gt(0)
     return present.astype(bool)
+
+
+def _estimated_views(frame: pd.DataFrame, rows: pd.Series) -> int | None:
+    """How many of ``rows`` have estimated views; None when the frame does not say."""
+    if "are_views_estimated" not in frame.columns:
+        return None
+    flags = frame["are_views_estimated"].astype("boolean").fillna(False)
+    return int((flags & rows).sum())
 
 
 def _plain(label: Any) -> Any:
