@@ -5,6 +5,11 @@ column-selected frames; a frame missing one of them raises :class:`MissingColumn
 naming it. Mentions frames get the mention analyses, audience profile frames the profile
 ones; :attr:`RdsAccessor.kind` tells which a frame is.
 
+Every figure states its denominator: the numbers these methods return carry, in
+``attrs``, ``"n"`` (the posts or profiles they are of), ``"scope"`` (the line the charts
+print: n, ads in or out, subset or not) and ``"left_out"`` (rows left out, and why); a
+mean or share per group comes with its n per group (a column, or ``attrs["n_by"]``).
+
 Example:
     >>> df = rdskit.frames.mentions_frame(mentions)  # doctest: +SKIP
     >>> df[df.source == "tiktok"].rds.volume("W")  # doctest: +SKIP
@@ -14,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import numbers
 import os
 import weakref
@@ -179,10 +185,15 @@ class RdsAccessor:
         frame = self._need("volume", "created_at", *([by] if by else []))
         grouper = pd.Grouper(key="created_at", freq=period.alias)
         counts = frame.groupby(grouper).size().rename("mentions")
+        dated = frame["created_at"].notna()
         if by is None:
-            return counts
+            return _state(counts, frame, dated, "dated posts", {"without created_at": ~dated})
         table = frame.groupby([grouper, by], observed=True).size().unstack(by, fill_value=0)
-        return table.reindex(counts.index, fill_value=0)
+        counted = dated & frame[by].notna()
+        left_out = {"without created_at": ~dated, f"without {by}": dated & frame[by].isna()}
+        return _state(
+            table.reindex(counts.index, fill_value=0), frame, counted, "dated posts", left_out
+        )
 
     def sentiment_over_time(self, freq: str = "W") -> pd.DataFrame:
         """Per period: ``mentions``, mean ``sentiment_score``, ``analysed`` (posts with a
@@ -212,7 +223,10 @@ class RdsAccessor:
         )
         analysed = labels.sum(axis=1)
         shares = labels.div(analysed.where(analysed > 0), axis=0).astype("float64")
-        return out.assign(analysed=analysed.astype("int64")).join(shares)
+        table = out.assign(analysed=analysed.astype("int64")).join(shares)
+        dated, labelled = frame["created_at"].notna(), frame["sentiment"].notna()
+        left_out = {"without created_at": ~dated, "without sentiment": dated & ~labelled}
+        return _state(table, frame, dated & labelled, "analysed posts", left_out)
 
     # --- rankings ----------------------------------------------------------------------------
 
@@ -269,7 +283,10 @@ class RdsAccessor:
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """Authors with the most mentions (per source): ``mentions``, summed ``num_likes``
-        and ``num_views``, mean ``engagement_rate``; ties broken by likes.
+        and ``num_views``, mean ``engagement_rate`` and ``rated`` (the author's posts with
+        an engagement rate: the n of that mean); ties broken by likes.
+        ``attrs["views_estimated"]``: how many of the posts counted have estimated views
+        (None when the frame does not say).
 
         Example:
             >>> df.rds.top_authors(3)  # doctest: +SKIP
@@ -288,30 +305,41 @@ class RdsAccessor:
             num_likes=("num_likes", "sum"),
             num_views=("num_views", "sum"),
             engagement_rate=("engagement_rate", "mean"),
+            rated=("engagement_rate", "count"),
         )
         ranked = out.sort_values(["mentions", "num_likes"], ascending=False, kind="stable")
-        return ranked.head(_row_count(n)).reset_index()
+        named = frame["source"].notna() & frame["author_title"].notna()
+        left_out = {"without source or author_title": ~named}
+        out = ranked.head(_row_count(n)).reset_index()
+        out.attrs["views_estimated"] = _estimated_views(frame, named)
+        return _state(out, frame, named, "posts", left_out)
 
     def share_of_voice(self, by: str = "source") -> pd.DataFrame:
         """``mentions`` per value of ``by`` and its ``share`` of the total, largest first.
 
         A list column (``mentioned_brands``, ``topics``...) counts each post once per
-        distinct value, and shares are of all values counted.
+        distinct value, and shares are of all values counted. Posts without a value are
+        left out (``attrs["n"]``: the posts counted; ``attrs["left_out"]``).
 
         Example:
             >>> df.rds.share_of_voice("mentioned_brands").head()  # doctest: +SKIP
         """
-        counts = _value_counts(self._need("share_of_voice", by)[by])
+        frame = self._need("share_of_voice", by)
+        counts = _value_counts(frame[by])
         out = pd.DataFrame({"mentions": counts, "share": counts / counts.sum()})
         out.index.name = by
-        return out
+        valued = _has_value(frame[by])
+        return _state(out, frame, valued, f"posts with a {by}", {f"without {by}": ~valued})
 
     def engagement(self, by: str = "source") -> pd.Series:
         """Mean ``engagement_rate`` per value of ``by``, highest first (posts without a
-        rate are left out). Some sources only estimate views (``are_views_estimated``),
-        and the rate divides by views: when the frame mixes estimated and counted views
-        this warns (:class:`~rdskit.errors.EstimatedViewsWarning`); compare within a
-        source (filter first).
+        rate are left out; ``attrs["n_by"]``: the posts each mean is of, ``attrs["n"]``
+        their total, ``attrs["views_estimated"]``: how many of them have estimated views,
+        None when the frame does not say). Some sources only estimate views
+        (``are_views_estimated``), and the rate divides by views: when the frame mixes
+        estimated and counted views this warns
+        (:class:`~rdskit.errors.EstimatedViewsWarning`); compare within a source (filter
+        first).
 
         Example:
             >>> df.rds.engagement("content_type")  # doctest: +SKIP
@@ -330,12 +358,21 @@ class RdsAccessor:
                 "engagement rates of sources that estimate views are not comparable with "
                 "the others; compare within a source",
             )
-        means = frame.groupby(by, observed=True)["engagement_rate"].mean().astype("float64")
-        return means.sort_values(ascending=False, kind="stable")
+        grouped = frame.groupby(by, observed=True)["engagement_rate"]
+        means = grouped.mean().astype("float64").sort_values(ascending=False, kind="stable")
+        rated = frame["engagement_rate"].notna()
+        means.attrs["n_by"] = {
+            _plain(k): int(v) for k, v in grouped.count().reindex(means.index).items()
+        }
+        left_out = {"without engagement_rate": ~rated, f"without {by}": rated & frame[by].isna()}
+        drawn = rated & frame[by].notna()
+        means.attrs["views_estimated"] = _estimated_views(frame, drawn)
+        return _state(means, frame, drawn, "posts with an engagement rate", left_out)
 
     def emotions(self) -> pd.DataFrame:
-        """Per emotion: ``mean`` score, ``dominant`` (posts where it is the largest) and
-        ``dominant_share`` (of posts with emotions analysed).
+        """Per emotion: ``mean`` score, ``dominant`` (posts where it is the largest),
+        ``dominant_share`` (of posts with a dominant emotion) and ``n`` (posts with a score
+        for it: the n of its mean); posts without emotions are left out.
 
         Example:
             >>> df.rds.emotions().sort_values("mean", ascending=False)  # doctest: +SKIP
@@ -344,27 +381,34 @@ class RdsAccessor:
         frame = self._need("emotions", *columns, "dominant_emotion")
         dominant = frame["dominant_emotion"].value_counts().reindex(EMOTIONS, fill_value=0)
         analysed = dominant.sum()
-        return pd.DataFrame(
+        out = pd.DataFrame(
             {
                 "mean": frame[columns].mean().astype("float64").to_numpy(),
                 "dominant": dominant.to_numpy(dtype="int64"),
                 "dominant_share": (dominant / analysed if analysed else dominant * np.nan).to_numpy(
                     dtype="float64"
                 ),
+                "n": frame[columns].count().to_numpy(dtype="int64"),
             },
             index=pd.Index(EMOTIONS, name="emotion"),
         )
+        scored = frame[columns].notna().any(axis=1)
+        what = "posts with emotions analysed"
+        return _state(out, frame, scored, what, {"without emotions": ~scored})
 
     def keywords(self, n: int = 20, ngram: int = 1) -> pd.DataFrame:
         """The ``n`` most frequent words (``ngram=1``) or 2-/3-word phrases in titles and
-        texts, stopwords left out: ``term``, ``count``, ``posts``.
+        texts, stopwords left out: ``term``, ``count``, ``posts`` (posts using it, of
+        ``attrs["n"]`` posts with a title or text).
 
         Example:
             >>> df.rds.keywords(10, ngram=2)  # doctest: +SKIP
         """
         frame = self._need("keywords", "title", "text")
         texts = frame["title"].fillna("").astype(str) + " " + frame["text"].fillna("").astype(str)
-        return count_terms(texts, n=_row_count(n), ngram=ngram)
+        worded = texts.str.strip().ne("")
+        terms = count_terms(texts, n=_row_count(n), ngram=ngram)
+        return _state(terms, frame, worded, "posts with a title or text", {"without text": ~worded})
 
     # --- child frames ------------------------------------------------------------------------
 
@@ -460,10 +504,11 @@ class RdsAccessor:
         Example:
             >>> profiles.rds.creator_tiers()  # doctest: +SKIP
         """
-        counts = _value_counts(self._need("creator_tiers", "creator_tier")["creator_tier"])
+        tiers = self._need("creator_tiers", "creator_tier")["creator_tier"]
+        counts = _value_counts(tiers)
         order = [t for t in CREATOR_TIERS if t in counts.index]
         counts = counts.reindex(order + [t for t in counts.index if t not in order])
-        return _shares(counts, "creator_tier")
+        return _profile_shares(counts, "creator_tier", tiers.notna())
 
     def follower_distribution(self) -> pd.DataFrame:
         """``profiles`` and ``share`` per follower-count band (<1k, 1k-10k, 10k-100k,
@@ -475,15 +520,17 @@ class RdsAccessor:
             right=False,
             labels=FOLLOWER_LABELS,
         )
-        return _shares(bands.value_counts(sort=False), "followers")
+        return _profile_shares(bands.value_counts(sort=False), "followers", followers.notna())
 
     def top_interests(self, n: int = 10) -> pd.DataFrame:
         """The ``n`` most common ``interest_clusters``: ``profiles`` having each and their
-        ``share`` of all profiles in the frame."""
+        ``share`` of all profiles in the frame (``attrs["n"]``), those without interests
+        included."""
         frame = self._need("top_interests", "interest_clusters")
         counts = _value_counts(frame["interest_clusters"]).head(_row_count(n))
         out = pd.DataFrame({"profiles": counts, "share": counts / len(frame)})
         out.index.name = "interest"
+        out.attrs |= {"n": len(frame), "scope": f"n = {len(frame):,} profiles", "left_out": {}}
         return out
 
     def verified_share(self) -> float:
@@ -714,10 +761,66 @@ def _value_counts(values: pd.Series) -> pd.Series:
     return counts.sort_values(ascending=False, kind="stable").rename("count")
 
 
-def _shares(counts: pd.Series, name: str) -> pd.DataFrame:
+def _profile_shares(counts: pd.Series, name: str, valued: pd.Series) -> pd.DataFrame:
+    """``profiles`` and ``share`` per value, stating n (the profiles with a value)."""
     total = counts.sum()
     out = pd.DataFrame({"profiles": counts.astype("int64"), "share": counts / total})
     out.index = pd.Index(out.index.astype(str), name=name)
+    n, missing = int(valued.sum()), int((~valued).sum())
+    left_out = {f"without {valued.name}": missing} if missing else {}
+    out.attrs |= {"n": n, "scope": f"n = {n:,} profiles with a {valued.name}", "left_out": left_out}
+    return out
+
+
+def _has_value(values: pd.Series) -> pd.Series:
+    """Which rows have a value: not missing, and for a list column not empty."""
+    present = values.notna()
+    if isinstance(values.dtype, pd.ArrowDtype) and pa.types.is_list(values.dtype.pyarrow_dtype):
+        present &= values.list.len().fillna(0).gt(0)
+    return present.astype(bool)
+
+
+def _estimated_views(frame: pd.DataFrame, rows: pd.Series) -> int | None:
+    """How many of ``rows`` have estimated views; None when the frame does not say."""
+    if "are_views_estimated" not in frame.columns:
+        return None
+    flags = frame["are_views_estimated"].astype("boolean").fillna(False)
+    return int((flags & rows).sum())
+
+
+def _plain(label: Any) -> Any:
+    """A group label as a JSON key (attrs are written into parquet metadata as JSON)."""
+    return label if isinstance(label, str | bool | int | float) else str(label)
+
+
+def scope_line(frame: pd.DataFrame, n: int, what: str = "posts", drawn: Any = None) -> str:
+    """The scope line of a figure of ``frame``: its n, ads in or out, subset or not
+    (:meth:`rdskit.frames.methods.Scope.line`). ``drawn`` (a boolean mask of the rows)
+    are the posts the figure is of: its ads are counted among them (an ad without
+    sentiment is in no sentiment figure).
+
+    Example:
+        >>> ads = pd.DataFrame({"source": ["x", "x"], "id": ["1", "2"], "content_type": "ad"})
+        >>> scope_line(ads, 2)
+        'n = 2 posts; 2 ads included'
+    """
+    from rdskit.frames.methods import scope_of
+
+    scope = scope_of(frame)
+    if drawn is not None:
+        part = scope_of(frame[np.asarray(drawn, dtype=bool)])
+        scope = dataclasses.replace(scope, ads=part.ads, unknown=part.unknown)
+    return scope.line(n, what)
+
+
+def _state(out: Any, frame: pd.DataFrame, drawn: Any, what: str, left_out: dict[str, Any]) -> Any:
+    """Record in ``out.attrs`` the n of a figure (the rows ``drawn``), its scope line and
+    the rows ``left_out`` (reason -> mask; reasons no row has are not listed)."""
+    n = int(np.asarray(drawn, dtype=bool).sum())
+    out.attrs["n"] = n
+    out.attrs["scope"] = scope_line(frame, n, what, drawn)
+    counts = {why: int(np.asarray(rows, dtype=bool).sum()) for why, rows in left_out.items()}
+    out.attrs["left_out"] = {why: count for why, count in counts.items() if count}
     return out
 
 

@@ -20,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -58,17 +57,12 @@ SCOPE_GID = "rdskit-scope"
 
 
 def _scope(ax: Axes, frame: pd.DataFrame, n: int, what: str = "posts", drawn: Any = None) -> Axes:
-    """Write the chart's scope line (its n, ads in or out, subset or not) between the
-    axes and the title, which moves up to make room. ``drawn`` (a boolean mask of the
-    frame's rows) are the posts the chart draws: its ads are counted among them (an ad
-    without sentiment is in no sentiment chart)."""
-    from rdskit.frames.methods import scope_of
+    """Write the chart's scope line (its n, ads in or out, subset or not; see
+    :func:`rdskit.frames.accessor.scope_line`) between the axes and the title, which
+    moves up to make room."""
+    from rdskit.frames.accessor import scope_line
 
-    scope = scope_of(frame)
-    if drawn is not None:
-        part = scope_of(frame[np.asarray(drawn, dtype=bool)])
-        scope = dataclasses.replace(scope, ads=part.ads, unknown=part.unknown)
-    return _scope_line(ax, scope.line(n, what))
+    return _scope_line(ax, scope_line(frame, n, what, drawn))
 
 
 def _scope_line(ax: Axes, line: str) -> Axes:
@@ -235,10 +229,10 @@ class RdsPlots:
         frame = self._rds._df
         ax = _axes(ax, f"Mean engagement rate by {by}", by, "mean engagement rate")
         ax = _bars(ax, means)
-        counts = frame.groupby(by, observed=True)["engagement_rate"].count()
-        for patch, group in zip(ax.patches, means.index, strict=True):
+        # n_by follows the order of the means, as the bars do.
+        for patch, count in zip(ax.patches, means.attrs["n_by"].values(), strict=True):
             ax.annotate(
-                f"n={int(counts.get(group, 0)):,}",
+                f"n={count:,}",
                 (patch.get_x() + patch.get_width() / 2, patch.get_height()),
                 ha="center",
                 va="bottom",
@@ -256,8 +250,7 @@ class RdsPlots:
                         patch.set_edgecolor("#555555")
                         patch.set_label("views estimated: not comparable")
                 legend_outside(ax, handles=[p for p in ax.patches if p.get_hatch()][:1])
-        drawn = frame["engagement_rate"].notna() & frame[by].notna()
-        return _scope(ax, frame, int(counts.sum()), "posts with an engagement rate", drawn)
+        return _scope_line(ax, means.attrs["scope"])
 
     def compare(
         self, by: str = "dataset", what: str = "sentiment", ax: Axes | None = None, **options: Any
