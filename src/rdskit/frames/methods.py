@@ -108,7 +108,11 @@ class Scope:
         Example:
             >>> Scope(120, 0, 0, True, 5, 125, 0).line(115, "analysed posts")
             'n = 115 analysed posts; ads left out (5)'
+            >>> Scope(120, 0, 0, True, 5, 125, 0).line(1, "analysed posts")
+            'n = 1 analysed post; ads left out (5)'
         """
+        if n == 1 and what.endswith("s"):  # callers name the plural: "posts", "profiles"
+            what = what[:-1]
         subset = f"; a subset of the {self.loaded:,} posts loaded" if self.subset else ""
         repeated = (
             f"; {_plural(self.repeated, 'row')} {_verb(self.repeated, 'repeat')} a post of "
