@@ -148,10 +148,16 @@ def suite_scope(nodeid: str) -> str:
     return f"reruns {rerun.group(1)}" if rerun else nodeid.partition("::")[0]
 
 
-FIRST = ("tests/test_min_versions.py",)
-"""Scopes handed out before any other: the floors check (a nested test run of several
-minutes in its own environment) would otherwise come last (xdist orders scopes by their
-number of tests) and lengthen the run by its whole duration."""
+FIRST = (
+    "tests/test_min_versions.py",
+    "tests/test_course_on_trial.py",
+    "tests/browser/test_tutorials_untrusted.py",
+)
+"""Scopes handed out before any other, longest first (CI's last run: 523 s, 197 s, 166 s): the
+floors check (a nested test run in its own environment), the course on one Trial wallet
+(ten lessons one after the other) and the untrusted tutorials in a browser. xdist orders
+scopes by their number of tests, so these few-test scopes would otherwise come last and
+lengthen the run by their whole duration; first, the other workers' tests overlap them."""
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: fine without it (-p no:xdist)

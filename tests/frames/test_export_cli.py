@@ -167,6 +167,7 @@ def test_interrupted_in_process_resumes_without_repeats(
     assert not list(out.glob(".*.tmp"))
 
 
+@pytest.mark.timeout(600)  # the 240 s bound below, then the resumed export
 def test_export_killed_halfway_and_resumed(
     sandbox: SandboxHandle,
     account: tuple[rdskit.Client, dict[str, str]],
@@ -185,11 +186,15 @@ def test_export_killed_halfway_and_resumed(
              "--out", str(out), "--batch-rows", "50"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            state = out / STATE_FILE
-            if state.exists() and json.loads(state.read_text())["rows"] >= 100:
-                break
+        # The export must reach 100 rows (about three slow pages); 240 s bounds it on a loaded
+        # 2-core machine, and running out fails here instead of killing it too early.
+        deadline = time.monotonic() + 240
+        state = out / STATE_FILE
+        while not (state.exists() and json.loads(state.read_text())["rows"] >= 100):
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                err = process.communicate(timeout=30)[1].decode(errors="replace")
+                pytest.fail(f"the export did not reach 100 rows: {err[-2000:]}")
             time.sleep(0.02)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)

@@ -446,11 +446,14 @@ def test_cli_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert process.stdout is not None
         lines = [process.stdout.readline() for _ in range(5)]
         found = dict(re.findall(r"(base URL|API key)\s*: (\S+)", "".join(lines)))
-        response = httpx.get(f"{found['base URL']}/v1/me", headers={"x-api-key": found["API key"]})
+        response = httpx.get(
+            f"{found['base URL']}/v1/me", headers={"x-api-key": found["API key"]}, timeout=60
+        )
         assert response.status_code == 200
     finally:
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=15) == 0
+        # Bounds for a loaded 2-core machine (seconds idle): a hang still fails here.
+        assert process.wait(timeout=90) == 0
 
 
 @pytest.mark.parametrize(
