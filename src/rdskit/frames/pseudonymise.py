@@ -48,12 +48,17 @@ is harder, not impossible, to find); ``text="drop"`` removes them. The columns a
 profile bios, hook texts and quoted evidence); service summaries are kept.
 
 Accounts in ``allow`` (brands, advertisers, public figures; handles, with or without
-``@``) are kept as they are. Ad columns (``ad_*``) describe advertisers and are kept.
+``@``) are kept as they are, with their profile links in any text; their own posts keep
+the links they wrote (every column but ``comments``: comments are the commenters'), other
+people's profile links in them still go. Without them in ``allow``, an advertiser's name
+becomes a pseudonym in every text (``mentioned_brands`` too): pseudonymising the authors of
+ads emits one :class:`rdskit.errors.AdvertiserWarning` saying how many. Ad columns
+(``ad_*``) describe advertisers and are kept.
 Post and comment ids (``id``, ``comment_id``) are kept: they are the join keys, and
 whoever holds the service account can look the posts up. The key is never stored: the
 frame's provenance records the method, the prefix, the length, the allow-list, the URL
 and text policies, what texts were searched for (``in_texts``) and what was done (the
-columns pseudonymised, removed and rewritten, with counts).
+columns pseudonymised, only those changed, removed and rewritten, with counts).
 
 Example:
     >>> p = Pseudonymiser("a long secret key held by the team")
