@@ -565,7 +565,9 @@ def pseudonymise_frame(
     """A pseudonymised copy of a ``mentions``, ``comments`` or ``profiles`` frame (see
     the module docs, which also explain why verbatim ``text`` re-identifies people); the
     input is left unchanged. ``key`` may be a :class:`Pseudonymiser` (``allow``,
-    ``prefix`` and ``length`` are then its own).
+    ``prefix`` and ``length`` are then its own). Brands are accounts too: list them in
+    ``allow``, or their names become pseudonyms in every text (pseudonymising the authors
+    of ads warns, :class:`rdskit.errors.AdvertiserWarning`).
 
     Example:
         >>> from rdskit.frames import mentions_frame
@@ -779,9 +781,9 @@ def _warn_ads(out: pd.DataFrame, authors: pa.Array, allowed: np.ndarray) -> None
     count = len(pc.unique(pc.drop_null(authors.filter(mask))))
     if count:
         warn(
-            f"{count} ad author{'s were' if count > 1 else ' was'} pseudonymised: an advertiser "
-            "is usually a brand, whose name then becomes a pseudonym in every text "
-            "(mentioned_brands included); keep public accounts with "
+            f"{count} ad author{'s were' if count > 1 else ' was'} pseudonymised (accounts, "
+            "one per source): an advertiser is usually a brand, whose name then becomes a "
+            "pseudonym in every text (mentioned_brands included); keep public accounts with "
             "pseudonymise(key, allow=[their handles])",
             AdvertiserWarning,
         )
