@@ -45,6 +45,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
+    "AdvertiserWarning",
     "AudienceDatasetNotFound",
     "AudienceDatasetRunAlreadyInFlight",
     "BudgetExceeded",
@@ -149,6 +150,12 @@ class EstimatedViewsWarning(RdsWarning):
     """A ranking by views (or by ``engagement_rate``, computed from views) mixes sources
     whose views are estimated (``are_views_estimated``) with sources whose views are
     counted: rank within each source instead (``df.rds.top(n, per="source")``)."""
+
+
+class AdvertiserWarning(RdsWarning):
+    """Pseudonymisation replaced the authors of ads (advertisers, usually brands) by
+    pseudonyms, and their names in every text with them: keep public accounts as they
+    are with ``df.rds.pseudonymise(key, allow=[...])``."""
 
 
 class CacheWarning(RdsWarning):

@@ -131,7 +131,8 @@ def test_terminal_line_is_rewritten_in_place(monkeypatch: pytest.MonkeyPatch) ->
     out = stream.getvalue()
     assert out.count("\r") == 3 and out.endswith("\n") and out.count("\n") == 1
     running, final = out.split("\r")[2:]
-    assert running == "Dataset run dsr_1: working · 0.0s elapsed · time left"[:49] + "\x1b[K"
+    # Cut to the terminal's width (50 - 1), the cut shown by an ellipsis.
+    assert running == "Dataset run dsr_1: working · 0.0s elapsed · time…\x1b[K"
     assert final.startswith("Dataset run dsr_1: working in 0.0s | mentions 12")
     assert final.endswith("enrichment working | charged 12 credits\x1b[K\n")  # whole
 

@@ -48,12 +48,17 @@ is harder, not impossible, to find); ``text="drop"`` removes them. The columns a
 profile bios, hook texts and quoted evidence); service summaries are kept.
 
 Accounts in ``allow`` (brands, advertisers, public figures; handles, with or without
-``@``) are kept as they are. Ad columns (``ad_*``) describe advertisers and are kept.
+``@``) are kept as they are, with their profile links in any text; their own posts keep
+the links they wrote (every column but ``comments``: comments are the commenters'), other
+people's profile links in them still go. Without them in ``allow``, an advertiser's name
+becomes a pseudonym in every text (``mentioned_brands`` too): pseudonymising the authors of
+ads emits one :class:`rdskit.errors.AdvertiserWarning` saying how many. Ad columns
+(``ad_*``) describe advertisers and are kept.
 Post and comment ids (``id``, ``comment_id``) are kept: they are the join keys, and
 whoever holds the service account can look the posts up. The key is never stored: the
 frame's provenance records the method, the prefix, the length, the allow-list, the URL
 and text policies, what texts were searched for (``in_texts``) and what was done (the
-columns pseudonymised, removed and rewritten, with counts).
+columns pseudonymised, only those changed, removed and rewritten, with counts).
 
 Example:
     >>> p = Pseudonymiser("a long secret key held by the team")
@@ -77,7 +82,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rdskit.errors import InvalidParameter
+from rdskit.errors import AdvertiserWarning, InvalidParameter, warn
 from rdskit.frames import _arrow
 from rdskit.frames._names import Known, word_char
 from rdskit.frames.columns import VERBATIM_TEXTS
@@ -268,13 +273,15 @@ class Pseudonymiser:
         links: bool = False,
         encoded: pa.DictionaryArray | None = None,
         scan: np.ndarray | None = None,
+        keep: np.ndarray | None = None,
     ) -> pa.Array | None:
         """:meth:`scrub` (and the names and bare handles ``known`` written out replaced,
         and with ``links`` every link removed), or None when no text needs it (nothing is
         copied then). ``sources`` holds each row's source (strings, or dictionary-encoded
         once for many calls); ``encoded`` is ``texts`` dictionary-encoded, if the caller
         has it, and ``scan`` which of its distinct values to search (the others are
-        left as they are)."""
+        left as they are); ``keep`` marks the rows (by index, as in ``rows``) whose texts
+        keep their links (a public account's own post: its shop and its pages)."""
         texts = texts.cast(pa.string())
         # Each distinct text is searched once and each distinct (source, text) rewritten
         # once: columns repeat their values (labels, comment bodies, hook texts).
@@ -295,10 +302,16 @@ class Pseudonymiser:
         source_codes = pc.fill_null(on.indices, -1).to_numpy(zero_copy_only=False)
         source_names = [None, *on.dictionary.to_pylist()]
         pair = (source_codes[rows[found]].astype(np.int64) + 1) * len(distinct) + codes[found]
-        pairs_found, which = np.unique(pair, return_inverse=True)
+        # Each distinct (source, text, links kept or not) is rewritten once.
+        kept = np.zeros(len(found), np.int64) if keep is None else keep[rows[found]]
+        pairs_found, which = np.unique(pair * 2 + kept, return_inverse=True)
+        flags, pairs_found = (pairs_found % 2).astype(bool), pairs_found // 2
         where_on = [source_names[k] for k in (pairs_found // len(distinct)).tolist()]
         values = distinct.take(pa.array(pairs_found % len(distinct))).to_pylist()
-        cleaned = [_without_links(text, links) for text in values]
+        cleaned = [
+            _without_links(text, links and not flag, self.allow)
+            for text, flag in zip(values, flags.tolist(), strict=True)
+        ]
         pattern = _handle()
         handles = [
             (s, h) for s, t in zip(where_on, cleaned, strict=True) for h in pattern.findall(t)
@@ -350,15 +363,35 @@ def _handle() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.@/])@({char}(?:(?:{char}|[.-])*{char})?)")
 
 
-def _without_links(text: str, links: bool) -> str:
-    """``text`` without profile links and e-mail addresses (and, ``links``, any link)."""
+def _without_links(text: str, links: bool, allow: frozenset[str] = frozenset()) -> str:
+    """``text`` without profile links and e-mail addresses (and, ``links``, any link);
+    the profile links of ``allow``-listed accounts are kept (they are kept by name).
+
+    Example:
+        >>> _without_links("www.tiktok.com/@oatly and tiktok.com/@maya", False, {"oatly"})
+        'www.tiktok.com/@oatly and [profile link removed]'
+    """
     # The regexes are slow on long texts: each runs only where its sign appears.
     lower = text.lower()
     if any(host in lower for host in _PROFILE_HOSTS):
-        text = _PROFILE_URL.sub(_URL_REMOVED, text)
+        text = _PROFILE_URL.sub(_unless_public(_URL_REMOVED, allow), text)
     if links and ("://" in text or "www." in lower):
-        text = _LINK.sub(_LINK_REMOVED, text)
+        text = _LINK.sub(_unless_public(_LINK_REMOVED, allow), text)
     return _EMAIL.sub(_EMAIL_REMOVED, text) if "@" in text else text
+
+
+def _unless_public(removed: str, allow: frozenset[str]) -> str | Callable[[re.Match[str]], str]:
+    """The replacement of a link: ``removed``, unless it is an allow-listed account's
+    profile page."""
+    if not allow:
+        return removed
+
+    def replace(match: re.Match[str]) -> str:
+        link = match.group(0)
+        handle = handle_from_url(link) if _PROFILE_URL.fullmatch(link) else None
+        return link if handle is not None and handle.lower() in allow else removed
+
+    return replace
 
 
 def _replacer(
@@ -532,7 +565,9 @@ def pseudonymise_frame(
     """A pseudonymised copy of a ``mentions``, ``comments`` or ``profiles`` frame (see
     the module docs, which also explain why verbatim ``text`` re-identifies people); the
     input is left unchanged. ``key`` may be a :class:`Pseudonymiser` (``allow``,
-    ``prefix`` and ``length`` are then its own).
+    ``prefix`` and ``length`` are then its own). Brands are accounts too: list them in
+    ``allow``, or their names become pseudonyms in every text (pseudonymising the authors
+    of ads warns, :class:`rdskit.errors.AdvertiserWarning`).
 
     Example:
         >>> from rdskit.frames import mentions_frame
@@ -595,6 +630,7 @@ def pseudonymise_frame(
         allowed = people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
         pseudonyms = people.handles(sources, author)
         known.add(sources, author, pseudonyms)
+        title = None
         if "author_title" in out.columns:
             # The display name becomes the handle's pseudonym (the same person everywhere).
             kept = _arrow_column(out, "author_title")
@@ -630,10 +666,17 @@ def pseudonymise_frame(
         if "comments" in out.columns:
             # Commenters now (so each is known by name before any text is searched);
             # the comments' other texts with every other column's, below.
-            _set(
-                out, "comments", _commenters(people, known, sources, _arrow_column(out, "comments"))
-            )
-            done.pseudonymised += ["comments[].author_username", "comments[].author_name"]
+            before = _arrow_column(out, "comments")
+            after = _commenters(people, known, sources, before)
+            if not after.equals(before):
+                _set(out, "comments", after)
+                fields = pc.list_flatten(after).type
+                done.pseudonymised += [
+                    f"comments[].{f}"
+                    for f in ("author_username", "author_name")
+                    if f in fields.names
+                ]
+        _warn_ads(out, pseudonyms if title is None else title, allowed)
     elif kind == "comments":
         person("author_username", "author_name")
     else:
@@ -651,6 +694,9 @@ def pseudonymise_frame(
     encoded_sources = pc.dictionary_encode(sources)
 
     counts = {"rewritten": 0, "removed": 0}
+    # A public account's own post keeps the links it wrote (its shop, its pages); its
+    # comments are written by commenters and do not (set per column below).
+    keep: dict[str, np.ndarray | None] = {"links": None}
 
     def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
         texts = texts.cast(pa.string())
@@ -665,12 +711,20 @@ def pseudonymise_frame(
                 present = codes >= 0
                 drop = np.zeros(len(texts), dtype=bool)
                 drop[present] = link[codes[present]]
-                drop &= ~allowed[rows]
+                if keep["links"] is not None:
+                    drop &= ~keep["links"][rows]
                 # A link removed from every row that holds it is not searched.
                 scan = ~link
                 scan[codes[present & ~drop]] = True
         changed = people.scrubbed(
-            encoded_sources, rows, texts, known, links=content_links, encoded=encoded, scan=scan
+            encoded_sources,
+            rows,
+            texts,
+            known,
+            links=content_links,
+            encoded=encoded,
+            scan=scan,
+            keep=keep["links"],
         )
         if changed is not None:
             differs = pc.fill_null(pc.not_equal(texts, changed), False)
@@ -692,6 +746,7 @@ def pseudonymise_frame(
         if not _has_strings(array.type):
             continue
         counts.update(rewritten=0, removed=0)
+        keep["links"] = allowed if allowed.any() and name != "comments" else None
         skip = _COMMENT_KEYS if name == "comments" else frozenset()
         scrubbed = _leaves(array, np.arange(len(out)), clean, skip)
         if scrubbed is not None:
@@ -709,11 +764,36 @@ def pseudonymise_frame(
             "handles",
             "names",
             "e-mail addresses",
-            "links" if content_links else "profile links",
+            _links_searched(content_links, bool(people.allow)),
         ],
         **done.record(),
     }
     return add_step(out, "pseudonymise", settings)
+
+
+def _warn_ads(out: pd.DataFrame, authors: pa.Array, allowed: np.ndarray) -> None:
+    """Warn when ads' authors were pseudonymised: advertisers are brands, whose names
+    then become pseudonyms in every text (``mentioned_brands`` too)."""
+    if "content_type" not in out.columns:
+        return
+    ads = pc.equal(_arrow_column(out, "content_type").cast(pa.string()), "ad")
+    mask = pc.and_(pc.fill_null(ads, False), pa.array(~allowed))
+    count = len(pc.unique(pc.drop_null(authors.filter(mask))))
+    if count:
+        warn(
+            f"{count} ad author{'s were' if count > 1 else ' was'} pseudonymised (accounts, "
+            "one per source): an advertiser is usually a brand, whose name then becomes a "
+            "pseudonym in every text (mentioned_brands included); keep public accounts with "
+            "pseudonymise(key, allow=[their handles])",
+            AdvertiserWarning,
+        )
+
+
+def _links_searched(links: bool, allow: bool) -> str:
+    """The links removed from texts, as the record says (``in_texts``)."""
+    if not links:
+        return "profile links (not public accounts')" if allow else "profile links"
+    return "links (not in public accounts' posts, nor to their profiles)" if allow else "links"
 
 
 class _Done:
@@ -730,9 +810,11 @@ class _Done:
         self.rewritten: dict[str, int] = {}
 
     def replace(self, name: str, values: pa.Array) -> None:
+        before = _arrow_column(self.out, name).cast(pa.string())
         _set(self.out, name, values)
         self.names.add(name)
-        if name != "comments":
+        # Recorded only when it changed (allow-listed accounts' names are kept).
+        if name != "comments" and not before.equals(values.cast(pa.string())):
             self.pseudonymised.append(name)
 
     def remove(self, name: str, where: np.ndarray | None = None) -> None:

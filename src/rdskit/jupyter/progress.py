@@ -327,7 +327,7 @@ class LineView:
         line = one_line(progress_line(snap))  # service text never drives the terminal
         if self._tty:
             width = shutil.get_terminal_size().columns - 1
-            shown = line if snap.state != "running" else line[:width]
+            shown = line if snap.state != "running" else _fit(line, width)
             self.stream.write("\r" + shown + "\x1b[K")
         elif _what(snap) != self._last or snap.state != "running":
             # Not a terminal: print only when the state changes, not every tick.
@@ -340,6 +340,24 @@ class LineView:
         if self._tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _fit(line: str, width: int) -> str:
+    """``line`` cut to ``width`` characters, ending with ``…`` where it was cut and never
+    with half a separator (``" | "``).
+
+    Example:
+        >>> _fit("Run: working · 3.0s elapsed · time left unknown | mentions 3 of 9", 50)
+        'Run: working · 3.0s elapsed · time left unknown…'
+        >>> _fit("Run: working", 50)
+        'Run: working'
+    """
+    if len(line) <= width:
+        return line
+    cut = line[: max(width - 1, 0)].rstrip()
+    if cut.endswith(" |"):
+        cut = cut[:-2].rstrip()
+    return cut + "…"
 
 
 def _what(snap: Snapshot) -> tuple[Any, ...]:
