@@ -50,6 +50,7 @@ from typing import Any
 from rdskit.sandbox import assistant_analyses as analyses
 from rdskit.sandbox import assistant_figures as figures_of
 from rdskit.sandbox.assistant_catalogue import METRICS, Table
+from rdskit.sandbox.assistant_lexicon import iso_dates
 from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.assistant_posts import (
     Mention,
@@ -330,8 +331,9 @@ def answer(
     posts = list(table.posts)
     searches = _searches(scope)
     ads = _ads_policy([*(turn.text for turn in history), question])
-    # The words that set the policy ("leave ads out") are not a topic or a filter.
-    asked = _policy_said(question)
+    # The words that set the policy ("leave ads out") are not a topic or a filter; written
+    # dates become ISO ones here so the figure reader and the planner apply the same day.
+    asked = iso_dates(_policy_said(question))
     earlier = [replace(turn, text=_policy_said(turn.text)) for turn in history]
     reading = _read(asked, table, searches, earlier)
     if reading.refusal is not None or reading.not_collected is not None:
