@@ -75,3 +75,28 @@ def test_written_dates_are_applied_on_both_paths(written: str, first: date) -> N
     counted = assistant.answer(f"How many posts since {written}?", POSTS, [OAT])
     assert f"**{len(expected)}** posts match" in counted.text, counted.text
     assert f"on or after {first.isoformat()}" in counted.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["List posts since 31 Feb 2026", "Show me posts between 1 and 15 March",
+     "Top posts since the 5th of Marchh"],
+)  # fmt: skip
+def test_a_date_no_reader_applies_is_named_not_dropped(question: str) -> None:
+    reply = assistant.answer(question, POSTS, [OAT])
+    lines = reply.text.splitlines()
+    # Either the date is applied (the read-as line states a window) or it is named.
+    applied = any(d.isoformat() in lines[0] for d in DAYS) or "dated from" in lines[0]
+    named = "as a date; the answer below covers all dates" in reply.text
+    assert applied or named, reply.text
+    if named:
+        assert lines[1].startswith("**I did not understand"), reply.text  # before any figure
+
+
+def test_in_may_is_the_month_and_may_the_verb_is_not_a_date() -> None:
+    counted = assistant.answer("How many posts in May?", POSTS, [OAT])
+    assert "posted in 2025-05" in counted.text.splitlines()[0], counted.text  # newest: 2026-03
+    assert "**0** posts match" in counted.text, counted.text
+    verb = assistant.answer("Show posts that may mention foam", POSTS, [OAT])
+    assert "2025-05" not in verb.text and "as a date" not in verb.text, verb.text
+    assert "window: all dates" in verb.text.splitlines()[0], verb.text

@@ -36,6 +36,7 @@ __all__ = [
     "TRANSLATIONS",
     "detect_language",
     "iso_dates",
+    "looks_like_date",
     "translate",
 ]
 
@@ -250,6 +251,29 @@ def iso_dates(text: str) -> str:
             return found[0]
 
     return _DAY_MONTH_YEAR.sub(one, text)
+
+
+_FULL_MONTH = "|".join(
+    sorted((re.escape(name) for name in MONTHS if len(name) >= 4), key=len, reverse=True)
+)
+_DATE_LIKE = re.compile(
+    rf"\d.*\b(?:{_MONTH_NAME})\b|\b(?:{_MONTH_NAME})\b.*\d|\b(?:{_FULL_MONTH})\b"
+    r"|\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th) of\b",
+    re.IGNORECASE,
+)
+
+
+def looks_like_date(words: str) -> bool:
+    """Whether words a reader could not map read as a date: a month's full name, a number
+    next to a month's name, a numeric date or "5th of ...". "may" or "mar" alone are not dates (they
+    are words too).
+
+    >>> [looks_like_date(w) for w in ("feb 2026", "march", "2026-02-31", "5th of marchh")]
+    [True, True, True, True]
+    >>> [looks_like_date(w) for w in ("may", "mar", "viral", "5 brands")]
+    [False, False, False, False]
+    """
+    return _DATE_LIKE.search(words) is not None
 
 
 # Cue phrases of other languages, mapped onto English cue words (longest first).
