@@ -50,6 +50,7 @@ from typing import Any
 from rdskit.sandbox import assistant_analyses as analyses
 from rdskit.sandbox import assistant_figures as figures_of
 from rdskit.sandbox.assistant_catalogue import METRICS, Table
+from rdskit.sandbox.assistant_lexicon import iso_dates, looks_like_date
 from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.assistant_posts import (
     Mention,
@@ -330,8 +331,9 @@ def answer(
     posts = list(table.posts)
     searches = _searches(scope)
     ads = _ads_policy([*(turn.text for turn in history), question])
-    # The words that set the policy ("leave ads out") are not a topic or a filter.
-    asked = _policy_said(question)
+    # The words that set the policy ("leave ads out") are not a topic or a filter; written
+    # dates become ISO ones here so the figure reader and the planner apply the same day.
+    asked = iso_dates(_policy_said(question))
     earlier = [replace(turn, text=_policy_said(turn.text)) for turn in history]
     reading = _read(asked, table, searches, earlier)
     if reading.refusal is not None or reading.not_collected is not None:
@@ -392,6 +394,13 @@ def answer(
         cited += _section(out, intent, context, used)
         figures[intent.name] = out.figures
         out.line()
+    dates = [word for word in reading.unknown if looks_like_date(word)]
+    if planned.understood and dates and not timed and not narrowed_in_time(reading):
+        # A date neither reader could apply: never dropped silently (the answer would
+        # cover every date while the question named one).
+        words = ", ".join(f"'{word}'" for word in dates)
+        out.lines.insert(1, f"**I did not understand {words} as a date; the answer below"
+                            " covers all dates.**")  # fmt: skip
     if not planned.understood:
         if reading.unknown:  # named before any figure, right after the read-as line
             words = ", ".join(f"'{word}'" for word in reading.unknown)
@@ -406,6 +415,11 @@ def answer(
         out.lines.extend(f"- {item.label} (`{item.id}`)" for item in about)
     out.figures = figures if multi else figures[planned.intents[0].name]
     return _reply(out, scope, [*cited, *about], list(used.values()), planned)
+
+
+def narrowed_in_time(reading: Reading) -> bool:
+    """Whether the figure reader applied a time condition of the question."""
+    return any(condition.dim in _TIME_DIMS for condition in reading.conditions)
 
 
 _EXTRA_DIMS = frozenset(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 
 __all__ = [
     "CONTINUES",
@@ -34,6 +35,8 @@ __all__ = [
     "TOPIC_CUES",
     "TRANSLATIONS",
     "detect_language",
+    "iso_dates",
+    "looks_like_date",
     "translate",
 ]
 
@@ -221,6 +224,57 @@ MONTHS: Mapping[str, int] = {
     for name in names.split()
 }
 """Month names (English, French, Spanish, German, Portuguese) to month numbers."""
+
+_MONTH_NAME = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th|er|º)?"
+_DAY_MONTH_YEAR = re.compile(
+    rf"(?<![\w-])(?:{_DAY}(?: of| de)? ({_MONTH_NAME})\.?,?|({_MONTH_NAME})\.? {_DAY},?)"
+    r" (\d{4})(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def iso_dates(text: str) -> str:
+    """``text`` with its written dates ("5 March 2026", "March 5th, 2026", "1 Jan 3000")
+    as ISO dates, the one form both readers of a question apply; a day the calendar does
+    not have ("31 Feb 2026") stays as written, so the answer names it as not understood.
+
+    >>> iso_dates("posts after 5 March 2026 and before Apr 2, 2026")
+    'posts after 2026-03-05 and before 2026-04-02'
+    """
+
+    def one(found: re.Match[str]) -> str:
+        day, month = (found[1], found[2]) if found[1] else (found[4], found[3])
+        try:
+            return date(int(found[5]), MONTHS[month.lower()], int(day)).isoformat()
+        except ValueError:
+            return found[0]
+
+    return _DAY_MONTH_YEAR.sub(one, text)
+
+
+_FULL_MONTH = "|".join(
+    sorted((re.escape(name) for name in MONTHS if len(name) >= 4), key=len, reverse=True)
+)
+_DATE_LIKE = re.compile(
+    rf"\d.*\b(?:{_MONTH_NAME})\b|\b(?:{_MONTH_NAME})\b.*\d|\b(?:{_FULL_MONTH})\b"
+    r"|\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th) of\b",
+    re.IGNORECASE,
+)
+
+
+def looks_like_date(words: str) -> bool:
+    """Whether words a reader could not map read as a date: a month's full name, a number
+    next to a month's name, a numeric date or "5th of ...". "may" or "mar" alone are not dates (they
+    are words too).
+
+    >>> [looks_like_date(w) for w in ("feb 2026", "march", "2026-02-31", "5th of marchh")]
+    [True, True, True, True]
+    >>> [looks_like_date(w) for w in ("may", "mar", "viral", "5 brands")]
+    [False, False, False, False]
+    """
+    return _DATE_LIKE.search(words) is not None
+
 
 # Cue phrases of other languages, mapped onto English cue words (longest first).
 TRANSLATIONS: Mapping[str, Mapping[str, str]] = {

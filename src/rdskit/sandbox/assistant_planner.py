@@ -87,7 +87,9 @@ _SOURCE = re.compile(
 _NUMBER = "|".join(re.escape(w) for w in sorted(NUMBER_WORDS, key=len, reverse=True))
 _LIMIT = re.compile(rf"(?<![\w-])(\d{{1,3}}|{_NUMBER})(?![\w-])")
 _WINDOW = re.compile(
-    rf"\b(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|recent|this"
+    # "this month/week/year" is not a rolling window: the figure reader (assistant_query)
+    # takes it as the newest post's calendar period, the one reading both paths apply.
+    rf"\b(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|recent"
     rf"|these|derniers?|dernières?|últimos?|últimas?|letzten?) (?:(\d{{1,3}}|{_NUMBER}) )?"
     r"(day|week|month|year|jour|semaine|mois|an|año|día|semana|mes|tag|woche|monat|jahr"
     r"|dia|mês|ano)(?:s|es|e|en)?\b"
@@ -117,9 +119,7 @@ _SINGLE_WINDOWS = {
     "yesterday": 1,
     "today": 1,
     "last night": 1,
-    "this week": 7,
     "last week": 7,
-    "this month": 30,
     "last month": 30,
 }
 _ISO = r"(\d{4}-\d{2}-\d{2})"

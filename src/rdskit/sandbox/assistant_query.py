@@ -856,9 +856,9 @@ _SINCE = re.compile(rf"\b(since|after|from|between) {_ISO}\b")
 _UNTIL = re.compile(rf"\b(until|before|till|to|and) {_ISO}\b")
 _MONTH_NAMES = "|".join(_MONTHS)
 _BARE_MONTH = re.compile(
-    r"\bin (january|february|march|april|june|july|august|september|october|november"
+    r"\bin (january|february|march|april|may|june|july|august|september|october|november"
     r"|december)\b(?! 20\d\d)"
-)
+)  # "in may" is the month: after "in", "may" is never the verb
 _MONTH_BOUND = re.compile(
     rf"\b(since|after|from|starting|before|until|till|through|up to) ({_MONTH_NAMES})"
     r"(?: (20\d\d))?\b"
