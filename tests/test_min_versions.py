@@ -77,6 +77,7 @@ NOT_TESTED = {
     "test_sandbox_layers.py": "an import-graph check of the source, not a run",
     "test_worker_fairness.py": "the worker pool's scheduling: threads",
     "eval": "the assistant's planner and answers: plain Python rules over SQLite",
+    "test_ask_this_period.py": "the assistant's date reading: plain Python rules",
 }
 """The sandbox tests that do not run at the floors, each with why the floors cannot break it."""
 TESTED = (

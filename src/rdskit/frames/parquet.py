@@ -150,9 +150,28 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
         if name in spec:
             table = table.set_column(i, name, _arrow.cast(table[name], spec[name].arrow))
     frame = _arrow.to_frame(table, spec.name)
+    for name, unit in _naive_units(files[0].metadata if len(files) == 1 else None).items():
+        if name in frame.columns and str(frame[name].dtype) != unit:
+            # Parquet has no second unit: a datetime64[s] column is stored in ms, which
+            # some pyarrow versions give back as ms; pandas' metadata has the unit written.
+            frame[name] = frame[name].astype(unit)
     if index is not None:
         frame.index = index
     return restore(frame, record)
+
+
+def _naive_units(metadata: Mapping[bytes, bytes] | None) -> dict[str, str]:
+    """The numpy dtype pandas' metadata records for each naive datetime column."""
+    described = json.loads((metadata or {}).get(b"pandas", b"{}"))
+    return {
+        column["name"]: column["numpy_type"]
+        for column in described.get("columns", [])
+        if isinstance(column, dict)
+        and isinstance(column.get("name"), str)
+        and column.get("pandas_type") == "datetime"
+        and str(column.get("numpy_type", "")).startswith("datetime64[")
+        and str(column.get("numpy_type")).endswith(("[s]", "[ms]", "[us]", "[ns]"))
+    }
 
 
 def _split_index(
