@@ -128,7 +128,9 @@ def test_the_pandas_vs_rdskit_table_says_what_happens(tmp_path: Path) -> None:
     assert not isinstance(pd.concat([known, new_source])["source"].dtype, pd.CategoricalDtype)
     with_empty = pd.concat([known, empty])
     assert isinstance(with_empty["source"].dtype, pd.CategoricalDtype)
-    assert not isinstance(with_empty["language"].dtype, pd.CategoricalDtype)
+    # pandas 3 drops an empty frame's (empty) categories into object; pandas 2 keeps them.
+    pandas_3 = int(pd.__version__.split(".")[0]) >= 3
+    assert isinstance(with_empty["language"].dtype, pd.CategoricalDtype) is not pandas_3
     # Polars and pandas' own feather of a category with a missing value; rdskit's reads.
     frame = frames.mentions_frame([{"source": "reddit", "id": "1"}, {"id": "2"}])
     frame.to_feather(tmp_path / "pandas.feather")

@@ -594,8 +594,8 @@ _PANDAS_VS_RDSKIT = (
     "| `pd.concat([a, b])` | keeps `category` when both frames have the same categories: "
     "`source`, `content_type`, `creator_tier` and usage `category` do (their vocabulary "
     "in a fixed order) unless one frame holds a value outside it (a new source); "
-    "`language` (an open vocabulary) does only when both saw the same codes, so not with "
-    "an empty frame | "
+    "`language` (an open vocabulary) does only when both saw the same codes, so with "
+    "pandas 3 not with an empty frame (pandas 2 keeps it there) | "
     "`df.rds.to_numpy_dtypes()` for plain `object` columns |",
     '| seaborn `hue="num_likes"`, scikit-learn, statsmodels | Arrow integers, booleans '
     "and text may be refused | `df.rds.to_numpy_dtypes()`: `int64` (`float64` with NaN "

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -130,7 +131,8 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     """
     dataset = ds.dataset(path, format="parquet", partitioning="hive")
     # Batches may differ in key-named columns: read every file footer, not only the first.
-    files = [fragment.physical_schema for fragment in dataset.get_fragments()]
+    fragments = list(dataset.get_fragments())
+    files = [fragment.physical_schema for fragment in fragments]
     stored = [record for record in map(from_schema, files) if record]
     partitions = dataset.partitioning.schema if dataset.partitioning else pa.schema([])
     schema = pa.unify_schemas([*files, partitions]) if files else dataset.schema
@@ -149,29 +151,32 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     for i, name in enumerate(table.column_names):
         if name in spec:
             table = table.set_column(i, name, _arrow.cast(table[name], spec[name].arrow))
+    # The file's own key-value metadata: the physical schema leaves ARROW:schema out.
+    written = _written_types(fragments[0].metadata.metadata if len(files) == 1 else None)
+    for i, name in enumerate(table.column_names):
+        kind = written.get(name)
+        # Parquet has no second unit: a timestamp[s] column is stored in ms, which pyarrow
+        # 20 gives back as ms; the Arrow schema written beside it has the unit.
+        stored = table.schema.field(name).type
+        if name not in spec and kind is not None and pa.types.is_timestamp(kind) and stored != kind:
+            table = table.set_column(i, name, table[name].cast(kind))
     frame = _arrow.to_frame(table, spec.name)
-    for name, unit in _naive_units(files[0].metadata if len(files) == 1 else None).items():
-        if name in frame.columns and str(frame[name].dtype) != unit:
-            # Parquet has no second unit: a datetime64[s] column is stored in ms, which
-            # some pyarrow versions give back as ms; pandas' metadata has the unit written.
-            frame[name] = frame[name].astype(unit)
     if index is not None:
         frame.index = index
     return restore(frame, record)
 
 
-def _naive_units(metadata: Mapping[bytes, bytes] | None) -> dict[str, str]:
-    """The numpy dtype pandas' metadata records for each naive datetime column."""
-    described = json.loads((metadata or {}).get(b"pandas", b"{}"))
-    return {
-        column["name"]: column["numpy_type"]
-        for column in described.get("columns", [])
-        if isinstance(column, dict)
-        and isinstance(column.get("name"), str)
-        and column.get("pandas_type") == "datetime"
-        and str(column.get("numpy_type", "")).startswith("datetime64[")
-        and str(column.get("numpy_type")).endswith(("[s]", "[ms]", "[us]", "[ns]"))
-    }
+def _written_types(metadata: Mapping[bytes, bytes] | None) -> dict[str, pa.DataType]:
+    """Each column's Arrow type as written (the ``ARROW:schema`` pyarrow stores in a
+    parquet file); empty when the file has none or it cannot be read."""
+    encoded = (metadata or {}).get(b"ARROW:schema")
+    if not encoded:
+        return {}
+    try:
+        schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(encoded)))
+    except (ValueError, pa.ArrowException):
+        return {}
+    return {field.name: field.type for field in schema}
 
 
 def _split_index(
