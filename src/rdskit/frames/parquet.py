@@ -139,26 +139,24 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     table = ds.dataset(path, schema=schema, format="parquet", partitioning="hive").to_table()
     record = merge_records(stored) if len(stored) > 1 else next(iter(stored), {})
     spec = next((s for s in FRAMES if s.name == record.get("kind")), MENTIONS)
+    # A single file's own key-value metadata (the physical schema leaves ARROW:schema out).
+    metadata = fragments[0].metadata.metadata if len(files) == 1 else None
     # pandas' own metadata (a df.to_parquet file) gives the index only: the catalogue has
     # the dtypes, and pandas cannot parse every dtype name it wrote there.
-    table, index = _split_index(table, files[0].metadata if len(files) == 1 else None)
+    table, index = _split_index(table, metadata)
     table = table.replace_schema_metadata(None)
     # (A single file's "partitioning" schema is its own: only names no file has are keys.)
     keys = [name for name in partitions.names if not any(name in f.names for f in files)]
     one_layout = not keys and len({tuple(f.names) for f in files}) == 1
     if not one_layout:
         table = table.select(_arrow.order_columns(table.column_names, spec))
+    written = _written_types(metadata)
     for i, name in enumerate(table.column_names):
         if name in spec:
             table = table.set_column(i, name, _arrow.cast(table[name], spec[name].arrow))
-    # The file's own key-value metadata: the physical schema leaves ARROW:schema out.
-    written = _written_types(fragments[0].metadata.metadata if len(files) == 1 else None)
-    for i, name in enumerate(table.column_names):
-        kind = written.get(name)
-        # Parquet has no second unit: a timestamp[s] column is stored in ms, which pyarrow
-        # 20 gives back as ms; the Arrow schema written beside it has the unit.
-        stored = table.schema.field(name).type
-        if name not in spec and kind is not None and pa.types.is_timestamp(kind) and stored != kind:
+        elif (kind := written.get(name)) is not None and pa.types.is_timestamp(kind):
+            # Parquet has no second unit: a timestamp[s] column is stored in ms, which
+            # pyarrow 20 gives back as ms; the Arrow schema written beside it has the unit.
             table = table.set_column(i, name, table[name].cast(kind))
     frame = _arrow.to_frame(table, spec.name)
     if index is not None:

@@ -395,7 +395,7 @@ def answer(
         figures[intent.name] = out.figures
         out.line()
     dates = [word for word in reading.unknown if looks_like_date(word)]
-    if planned.understood and dates and not timed and not narrowed_in_time(reading):
+    if planned.understood and dates and not timed and not _narrowed_in_time(reading):
         # A date neither reader could apply: never dropped silently (the answer would
         # cover every date while the question named one).
         words = ", ".join(f"'{word}'" for word in dates)
@@ -417,7 +417,7 @@ def answer(
     return _reply(out, scope, [*cited, *about], list(used.values()), planned)
 
 
-def narrowed_in_time(reading: Reading) -> bool:
+def _narrowed_in_time(reading: Reading) -> bool:
     """Whether the figure reader applied a time condition of the question."""
     return any(condition.dim in _TIME_DIMS for condition in reading.conditions)
 

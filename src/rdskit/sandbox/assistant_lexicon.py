@@ -265,8 +265,8 @@ _DATE_LIKE = re.compile(
 
 def looks_like_date(words: str) -> bool:
     """Whether words a reader could not map read as a date: a month's full name, a number
-    next to a month's name, a numeric date or "5th of ...". "may" or "mar" alone are not dates (they
-    are words too).
+    next to a month's name, a numeric date or "5th of ...". "may" or "mar" alone are not
+    dates (they are words too).
 
     >>> [looks_like_date(w) for w in ("feb 2026", "march", "2026-02-31", "5th of marchh")]
     [True, True, True, True]
