@@ -80,7 +80,7 @@ def test_written_dates_are_applied_on_both_paths(written: str, first: date) -> N
 @pytest.mark.parametrize(
     "question",
     ["List posts since 31 Feb 2026", "Show me posts between 1 and 15 March",
-     "Top posts since the 5th of Marchh"],
+     "Top posts since the 5th of Marchh", "Oat milk posts from 12/03/2026"],
 )  # fmt: skip
 def test_a_date_no_reader_applies_is_named_not_dropped(question: str) -> None:
     reply = assistant.answer(question, POSTS, [OAT])

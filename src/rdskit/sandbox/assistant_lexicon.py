@@ -258,7 +258,9 @@ _FULL_MONTH = "|".join(
 )
 _DATE_LIKE = re.compile(
     rf"\d.*\b(?:{_MONTH_NAME})\b|\b(?:{_MONTH_NAME})\b.*\d|\b(?:{_FULL_MONTH})\b"
-    r"|\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th) of\b",
+    r"|\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th) of\b"
+    # "12/03/2026" as the reader leaves it, punctuation gone: "12 03 2026".
+    r"|\b\d{1,2} \d{1,2} \d{4}\b",
     re.IGNORECASE,
 )
 
@@ -268,7 +270,7 @@ def looks_like_date(words: str) -> bool:
     next to a month's name, a numeric date or "5th of ...". "may" or "mar" alone are not
     dates (they are words too).
 
-    >>> [looks_like_date(w) for w in ("feb 2026", "march", "2026-02-31", "5th of marchh")]
+    >>> [looks_like_date(w) for w in ("feb 2026", "march", "2026-02-31", "12 03 2026")]
     [True, True, True, True]
     >>> [looks_like_date(w) for w in ("may", "mar", "viral", "5 brands")]
     [False, False, False, False]
