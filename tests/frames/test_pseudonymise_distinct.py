@@ -66,3 +66,14 @@ def test_repeated_frames_values_match_a_frame_of_distinct_rows() -> None:
     out_one = one.rds.pseudonymise(KEY)
     assert out_many["text"].tolist() == out_one["text"].tolist() * 4
     assert "maya" not in out_many["text"][0].lower() and "@lea" not in out_many["text"][0]
+
+
+def test_a_name_is_found_in_every_text_of_a_long_column() -> None:
+    # The search once ran in chunks of 20,000 texts, one per worker thread: with one
+    # worker (a one-CPU machine) only the first chunk was searched.
+    known = Known()
+    known.add(pa.array(["tiktok"]), pa.array(["Maya Chen"]), pa.array(["u_1"]))
+    texts = pa.array(["nothing to see here"] * 45_000 + ["thanks maya chen!", "MAYA  Chen."])
+    hits = known.found(texts)
+    assert hits.nonzero()[0].tolist() == [45_000, 45_001]
+    assert known.rewrite(["tiktok"] * 2, texts[-2:].to_pylist()) == ["thanks u_1!", "u_1."]

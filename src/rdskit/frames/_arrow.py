@@ -98,15 +98,35 @@ def distinct_rows(keys: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[pa.Array,
         >>> first.to_pylist(), codes.to_pylist()
         ([0, 1], [0, 1, 0])
     """
-    parts = [pc.fill_null(k.cast(pa.string()), "") for k in keys]
-    parts += [pc.if_else(k.is_valid(), "", "\x00") for k in keys if k.null_count]
-    joined = parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "\x1f")
-    if isinstance(joined, pa.ChunkedArray):
-        joined = joined.combine_chunks()
-    # One hash pass: a dictionary numbers the distinct keys in order of first appearance.
-    codes = pc.dictionary_encode(joined).indices
-    _, first = np.unique(codes.to_numpy(zero_copy_only=False), return_index=True)
+    # Each key hashed on its own (one pass each, in C), then the pairs of codes numbered
+    # the same way: no joined strings are built. A code pair fits int64 (both < 2**31).
+    codes: pa.Array | None = None
+    for key in keys:
+        if isinstance(key, pa.ChunkedArray):
+            key = key.combine_chunks()
+        own = _codes(key.cast(pa.string()) if pa.types.is_dictionary(key.type) else key)
+        if codes is None:
+            codes = own
+        else:
+            width = pc.max(own).as_py() + 1 if len(own) else 1
+            pair = pc.add(pc.multiply(codes.cast(pa.int64()), width), own.cast(pa.int64()))
+            codes = _codes(pair)
+    assert codes is not None, "distinct_rows needs at least one key"
+    # Codes are numbered in order of first appearance: a row is its combination's first
+    # exactly where the running maximum of the codes grows.
+    numbers = codes.to_numpy(zero_copy_only=False)
+    grows = np.empty(len(numbers), dtype=bool)
+    if len(numbers):
+        top = np.maximum.accumulate(numbers)
+        grows[0] = True
+        grows[1:] = top[1:] > top[:-1]
+    first = np.flatnonzero(grows)
     return pa.array(first), codes
+
+
+def _codes(values: pa.Array) -> pa.Array:
+    """Each value's number in order of first appearance (a null is a value of its own)."""
+    return pc.dictionary_encode(values, null_encoding="encode").indices
 
 
 def unique(rows: pa.StructArray, key: Sequence[str]) -> pa.StructArray:

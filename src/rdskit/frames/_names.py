@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
 import re
 import unicodedata
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -70,8 +69,6 @@ _CANONICAL = r"^[\pL\pN\pM_]+(?:[.'’-][\pL\pN\pM_]+)*(?: [\pL\pN\pM_]+(?:[.'�
 _ENDING = re.compile(r"'[^\W\d_]{1,2}$")
 _ENDING_RE2 = r"'\pL{1,2}$"
 _GAP_MAX = 3  # non-space characters allowed between the words of a name
-_CHUNK = 20_000  # texts searched by one thread
-_WORKERS = min(4, os.cpu_count() or 1)
 
 
 def words_of(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
@@ -94,6 +91,40 @@ def words_of(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
         pa.concat_arrays([flat, extra, base]),
         np.concatenate([parents, extra_parents, extra_parents]),
     )
+
+
+def _pieces(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """``texts`` cut where each run of non-spaces begins, and the text holding each piece.
+
+    A piece is one run and the spaces after it (or a text's leading spaces); cutting only
+    at ASCII spaces changes nothing, as :func:`words_of` splits a piece at any space
+    itself. The pieces share the texts' bytes: only their offsets are new, found in numpy
+    (Arrow's splitting kernels copy every word, several times slower).
+
+    Example:
+        >>> pieces, rows = _pieces(pa.array(["hi  maya", None, "", " x"]))
+        >>> pieces.to_pylist(), rows.tolist()
+        (['hi  ', 'maya', ' ', 'x'], [0, 0, 3, 3])
+    """
+    texts = texts.cast(pa.string())
+    if texts.null_count:
+        texts = pc.fill_null(texts, "")  # a null's bytes, if any, are not its text
+    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = texts.buffers()[2]
+    if data is None or last == first:
+        return pa.array([], pa.string()), np.zeros(0, np.int64)
+    raw = np.frombuffer(data, np.uint8, last - first, first)
+    space = (raw == 32) | ((raw >= 9) & (raw <= 13))
+    cut = np.zeros(len(raw), dtype=bool)
+    cut[1:] = space[:-1] & ~space[1:]
+    starts = offsets[:-1] - first
+    cut[starts[starts < len(raw)]] = True
+    at = np.flatnonzero(cut)
+    bounds = np.append(at, len(raw)).astype(np.int32) + first
+    pieces = pa.StringArray.from_buffers(len(at), pa.py_buffer(bounds), data)
+    per_text = np.diff(np.searchsorted(at, offsets - first))
+    return pieces, np.repeat(np.arange(len(texts)), per_text)
 
 
 @functools.cache
@@ -163,18 +194,24 @@ class Known:
     """
 
     def __init__(self) -> None:
-        self.by_source: dict[tuple[str | None, str], str] = {}
-        self.anywhere: dict[str, str] = {}
-        self.longest = 1
+        # What was learnt, as Arrow tables in the order learnt: source, ident (as
+        # searched), pseudonym, and the ident's first word. Python lookups are built only
+        # for the names the texts to rewrite may hold (:meth:`rewrite`).
+        self._learnt: list[pa.Table] = []
+        self._rows: pa.Table | None = None
         self._first_words: pa.Array | None = None
-        self._starts: frozenset[str] = frozenset()
+        self.longest = 1
 
     def __len__(self) -> int:
-        return len(self.anywhere)
+        rows = self._table()
+        return int(pc.count_distinct(rows["i"]).as_py()) if rows.num_rows else 0
 
-    def add(self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array) -> None:
-        """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]`` (allow-listed
-        people, kept as they are, are left out)."""
+    def add(
+        self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array, *, kept: bool = True
+    ) -> None:
+        """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]``. People kept as
+        they are (allow-listed) are left out; ``kept=False`` says none is (no allow-list),
+        which saves comparing every pseudonym with its ident."""
         sources, idents = sources.cast(pa.string()), idents.cast(pa.string())
         pseudonyms = pseudonyms.cast(pa.string())
         # Each (source, ident) as written once, the first seen winning (people repeat:
@@ -183,35 +220,36 @@ class Known:
         if firsts is not None:
             sources, idents, pseudonyms = (a.take(firsts) for a in (sources, idents, pseudonyms))
         normal = canonical(pc.utf8_ltrim(idents, "@"))
-        keep = pc.and_(
-            pc.greater_equal(pc.utf8_length(normal), MIN_IDENT),
-            pc.not_equal(normal, canonical(pseudonyms)),
-        )
+        keep = pc.greater_equal(pc.utf8_length(normal), MIN_IDENT)
+        if kept:
+            keep = pc.and_(keep, pc.not_equal(normal, canonical(pseudonyms)))
         keep = pc.fill_null(keep, False)
-        table = pa.table(
-            {"s": sources.filter(keep), "i": normal.filter(keep), "p": pseudonyms.filter(keep)}
-        )
-        if not table.num_rows:
+        normal = normal.filter(keep)
+        if not len(normal):
             return
-        # The dicts are built and merged in C, reversed so that the first row of a
-        # (source, ident) is written last and wins; people already known keep theirs.
-        source, ident, new = (table[c].to_pylist()[::-1] for c in "sip")
-        self.by_source = {
-            **dict(zip(zip(source, ident, strict=True), new, strict=True)),
-            **self.by_source,
-        }
-        self.anywhere = {**dict(zip(ident, new, strict=True)), **self.anywhere}
-        spaces = pc.max(pc.count_substring(table["i"], " ")).as_py()
+        first = pc.list_element(pc.split_pattern(normal, " ", max_splits=1), 0)
+        table = pa.table(
+            {"s": sources.filter(keep), "i": normal, "p": pseudonyms.filter(keep), "w": first}
+        )
+        self._learnt.append(table)
+        spaces = pc.max(pc.count_substring(normal, " ")).as_py()
         self.longest = max(self.longest, spaces + 1)
-        self._first_words = None
+        self._rows = self._first_words = None
+
+    def _table(self) -> pa.Table:
+        """Everything learnt, the first row of each (source, ident) only: people already
+        known keep their pseudonym."""
+        if self._rows is None:
+            empty = pa.table({c: pa.array([], pa.string()) for c in "sipw"})
+            rows = pa.concat_tables([empty, *self._learnt])
+            firsts = _arrow.first_indices([rows["s"], rows["i"]])
+            self._rows = rows if firsts is None else rows.take(firsts)
+        return self._rows
 
     def first_words(self) -> pa.Array:
         """The first word of every name and handle."""
         if self._first_words is None:
-            idents = pa.array(list(self.anywhere), pa.string())
-            firsts = pc.unique(pc.list_element(pc.split_pattern(idents, " ", max_splits=1), 0))
-            self._starts = frozenset(firsts.to_pylist())
-            self._first_words = firsts
+            self._first_words = pc.unique(self._table()["w"].combine_chunks())
         return self._first_words
 
     def found(self, texts: pa.Array) -> np.ndarray:
@@ -219,61 +257,138 @@ class Known:
         vectorised hash lookup, so the cost does not grow with how many people are
         known."""
         hits = np.zeros(len(texts), dtype=bool)
-        if not self.anywhere or not len(texts):
+        if not self._learnt or not len(texts):
             return hits
-        first_words = self.first_words()
-
-        def search(start: int) -> np.ndarray:
-            words, rows = words_of(texts.slice(start, _CHUNK))
-            known = pc.fill_null(pc.is_in(words, value_set=first_words), False)
-            return start + rows[known.to_numpy(zero_copy_only=False)]
-
-        # Arrow releases the GIL: the chunks of a long column are searched in parallel.
-        starts = range(0, len(texts), _CHUNK)
-        workers = min(len(starts), _WORKERS)
-        if workers > 1:
-            with ThreadPoolExecutor(workers) as pool:
-                found = list(pool.map(search, starts))
-        else:
-            found = [search(0)]
-        hits[np.concatenate(found)] = True
+        # Texts repeat their words (a post of 40 words, a language of a few thousand):
+        # each distinct piece (a run of non-spaces) is read once.
+        pieces, rows = _pieces(texts)
+        runs = pc.dictionary_encode(pieces)
+        words, owner = words_of(runs.dictionary)
+        known = pc.fill_null(pc.is_in(words, value_set=self.first_words()), False)
+        starts = np.zeros(len(runs.dictionary), dtype=bool)
+        starts[owner[known.to_numpy(zero_copy_only=False)]] = True
+        hits[rows[starts[runs.indices.to_numpy(zero_copy_only=False)]]] = True
         return hits
 
     def replace(self, source: str | None, text: str) -> str:
         """``text`` with every known name or bare handle replaced by its pseudonym (the
         text in NFC when one was)."""
+        return self.rewrite([source], [text])[0]
+
+    def rewrite(self, sources: Sequence[str | None], texts: Sequence[str]) -> list[str]:
+        """:meth:`replace` of each text (``texts[i]`` on ``sources[i]``), with one lookup
+        built for all of them: the names whose first word one of them holds."""
+        words, _ = words_of(pa.array(texts, pa.string()))
+        rows = self._table()
+        rows = rows.filter(pc.is_in(rows["w"], value_set=pc.unique(words)))
+        lookup = _Lookup(rows, self.longest)
+        return [lookup.replace(s, t) for s, t in zip(sources, texts, strict=True)]
+
+
+class _Lookup:
+    """The names and handles of :class:`Known` in Python dicts, for rewriting texts."""
+
+    def __init__(self, rows: pa.Table, longest: int) -> None:
+        # Reversed so that the first row of an ident is written last and wins (rows hold
+        # one of each (source, ident) already).
+        source, ident, new, first = (rows[c].to_pylist()[::-1] for c in "sipw")
+        self.by_source = dict(zip(zip(source, ident, strict=True), new, strict=True))
+        self.anywhere = dict(zip(ident, new, strict=True))
+        self.starts = frozenset(first)
+        self.longest = longest
+
+    def replace(self, source: str | None, text: str) -> str:
         if not unicodedata.is_normalized("NFC", text):
             new = self.replace(source, unicodedata.normalize("NFC", text))
             return text if new == unicodedata.normalize("NFC", text) else new
-        words = [(m.start(), m.end(), _fold(m.group())) for m in _word_pattern().finditer(text)]
-        self.first_words()
-        starts = self._starts
+        # Most words start no name: the text's words are read at C speed (findall) and
+        # only those that may start a name are placed and read on. The text is folded
+        # once when folding keeps every character in place, as it does but for a few
+        # letters ("İ" lower-cases to two): then each word is read and folded.
+        pattern = _word_pattern()
+        folded = _fold(text)
+        if len(folded) == len(text):
+            words = pattern.findall(folded)
+            firsts = [w for w in words if self.may_start(w)]
+            if not firsts:
+                return text
+            positions = _places(folded, firsts)
+
+            def read(at: int) -> list[tuple[int, int, str]]:
+                found = itertools.islice(pattern.finditer(folded, at), self.longest)
+                return [(m.start(), m.end(), m.group()) for m in found]
+        else:
+            every = [(m.start(), m.end(), _fold(m.group())) for m in pattern.finditer(text)]
+            index = {w[0]: k for k, w in enumerate(every)}
+            positions = [w[0] for w in every if self.may_start(w[2])]
+
+            def read(at: int) -> list[tuple[int, int, str]]:
+                return every[index[at] : index[at] + self.longest]
+
+        anywhere = self.anywhere
         out: list[str] = []
-        last = i = 0
-        while i < len(words):
-            # Only a name's first word (or it with an ending: "maya's") starts a name.
-            first = words[i][2]
-            if first not in starts and _ENDING.sub("", first) not in starts:
-                i += 1
-                continue
-            for n in range(min(self.longest, len(words) - i), 0, -1):
-                span = words[i : i + n]
+        last = 0
+        for at in positions:
+            if at < last:
+                continue  # inside a name already replaced
+            words_on = read(at)
+            for n in range(len(words_on), 0, -1):
+                span = words_on[:n]
                 if n > 1 and not all(_gap(text[a[1] : b[0]]) for a, b in itertools.pairwise(span)):
                     continue
                 ident = " ".join(w[2] for w in span)
                 # "Maya Chen's", "Maya Chen'll": the name and its ending.
                 end = span[-1][1]
-                ending = _ENDING.search(ident) if ident not in self.anywhere else None
+                ending = _ENDING.search(ident) if ident not in anywhere else None
                 if ending:
                     ident, end = ident[: ending.start()], end - len(ending.group())
-                new = self.by_source.get((source, ident)) or self.anywhere.get(ident)
+                new = self.by_source.get((source, ident)) or anywhere.get(ident)
                 if new is not None:
                     out += [text[last : span[0][0]], new]
-                    last, i = end, i + n
+                    last = end
                     break
-            else:
-                i += 1
         return "".join(out) + text[last:] if out else text
+
+    def may_start(self, word: str) -> bool:
+        """Whether ``word`` is a name's first word (or it with an ending: "maya's")."""
+        return word in self.starts or ("'" in word and _ENDING.sub("", word) in self.starts)
+
+
+def _places(folded: str, words: list[str]) -> list[int]:
+    """Where each of ``words`` (words of ``folded``, in their order) starts in it."""
+    places: list[int] = []
+    cursor = 0
+    word_at = _word_pattern().match
+    for word in words:
+        # The next place the word is written that starts a word: an earlier one would be
+        # the same word, placed before.
+        at = folded.find(word, cursor)
+        while at >= 0:
+            if _starts_word(folded, at) and (m := word_at(folded, at)) and m.group() == word:
+                break
+            at = folded.find(word, at + 1)
+        if at < 0:  # cannot happen: each word was read from the text
+            raise AssertionError(f"word {word!r} not found in its text")
+        places.append(at)
+        cursor = at + len(word)
+    return places
+
+
+def _starts_word(text: str, at: int) -> bool:
+    """Whether a word read from the start of ``text`` begins at ``at``: not right after a
+    word character, nor after a joiner that follows one (``maya.chen`` is one word)."""
+    is_char = _word_char_pattern().fullmatch
+    if at == 0:
+        return True
+    before = text[at - 1]
+    if is_char(before):
+        return False
+    return not (before in _JOINERS and at >= 2 and is_char(text[at - 2]) is not None)
+
+
+@functools.cache
+def _word_char_pattern() -> re.Pattern[str]:
+    return re.compile(word_char())
 
 
 def _gap(between: str) -> bool:

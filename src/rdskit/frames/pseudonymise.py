@@ -321,9 +321,12 @@ class Pseudonymiser:
             on_source, named = zip(*handles, strict=True)
             mapped = self.handles(pa.array(on_source, pa.string()), pa.array(named, pa.string()))
             lookup = dict(zip(handles, mapped.to_pylist(), strict=True))
-        for i, (source, text) in enumerate(zip(where_on, cleaned, strict=True)):
-            text = pattern.sub(_replacer(lookup, source), text) if handles else text
-            values[i] = known.replace(source, text) if known is not None else text
+        values = [
+            pattern.sub(_replacer(lookup, source), text) if handles else text
+            for source, text in zip(where_on, cleaned, strict=True)
+        ]
+        if known is not None:
+            values = known.rewrite(where_on, values)
         mask = np.zeros(len(texts), dtype=bool)
         mask[found] = True
         new = pa.array(values, pa.string()).take(pa.array(which.reshape(-1)))
@@ -612,7 +615,7 @@ def pseudonymise_frame(
         if name in out.columns:
             raw = _arrow_column(out, name) if values is None else values
             new = people.handles(sources, raw, names=names)
-            known.add(sources, raw, new)
+            known.add(sources, raw, new, kept=bool(people.allow))
             done.replace(name, new)
 
     def person(handle: str, name: str) -> None:
@@ -629,13 +632,13 @@ def pseudonymise_frame(
         author = author_handles(out)
         allowed = people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
         pseudonyms = people.handles(sources, author)
-        known.add(sources, author, pseudonyms)
+        known.add(sources, author, pseudonyms, kept=bool(people.allow))
         title = None
         if "author_title" in out.columns:
             # The display name becomes the handle's pseudonym (the same person everywhere).
             kept = _arrow_column(out, "author_title")
             title = pc.if_else(pa.array(allowed), kept, people.people(sources, author, kept))
-            known.add(sources, kept, title)
+            known.add(sources, kept, title, kept=bool(people.allow))
             done.replace("author_title", title)
         if "author_headline" in out.columns:
             head = _arrow_column(out, "author_headline")
@@ -703,6 +706,8 @@ def pseudonymise_frame(
         encoded = pc.dictionary_encode(texts)
         drop = scan = None
         if content_links:
+            # A value that is a link and nothing else (a media file, a sound's page) is
+            # removed, and a link removed from every row that holds it is not searched.
             link = pc.match_substring_regex(encoded.dictionary, _URL_ONLY)
             link = pc.fill_null(link, False).to_numpy(zero_copy_only=False)
             if link.any():
@@ -713,8 +718,7 @@ def pseudonymise_frame(
                 drop[present] = link[codes[present]]
                 if keep["links"] is not None:
                     drop &= ~keep["links"][rows]
-                # A link removed from every row that holds it is not searched.
-                scan = ~link
+                scan = np.zeros(len(link), dtype=bool)
                 scan[codes[present & ~drop]] = True
         changed = people.scrubbed(
             encoded_sources,
@@ -901,7 +905,7 @@ def _people(
     once = [k.take(first) for k in keys]
     pseudonyms = people.people(once[0], once[1], None if names is None else once[2])
     for idents in once[1:]:
-        known.add(once[0], idents, pseudonyms)
+        known.add(once[0], idents, pseudonyms, kept=bool(people.allow))
     return pseudonyms.take(codes)
 
 
