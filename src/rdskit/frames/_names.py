@@ -69,6 +69,7 @@ _CANONICAL = r"^[\pL\pN\pM_]+(?:[.'â€™-][\pL\pN\pM_]+)*(?: [\pL\pN\pM_]+(?:[.'â€
 _ENDING = re.compile(r"'[^\W\d_]{1,2}$")
 _ENDING_RE2 = r"'\pL{1,2}$"
 _GAP_MAX = 3  # non-space characters allowed between the words of a name
+_FIND_MAX = 100  # more first words than this: a text's words are read, not looked for
 
 
 def words_of(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
@@ -308,11 +309,9 @@ class _Lookup:
         pattern = _word_pattern()
         folded = _fold(text)
         if len(folded) == len(text):
-            words = pattern.findall(folded)
-            firsts = [w for w in words if self.may_start(w)]
-            if not firsts:
+            positions = self._starting(folded)
+            if not positions:
                 return text
-            positions = _places(folded, firsts)
 
             def read(at: int) -> list[tuple[int, int, str]]:
                 found = itertools.islice(pattern.finditer(folded, at), self.longest)
@@ -348,6 +347,24 @@ class _Lookup:
                     last = end
                     break
         return "".join(out) + text[last:] if out else text
+
+    def _starting(self, folded: str) -> list[int]:
+        """Where the words of ``folded`` that may start a name begin."""
+        if len(self.starts) > _FIND_MAX:
+            words = _word_pattern().findall(folded)
+            return _places(folded, [w for w in words if self.may_start(w)])
+        # Few first words (the usual case: only those these texts hold): each is looked
+        # for as a string (at C speed), and kept where a word begins.
+        match = _word_pattern().match
+        found = set()
+        for start in self.starts:
+            at = folded.find(start)
+            while at >= 0:
+                word = match(folded, at) if _starts_word(folded, at) else None
+                if word is not None and self.may_start(word.group()):
+                    found.add(at)
+                at = folded.find(start, at + 1)
+        return sorted(found)
 
     def may_start(self, word: str) -> bool:
         """Whether ``word`` is a name's first word (or it with an ending: "maya's")."""

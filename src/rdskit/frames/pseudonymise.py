@@ -703,6 +703,10 @@ def pseudonymise_frame(
 
     def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
         texts = texts.cast(pa.string())
+        if content_links and keep["links"] is None and _links_only(texts):
+            # A column of links (thumbnails, media files) goes whole, unsearched.
+            counts["removed"] += len(texts) - texts.null_count
+            return pa.nulls(len(texts), pa.string())
         encoded = pc.dictionary_encode(texts)
         drop = scan = None
         if content_links:
@@ -791,6 +795,15 @@ def _warn_ads(out: pd.DataFrame, authors: pa.Array, allowed: np.ndarray) -> None
             "pseudonymise(key, allow=[their handles])",
             AdvertiserWarning,
         )
+
+
+def _links_only(texts: pa.Array) -> bool:
+    """Whether every value of ``texts`` (one at least) is a link and nothing else."""
+    first = pc.index(texts.is_valid(), True).as_py()
+    # The first value decides whether the whole column is read: most columns are not.
+    if first < 0 or not pc.match_substring_regex(texts[first : first + 1], _URL_ONLY)[0].as_py():
+        return False
+    return pc.all(pc.match_substring_regex(texts, _URL_ONLY)).as_py() is True
 
 
 def _links_searched(links: bool, allow: bool) -> str:
