@@ -49,6 +49,7 @@ __all__ = [
     "order_columns",
     "regroup",
     "scatter",
+    "single",
     "struct_array",
     "struct_paths",
     "to_frame",
@@ -482,8 +483,14 @@ def column(frame: pd.DataFrame, name: str) -> pa.Array:
     columns)."""
     values = frame[name].array
     if isinstance(values, pd.arrays.ArrowExtensionArray):
-        return pa.chunked_array(values.__arrow_array__()).combine_chunks()
-    return from_frame(frame, [name])[name].combine_chunks()
+        return single(pa.chunked_array(values.__arrow_array__()))
+    return single(from_frame(frame, [name])[name])
+
+
+def single(chunked: pa.ChunkedArray) -> pa.Array:
+    """One array of ``chunked``'s values: its chunk when it has one (combine_chunks would
+    copy every buffer, nested comments included)."""
+    return chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
 
 
 def from_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pa.Table:

@@ -98,9 +98,10 @@ def _pieces(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """``texts`` cut where each run of non-spaces begins, and the text holding each piece.
 
     A piece is one run and the spaces after it (or a text's leading spaces); cutting only
-    at ASCII spaces changes nothing, as :func:`words_of` splits a piece at any space
-    itself. The pieces share the texts' bytes: only their offsets are new, found in numpy
-    (Arrow's splitting kernels copy every word, several times slower).
+    at ASCII spaces (and control characters) changes nothing, as :func:`words_of` splits
+    a piece at any other space or character that is not in a word itself. The pieces
+    share the texts' bytes: only their offsets are new, found in numpy (Arrow's
+    splitting kernels copy every word, several times slower).
 
     Example:
         >>> pieces, rows = _pieces(pa.array(["hi  maya", None, "", " x"]))
@@ -116,13 +117,19 @@ def _pieces(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     if data is None or last == first:
         return pa.array([], pa.string()), np.zeros(0, np.int64)
     raw = np.frombuffer(data, np.uint8, last - first, first)
-    space = (raw == 32) | ((raw >= 9) & (raw <= 13))
-    cut = np.zeros(len(raw), dtype=bool)
-    cut[1:] = space[:-1] & ~space[1:]
+    # ASCII spaces and control characters (never in a word; never a byte of a longer
+    # UTF-8 character): a piece begins where a run of them ends, and where a text does.
+    space = raw <= 32
+    cut = np.empty(len(raw), dtype=bool)
+    cut[0] = True
+    np.greater(space[:-1], space[1:], out=cut[1:])
     starts = offsets[:-1] - first
     cut[starts[starts < len(raw)]] = True
-    at = np.flatnonzero(cut)
-    bounds = np.append(at, len(raw)).astype(np.int32) + first
+    at = np.flatnonzero(cut).astype(np.int32)
+    bounds = np.empty(len(at) + 1, np.int32)
+    bounds[:-1] = at
+    bounds[-1] = len(raw)
+    bounds += first
     pieces = pa.StringArray.from_buffers(len(at), pa.py_buffer(bounds), data)
     per_text = np.diff(np.searchsorted(at, offsets - first))
     return pieces, np.repeat(np.arange(len(texts)), per_text)
@@ -238,19 +245,17 @@ class Known:
         self._rows = self._first_words = None
 
     def _table(self) -> pa.Table:
-        """Everything learnt, the first row of each (source, ident) only: people already
-        known keep their pseudonym."""
+        """Everything learnt, in the order learnt (a (source, ident) may repeat: the
+        first row wins, see :class:`_Lookup`)."""
         if self._rows is None:
             empty = pa.table({c: pa.array([], pa.string()) for c in "sipw"})
-            rows = pa.concat_tables([empty, *self._learnt])
-            firsts = _arrow.first_indices([rows["s"], rows["i"]])
-            self._rows = rows if firsts is None else rows.take(firsts)
+            self._rows = pa.concat_tables([empty, *self._learnt])
         return self._rows
 
     def first_words(self) -> pa.Array:
         """The first word of every name and handle."""
         if self._first_words is None:
-            self._first_words = pc.unique(self._table()["w"].combine_chunks())
+            self._first_words = pc.unique(self._table()["w"])
         return self._first_words
 
     def found(self, texts: pa.Array) -> np.ndarray:
@@ -290,8 +295,8 @@ class _Lookup:
     """The names and handles of :class:`Known` in Python dicts, for rewriting texts."""
 
     def __init__(self, rows: pa.Table, longest: int) -> None:
-        # Reversed so that the first row of an ident is written last and wins (rows hold
-        # one of each (source, ident) already).
+        # Reversed so that the first row of a (source, ident), and of an ident, is
+        # written last and wins: people already known keep their pseudonym.
         source, ident, new, first = (rows[c].to_pylist()[::-1] for c in "sipw")
         self.by_source = dict(zip(zip(source, ident, strict=True), new, strict=True))
         self.anywhere = dict(zip(ident, new, strict=True))
