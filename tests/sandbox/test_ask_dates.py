@@ -29,7 +29,7 @@ def _counted(question: str) -> tuple[int, str]:
      ("since 5 March", date(2026, 3, 5), DAYS[0]),
      ("since March 15th", date(2026, 3, 15), DAYS[0]),
      ("between 1 and 15 March", date(2026, 3, 1), date(2026, 3, 15)),
-     ("after 25 December", date(2025, 12, 25), DAYS[0])],
+     ("after 25 December", date(2025, 12, 26), DAYS[0])],
 )  # fmt: skip
 def test_the_same_window_on_both_paths(said: str, first: date, last: date) -> None:
     expected = {d for d in DAYS if first <= d <= last}
@@ -44,7 +44,7 @@ def test_the_same_window_on_both_paths(said: str, first: date, last: date) -> No
 
 @pytest.mark.parametrize(
     ("said", "year"),
-    [("since 5 March", "2026-03-05"), ("after 25 December", "2025-12-25"),
+    [("since 5 March", "2026-03-05"), ("after 25 December", "2025-12-26"),
      ("between 1 and 15 March", "2026-03-01")],
 )  # fmt: skip
 def test_a_day_without_a_year_states_the_year_chosen(said: str, year: str) -> None:
@@ -65,3 +65,17 @@ def test_an_impossible_date_is_named_even_when_a_window_applies(question: str) -
     lines = text.splitlines()
     assert lines[1].startswith("**I did not understand"), text  # before any figure
     assert "feb" in lines[1] or "march" in lines[1], text
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [("after 14 March 2026", {d for d in DAYS if d > date(2026, 3, 14)}),
+     ("after 2026-03-14", {d for d in DAYS if d > date(2026, 3, 14)}),
+     ("before 16 March", {d for d in DAYS if d < date(2026, 3, 16)}),
+     ("before 2026-03-16", {d for d in DAYS if d < date(2026, 3, 16)})],
+)  # fmt: skip
+def test_after_and_before_a_day_leave_that_day_out(said: str, expected: set[date]) -> None:
+    number, counted = _counted(f"How many posts {said}?")
+    assert number == len(expected), counted
+    listed = assistant.answer(f"Show me posts {said}", POSTS, [OAT])
+    assert re.search(rf"\*\*{len(expected)}\*\* posts? match", listed.text), listed.text

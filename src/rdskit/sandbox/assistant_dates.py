@@ -230,8 +230,10 @@ _RELATIVE = re.compile(
 )
 _SINGLE = re.compile(r"\b(yesterday|today|last night|ayer|gestern|ontem)\b")
 _BETWEEN_ISO = re.compile(rf"\b(?:between|entre|zwischen) {_ISO} (?:and|et|y|und|e) {_ISO}")
-_FROM_ISO = re.compile(rf"\b(?:{_FROM}) {_ISO}")
-_TO_ISO = re.compile(rf"\b(?:{_TO}) {_ISO}")
+_FROM_ISO = re.compile(rf"\b({_FROM}) {_ISO}")
+_TO_ISO = re.compile(rf"\b({_TO}) {_ISO}")
+_STRICT = {"after": 1, "before": -1}
+"""Bounds that leave their own day out: "after 5 March" starts on 6 March."""
 _THIS = re.compile(r"\b(?:(?:in|during) )?(?:this|the current) (week|month|year)\b")
 _QUARTER = re.compile(
     r"\b(?:(?:in|during|for) )?(?:the )?(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)"
@@ -290,8 +292,9 @@ def periods(text: str, anchor: date) -> tuple[Period, ...]:
             add(found, ("since", found[1]), ("until", found[2]))
     for pattern, dim in ((_FROM_ISO, "since"), (_TO_ISO, "until")):
         for found in filter(free, pattern.finditer(text)):
-            if _real(found[1]):
-                add(found, (dim, found[1]))
+            if _real(found[2]):
+                day = date.fromisoformat(found[2]) + timedelta(days=_STRICT.get(found[1], 0))
+                add(found, (dim, day.isoformat()))
     for found in filter(free, _RELATIVE.finditer(text)):
         amount = found[1]
         number = int(amount) if amount and amount.isdigit() else NUMBER_WORDS.get(amount or "", 1)

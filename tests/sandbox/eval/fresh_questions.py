@@ -584,7 +584,7 @@ ROUND3: dict[str, tuple[Question, ...]] = {
         ),
         ask(
             "How many negative posts after 1 August 2026?",
-            count(sentiment=NEG, since="2026-08-01"),
+            count(sentiment=NEG, since="2026-08-02"),  # fixed: "after" leaves 1 August out
             role=A,
         ),
         ask("How many posts until 10 Feb?", count(until_day="02-10"), role=S, style="terse"),
