@@ -79,3 +79,14 @@ def test_after_and_before_a_day_leave_that_day_out(said: str, expected: set[date
     assert number == len(expected), counted
     listed = assistant.answer(f"Show me posts {said}", POSTS, [OAT])
     assert re.search(rf"\*\*{len(expected)}\*\* posts? match", listed.text), listed.text
+
+
+@pytest.mark.parametrize(
+    "said", ["on 14 March 2026", "on 14 March", "on 2026-03-14", "on the 14th of March"]
+)
+def test_a_single_day_is_that_day_on_both_paths(said: str) -> None:
+    expected = {d for d in DAYS if d == date(2026, 3, 14)}
+    number, counted = _counted(f"How many posts {said}?")
+    assert number == len(expected) and "did not understand" not in counted, counted
+    listed = assistant.answer(f"Show me posts {said}", POSTS, [OAT])
+    assert _cited(listed) == expected and "did not understand" not in listed.text, listed.text

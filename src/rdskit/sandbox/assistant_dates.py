@@ -232,6 +232,7 @@ _SINGLE = re.compile(r"\b(yesterday|today|last night|ayer|gestern|ontem)\b")
 _BETWEEN_ISO = re.compile(rf"\b(?:between|entre|zwischen) {_ISO} (?:and|et|y|und|e) {_ISO}")
 _FROM_ISO = re.compile(rf"\b({_FROM}) {_ISO}")
 _TO_ISO = re.compile(rf"\b({_TO}) {_ISO}")
+_ON_ISO = re.compile(rf"\b(?:on|le|el|am) {_ISO}")
 _STRICT = {"after": 1, "before": -1}
 """Bounds that leave their own day out: "after 5 March" starts on 6 March."""
 _THIS = re.compile(r"\b(?:(?:in|during) )?(?:this|the current) (week|month|year)\b")
@@ -290,6 +291,9 @@ def periods(text: str, anchor: date) -> tuple[Period, ...]:
     for found in _BETWEEN_ISO.finditer(text):
         if _real(found[1]) and _real(found[2]):
             add(found, ("since", found[1]), ("until", found[2]))
+    for found in filter(free, _ON_ISO.finditer(text)):  # "on 14 March": that day alone
+        if _real(found[1]):
+            add(found, ("since", found[1]), ("until", found[1]))
     for pattern, dim in ((_FROM_ISO, "since"), (_TO_ISO, "until")):
         for found in filter(free, pattern.finditer(text)):
             if _real(found[2]):
