@@ -90,3 +90,11 @@ def test_a_single_day_is_that_day_on_both_paths(said: str) -> None:
     assert number == len(expected) and "did not understand" not in counted, counted
     listed = assistant.answer(f"Show me posts {said}", POSTS, [OAT])
     assert _cited(listed) == expected and "did not understand" not in listed.text, listed.text
+
+
+def test_a_month_range_is_read_and_to_alone_is_no_bound() -> None:
+    number, counted = _counted("How many posts from December to February?")
+    assert "on or after 2025-12-01 and posted on or before 2026-02-28" in counted, counted
+    assert number == len([d for d in DAYS if date(2025, 12, 1) <= d <= date(2026, 2, 28)])
+    compared = assistant.answer("Compare March to April", POSTS, [OAT]).text
+    assert "2025-04-30" not in compared and "dated" not in compared.splitlines()[0], compared

@@ -243,7 +243,12 @@ _QUARTER = re.compile(
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2,
                   "3rd": 3, "4th": 4}  # fmt: skip
 _MONTH_YEAR = re.compile(rf"\b(?:(?:{_IN}) )?(?:the month of )?({_MONTH}),? {_YEAR}\b")
-_BOUND = re.compile(rf"\b({_FROM}|{_TO}) ({_MONTH})(?:,? {_YEAR})?\b")
+# "to March" alone is no bound ("compare March to April"); "from January to March" is.
+_BOUND = re.compile(rf"\b({_FROM}|{_TO.replace('|to|', '|')}) ({_MONTH})(?:,? {_YEAR})?\b")
+_MONTH_RANGE = re.compile(
+    rf"\b(?:from|between) ({_MONTH})(?:,? {_YEAR})? (?:to|and|until|till|through) ({_MONTH})"
+    rf"(?:,? {_YEAR})?\b"
+)
 _IN_MONTH = re.compile(rf"\b(?:in ({_MONTH})|(?:{_IN}) ({_LONG_MONTH}))\b(?!,? ?\d)")
 _IN_YEAR = re.compile(rf"\b(?:in|during|from|for|of|en|im|em|de|durante) {_BARE_YEAR}\b")
 
@@ -321,6 +326,12 @@ def periods(text: str, anchor: date) -> tuple[Period, ...]:
         add(found, ("since", first.isoformat()), ("until", last.isoformat()))
     for found in filter(free, _MONTH_YEAR.finditer(text)):
         add(found, ("month", f"{found[2]}-{MONTHS[found[1]]:02d}"))
+    for found in filter(free, _MONTH_RANGE.finditer(text)):
+        month, last_month = MONTHS[found[1]], MONTHS[found[3]]
+        last = _first(_year_of(last_month, found[4], anchor), last_month)
+        first = _first(int(found[2]) if found[2] else last.year - (month > last_month), month)
+        end = _first(last.year, last_month + 1) - timedelta(days=1)
+        add(found, ("since", first.isoformat()), ("until", end.isoformat()))
     for found in filter(free, _BOUND.finditer(text)):
         month = MONTHS[found[2]]
         first = _first(_year_of(month, found[3], anchor), month)
