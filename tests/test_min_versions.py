@@ -78,6 +78,7 @@ NOT_TESTED = {
     "test_worker_fairness.py": "the worker pool's scheduling: threads",
     "eval": "the assistant's planner and answers: plain Python rules over SQLite",
     "test_ask_this_period.py": "the assistant's date reading: plain Python rules",
+    "test_ask_dates.py": "the assistant's one date reader: plain Python rules",
 }
 """The sandbox tests that do not run at the floors, each with why the floors cannot break it."""
 TESTED = (

@@ -4,6 +4,7 @@ read "this month" as the last 30 days while figures read the calendar month)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -86,7 +87,7 @@ def test_a_date_no_reader_applies_is_named_not_dropped(question: str) -> None:
     reply = assistant.answer(question, POSTS, [OAT])
     lines = reply.text.splitlines()
     # Either the date is applied (the read-as line states a window) or it is named.
-    applied = any(d.isoformat() in lines[0] for d in DAYS) or "dated from" in lines[0]
+    applied = re.search(r"\d{4}-\d\d-\d\d", lines[0]) is not None or "dated from" in lines[0]
     named = "as a date; the answer below covers all dates" in reply.text
     assert applied or named, reply.text
     if named:

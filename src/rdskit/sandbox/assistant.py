@@ -50,7 +50,13 @@ from typing import Any
 from rdskit.sandbox import assistant_analyses as analyses
 from rdskit.sandbox import assistant_figures as figures_of
 from rdskit.sandbox.assistant_catalogue import METRICS, Table
-from rdskit.sandbox.assistant_lexicon import iso_dates, looks_like_date
+from rdskit.sandbox.assistant_dates import (
+    TIME_DIMS,
+    iso_dates,
+    looks_like_date,
+    unreadable,
+    window_start,
+)
 from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.assistant_posts import (
     Mention,
@@ -333,7 +339,9 @@ def answer(
     ads = _ads_policy([*(turn.text for turn in history), question])
     # The words that set the policy ("leave ads out") are not a topic or a filter; written
     # dates become ISO ones here so the figure reader and the planner apply the same day.
-    asked = iso_dates(_policy_said(question))
+    newest = table.newest()
+    anchor = datetime.fromtimestamp(newest, UTC).date() if newest else today
+    asked = iso_dates(_policy_said(question), anchor)
     earlier = [replace(turn, text=_policy_said(turn.text)) for turn in history]
     reading = _read(asked, table, searches, earlier)
     if reading.refusal is not None or reading.not_collected is not None:
@@ -349,7 +357,7 @@ def answer(
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
     timed = any(i.slots.since or i.slots.until or i.slots.window_days for i in planned.intents)
     if not timed:  # a period the planner's slots did not take ("in Q3", "this month")
-        extra += [c for c in reading.conditions if c.dim in _TIME_DIMS]
+        extra += [c for c in reading.conditions if c.dim in TIME_DIMS]
     narrowed = ""
     if extra:
         narrowed = " and ".join(figures_of.describe_conds(extra, table))
@@ -394,13 +402,15 @@ def answer(
         cited += _section(out, intent, context, used)
         figures[intent.name] = out.figures
         out.line()
-    dates = [word for word in reading.unknown if looks_like_date(word)]
-    if planned.understood and dates and not timed and not _narrowed_in_time(reading):
-        # A date neither reader could apply: never dropped silently (the answer would
-        # cover every date while the question named one).
-        words = ", ".join(f"'{word}'" for word in dates)
+    dated = timed or _narrowed_in_time(reading)
+    # A date no reader could apply is never dropped silently, even when another period
+    # of the question applies ("the last 10 years since 31 Feb 2026").
+    dates = [*unreadable(asked), *([] if dated else filter(looks_like_date, reading.unknown))]
+    if planned.understood and dates:
+        words = ", ".join(f"'{word}'" for word in dict.fromkeys(dates))
+        rest = "ignores it" if dated else "covers all dates"
         out.lines.insert(1, f"**I did not understand {words} as a date; the answer below"
-                            " covers all dates.**")  # fmt: skip
+                            f" {rest}.**")  # fmt: skip
     if not planned.understood:
         if reading.unknown:  # named before any figure, right after the read-as line
             words = ", ".join(f"'{word}'" for word in reading.unknown)
@@ -419,7 +429,7 @@ def answer(
 
 def _narrowed_in_time(reading: Reading) -> bool:
     """Whether the figure reader applied a time condition of the question."""
-    return any(condition.dim in _TIME_DIMS for condition in reading.conditions)
+    return any(condition.dim in TIME_DIMS for condition in reading.conditions)
 
 
 _EXTRA_DIMS = frozenset(
@@ -428,7 +438,6 @@ _EXTRA_DIMS = frozenset(
 )  # fmt: skip
 """Filters the intent planner has no slot for (metric thresholds included): the reader's
 conditions narrow its posts."""
-_TIME_DIMS = frozenset({"days", "year", "month", "since", "until"})
 _SUBJECT = {
     "emotions": "emotion",
     "languages": "language",
@@ -780,9 +789,8 @@ def _by_time(
         newest = max(float(post.get("created_at") or 0) for post in posts)
         since = newest - slots.window_days * _DAY
         posts = [post for post in posts if float(post.get("created_at") or 0) > since]
-        basis += (
-            f" from the last {slots.window_days} days of data (after {period_of(since, 'day')})"
-        )
+        start = window_start(newest, slots.window_days)
+        basis += f" from the last {slots.window_days} days of data ({start})"
     if slots.since or slots.until:
         first = _stamp(slots.since) if slots.since else float("-inf")
         last = _stamp(slots.until) + _DAY if slots.until else float("inf")

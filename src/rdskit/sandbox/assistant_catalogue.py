@@ -281,6 +281,14 @@ class Table:
             self._derived[key] = make()
         return cast(T, self._derived[key])
 
+    def newest(self) -> float:
+        """The newest post's ``created_at`` (0 without posts): the anchor of every period
+        a question names ("last week", "since 5 March", "this month")."""
+        return self.derived(
+            "newest",
+            lambda: max((float(p.get("created_at") or 0) for p in self.posts), default=0.0),
+        )
+
     def labels(self, dimension: str) -> dict[str, str]:
         """The dimension's values in the data: lower-cased -> as written."""
         if dimension not in self._vocab:

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant_dates import TIME_DIMS, window_start
 from rdskit.sandbox.assistant_posts import (
     VIEW_BASED,
     author_of,
@@ -63,10 +64,6 @@ def _word_pattern(term: str) -> re.Pattern[str]:
     if len(words) > 1:
         return re.compile(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b")
     return re.compile(r"\b" + re.escape(words[0] if words else term.lower()))
-
-
-def _newest(table: Table) -> float:
-    return max((float(p.get("created_at") or 0) for p in table.posts), default=0.0)
 
 
 _COMPARE: dict[str, Callable[[float, float], bool]] = {
@@ -97,8 +94,15 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
         return lambda i: any(
             p.search(str(c.get("body") or "").lower()) for c in comments[i] for p in patterns
         )
+    if cond.dim == "asking":  # a comment that asks (a "?") mentioning any of the words
+        patterns = [_word_pattern(v) for v in values]
+        bodies = [[str(c.get("body") or "").lower() for c in cs] for cs in table.comments]
+        return lambda i: any(
+            "?" in body and (not patterns or any(p.search(body) for p in patterns))
+            for body in bodies[i]
+        )
     if cond.dim == "days":
-        since = _newest(table) - int(cond.values[0]) * _DAY
+        since = table.newest() - int(cond.values[0]) * _DAY
         return lambda i: float(table.posts[i].get("created_at") or 0) > since
     if cond.dim in ("since", "until"):
         day = datetime.fromisoformat(cond.values[0]).replace(tzinfo=UTC).timestamp()
@@ -270,14 +274,12 @@ def _cond_text(cond: Cond, newest: float) -> str:
         text = f"title or text mentions {joined}"
     elif cond.dim == "comment":
         text = f'a comment says "{values}"'
+    elif cond.dim == "asking":
+        words = ", ".join(f'"{v}"' for v in cond.values)
+        text = f"a comment asks a question{f' mentioning {words}' if words else ''}"
     elif cond.dim == "days":
         newest_day = datetime.fromtimestamp(newest, UTC).date()
-        try:
-            since = (
-                f"after {datetime.fromtimestamp(newest - int(cond.values[0]) * _DAY, UTC).date()}"
-            )
-        except (ValueError, OverflowError, OSError):  # "the last 10000 years": before year 1
-            since = "a start before the calendar's first year, so no post is outside it"
+        since = window_start(newest, int(cond.values[0]))
         text = (
             f"posted in the last {cond.values[0]} days before the newest post"
             f" ({newest_day}; {since})"
@@ -307,7 +309,7 @@ def _conds_text(conds: Sequence[Cond], newest: float) -> str:
 
 def describe_conds(conds: Sequence[Cond], table: Table) -> list[str]:
     """Each condition as the read-as line says it."""
-    return [_cond_text(c, _newest(table)) for c in conds]
+    return [_cond_text(c, table.newest()) for c in conds]
 
 
 def _posts_where(conds: Sequence[Cond], newest: float) -> str:
@@ -316,7 +318,7 @@ def _posts_where(conds: Sequence[Cond], newest: float) -> str:
 
 def describe(query: Query, table: Table, where: str, ads: str) -> str:
     """The "Read as" line of a query."""
-    newest = _newest(table)
+    newest = table.newest()
     scope = _posts_where(query.where, newest) + f" in {where}"
     if query.measure == "count":
         what = f"count of {scope}"
@@ -340,7 +342,7 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
         what += f", grouped by {said}"
         if query.top:
             what += f", the {'bottom' if query.order == 'asc' else 'top'} {query.top}"
-    windows = [c for c in query.where if c.dim in ("days", "year", "month", "since", "until")]
+    windows = [c for c in query.where if c.dim in TIME_DIMS]
     window = "" if windows else "; window: all dates"
     return f"_Read as: {what}{window}; {ads}._"
 
@@ -388,7 +390,7 @@ def write(
         else None
     )
     total = len(select(base, table)) if base else len(table.rows)
-    counted = f"{where}, {_conds_text(base, _newest(table))}" if base else where
+    counted = f"{where}, {_conds_text(base, table.newest())}" if base else where
     figures: dict[str, Any] = {
         "measure": query.measure,
         "metric": query.metric,

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date
 
 __all__ = [
+    "CONCEPTS",
     "CONTINUES",
     "FUNCTION_WORDS",
     "INSTRUCTION_WORDS",
@@ -28,15 +28,12 @@ __all__ = [
     "INTENT_RULES",
     "LANGUAGES",
     "METRIC_RULES",
-    "MONTHS",
     "NUMBER_WORDS",
     "SOURCE_NAMES",
     "STOP_WORDS",
     "TOPIC_CUES",
     "TRANSLATIONS",
     "detect_language",
-    "iso_dates",
-    "looks_like_date",
     "translate",
 ]
 
@@ -75,7 +72,8 @@ _FUNCTION = {
         """der die das den dem des ein eine einen einem einer und oder aber ist sind war was
         wer wie warum wann wo welche welcher welches worüber diese dieser dieses es sie er wir
         ihr ich mich mir mein meine unser in im an am auf für von mit über zu zum zur nicht
-        kein keine mehr sehr auch sich gib zeig zeige mir uns gibt"""
+        kein keine mehr sehr auch sich gib zeig zeige mir uns gibt gab waren hat hatte
+        haben"""
     ),
     "pt": _words(
         """o a os as um uma uns umas de do da dos das e ou mas é são era que qual quais quem
@@ -194,6 +192,13 @@ SOURCE_NAMES: Mapping[str, str] = {
 }  # fmt: skip
 """Names (and common misspellings) of the sources, to the source's wire name."""
 
+CONCEPTS: Mapping[str, tuple[str, ...]] = {
+    "price": ("price", "pricing", "cost", "pay", "paid", "how much", "expensive", "cheap",
+              "overpriced", "pricey", "afford"),
+}  # fmt: skip
+"""What a question about a subject means in the words people write: a comment *asking*
+how much something costs says "How much did you pay?" or "is it expensive?"."""
+
 NUMBER_WORDS: Mapping[str, int] = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
@@ -201,81 +206,6 @@ NUMBER_WORDS: Mapping[str, int] = {
     "un": 1, "deux": 2, "trois": 3, "cinq": 5, "dix": 10, "dos": 2, "tres": 3, "cinco": 5,
     "diez": 10, "zwei": 2, "drei": 3, "fünf": 5, "zehn": 10, "três": 3, "dez": 10,
 }  # fmt: skip
-
-MONTHS: Mapping[str, int] = {
-    name: number
-    for number, names in enumerate(
-        (
-            "january jan janvier enero januar janeiro",
-            "february feb février fevrier febrero februar fevereiro",
-            "march mar mars marzo märz marz março",
-            "april apr avril abril",
-            "may mai mayo maio",
-            "june jun juin junio juni junho",
-            "july jul juillet julio juli julho",
-            "august aug août aout agosto",
-            "september sep sept septembre septiembre setembro",
-            "october oct octobre octubre oktober outubro",
-            "november nov novembre noviembre novembro",
-            "december dec décembre decembre diciembre dezember dezembro",
-        ),
-        start=1,
-    )
-    for name in names.split()
-}
-"""Month names (English, French, Spanish, German, Portuguese) to month numbers."""
-
-_MONTH_NAME = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
-_DAY = r"(\d{1,2})(?:st|nd|rd|th|er|º)?"
-_DAY_MONTH_YEAR = re.compile(
-    rf"(?<![\w-])(?:{_DAY}(?: of| de)? ({_MONTH_NAME})\.?,?|({_MONTH_NAME})\.? {_DAY},?)"
-    r" (\d{4})(?![\w-])",
-    re.IGNORECASE,
-)
-
-
-def iso_dates(text: str) -> str:
-    """``text`` with its written dates ("5 March 2026", "March 5th, 2026", "1 Jan 3000")
-    as ISO dates, the one form both readers of a question apply; a day the calendar does
-    not have ("31 Feb 2026") stays as written, so the answer names it as not understood.
-
-    >>> iso_dates("posts after 5 March 2026 and before Apr 2, 2026")
-    'posts after 2026-03-05 and before 2026-04-02'
-    """
-
-    def one(found: re.Match[str]) -> str:
-        day, month = (found[1], found[2]) if found[1] else (found[4], found[3])
-        try:
-            return date(int(found[5]), MONTHS[month.lower()], int(day)).isoformat()
-        except ValueError:
-            return found[0]
-
-    return _DAY_MONTH_YEAR.sub(one, text)
-
-
-_FULL_MONTH = "|".join(
-    sorted((re.escape(name) for name in MONTHS if len(name) >= 4), key=len, reverse=True)
-)
-_DATE_LIKE = re.compile(
-    rf"\d.*\b(?:{_MONTH_NAME})\b|\b(?:{_MONTH_NAME})\b.*\d|\b(?:{_FULL_MONTH})\b"
-    r"|\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th) of\b"
-    # "12/03/2026" as the reader leaves it, punctuation gone: "12 03 2026".
-    r"|\b\d{1,2} \d{1,2} \d{4}\b",
-    re.IGNORECASE,
-)
-
-
-def looks_like_date(words: str) -> bool:
-    """Whether words a reader could not map read as a date: a month's full name, a number
-    next to a month's name, a numeric date or "5th of ...". "may" or "mar" alone are not
-    dates (they are words too).
-
-    >>> [looks_like_date(w) for w in ("feb 2026", "march", "2026-02-31", "12 03 2026")]
-    [True, True, True, True]
-    >>> [looks_like_date(w) for w in ("may", "mar", "viral", "5 brands")]
-    [False, False, False, False]
-    """
-    return _DATE_LIKE.search(words) is not None
 
 
 # Cue phrases of other languages, mapped onto English cue words (longest first).

@@ -47,18 +47,18 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Any
 
 from rdskit.models.vocab import SOURCES
+from rdskit.sandbox.assistant_dates import MONTHS, periods, span, unsaid
 from rdskit.sandbox.assistant_lexicon import (
     CONTINUES,
     FUNCTION_WORDS,
     INTENT_RULES,
     INTENTS,
     METRIC_RULES,
-    MONTHS,
     NUMBER_WORDS,
     SOURCE_NAMES,
     STOP_WORDS,
@@ -86,51 +86,6 @@ _SOURCE = re.compile(
 )
 _NUMBER = "|".join(re.escape(w) for w in sorted(NUMBER_WORDS, key=len, reverse=True))
 _LIMIT = re.compile(rf"(?<![\w-])(\d{{1,3}}|{_NUMBER})(?![\w-])")
-_WINDOW = re.compile(
-    # "this month/week/year" is not a rolling window: the figure reader (assistant_query)
-    # takes it as the newest post's calendar period, the one reading both paths apply.
-    rf"\b(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|recent"
-    rf"|these|derniers?|dernières?|últimos?|últimas?|letzten?) (?:(\d{{1,3}}|{_NUMBER}) )?"
-    r"(day|week|month|year|jour|semaine|mois|an|año|día|semana|mes|tag|woche|monat|jahr"
-    r"|dia|mês|ano)(?:s|es|e|en)?\b"
-)
-_UNIT_DAYS = {
-    "day": 1,
-    "jour": 1,
-    "día": 1,
-    "dia": 1,
-    "tag": 1,
-    "week": 7,
-    "semaine": 7,
-    "semana": 7,
-    "woche": 7,
-    "month": 30,
-    "mois": 30,
-    "mes": 30,
-    "mês": 30,
-    "monat": 30,
-    "year": 365,
-    "an": 365,
-    "año": 365,
-    "ano": 365,
-    "jahr": 365,
-}
-_SINGLE_WINDOWS = {
-    "yesterday": 1,
-    "today": 1,
-    "last night": 1,
-    "last week": 7,
-    "last month": 30,
-}
-_ISO = r"(\d{4}-\d{2}-\d{2})"
-_SINCE = re.compile(rf"\b(?:since|after|from|depuis|desde|seit|a partir de) {_ISO}")
-_UNTIL = re.compile(rf"\b(?:until|till|before|to|through|jusqu'au|hasta|bis|até) {_ISO}")
-_MONTH = re.compile(
-    r"\b(?:in|during|for|en|im|em|de|du mois de)? ?("
-    + "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
-    + r")(?: (\d{4}))?\b"
-)
-_YEAR = re.compile(r"\b(?:in|from|during|for|of|en|im|em|de) ((?:19|20)\d{2})\b")
 _QUOTED = re.compile(r"[\"“”«»„]([^\"“”«»„]{1,80})[\"“”«»„]|(?<!\w)'([^']{2,60})'(?!\w)")
 _HASHTAG = re.compile(r"#(\w{2,50})")
 _CLAUSE_END = re.compile(r"(?<=[?!;¿¡])\s*|(?<=[.])\s+(?=\S)|\n+")
@@ -686,7 +641,7 @@ def _followed(own: Slots, intent: Intent) -> Slots:
 
 def _slots(clause: str, vocab: Vocabulary) -> Slots:
     window_days, since, until = _window(clause, vocab)
-    plain = _WINDOW.sub(" ", clause)
+    plain = unsaid(clause)
     sources = tuple(dict.fromkeys(SOURCE_NAMES[name] for name in _SOURCE.findall(clause)))
     moods = [mood for mood, rule in _SENTIMENT if rule.search(plain)]
     content_type = "organic" if _ORGANIC.search(plain) else "ad" if _ADS.search(plain) else None
@@ -720,60 +675,26 @@ def _limit(plain: str) -> int | None:
 
 
 def _window(clause: str, vocab: Vocabulary) -> tuple[int | None, date | None, date | None]:
-    """(days back from the newest post, first day, last day) the clause limits posts to."""
-    since = until = None
-    window_days = None
-    match = _WINDOW.search(clause)
-    if match is not None:
-        count = match[1]
-        number = (int(count) if count.isdigit() else NUMBER_WORDS[count]) if count else 1
-        window_days = number * _UNIT_DAYS[match[2]]
-    else:
-        window_days = next(
-            (
-                days
-                for phrase, days in _SINGLE_WINDOWS.items()
-                if re.search(rf"\b{phrase}\b", clause)
-            ),
-            None,
+    """(days back from the newest post, first day, last day) the clause limits posts to,
+    read by the one date reader (:mod:`~rdskit.sandbox.assistant_dates`) anchored on the
+    newest post, or without posts on the sandbox's today (a period that needs an anchor
+    is then not placed)."""
+    anchor = datetime.fromtimestamp(vocab.newest, UTC).date() if vocab.newest else vocab.today
+    found = periods(clause, anchor or date(2000, 1, 1))
+    if anchor is None:
+        found = tuple(
+            p for p in found if p.dim == "days" or re.search(r"\d{4}", clause[p.start : p.end])
         )
-    if (found := _SINCE.search(clause)) is not None:
-        since = date.fromisoformat(found[1])
-    if (found := _UNTIL.search(clause)) is not None:
-        until = date.fromisoformat(found[1])
-    between = re.search(rf"\bbetween {_ISO} and {_ISO}", clause)
-    if between is not None:
-        since, until = date.fromisoformat(between[1]), date.fromisoformat(between[2])
-    if since is None and until is None and window_days is None:
-        month = _MONTH.search(clause)
-        if month is not None and (
-            month[2]
-            or re.search(rf"\b(?:in|during|for|en|im|em|de|since|from) {month[1]}\b", clause)
-        ):
-            span = _month_span(MONTHS[month[1]], month[2], vocab)
-            if span is not None:
-                since, until = span
-                if re.search(rf"\b(?:since|from) {month[1]}\b", clause):
-                    until = None
-        elif (year := _YEAR.search(clause)) is not None:
-            since, until = date(int(year[1]), 1, 1), date(int(year[1]), 12, 31)
+    window_days: int | None = None
+    since = until = None
+    for days, first, last in map(span, found):  # several periods: all of them hold
+        if days is not None:
+            window_days = days if window_days is None else min(window_days, days)
+        if first is not None:
+            since = first if since is None else max(since, first)
+        if last is not None:
+            until = last if until is None else min(until, last)
     return window_days, since, until
-
-
-def _month_span(month: int, year: str | None, vocab: Vocabulary) -> tuple[date, date] | None:
-    """The month's first and last day; without a year, the latest such month up to the
-    newest post, or without posts up to the sandbox's today (``None`` when neither is known:
-    the month cannot be placed)."""
-    newest = datetime.fromtimestamp(vocab.newest, UTC).date() if vocab.newest else vocab.today
-    if year is not None:
-        chosen = int(year)
-    elif newest is not None:
-        chosen = newest.year if month <= newest.month else newest.year - 1
-    else:
-        return None
-    first = date(chosen, month, 1)
-    last = (date(chosen + month // 12, month % 12 + 1, 1)) - timedelta(days=1)
-    return first, last
 
 
 def _terms(
@@ -797,7 +718,7 @@ def _terms(
     for author in authors:
         rest = re.sub(rf"(?<!\w){re.escape(author.lower())}(?!\w)", " ", rest)
     rest = _SOURCE.sub(" ", rest)
-    rest = _WINDOW.sub(" ", rest)
+    rest = unsaid(rest)
     words = list(_WORD.finditer(rest))
     skip = False
     topical_before = False

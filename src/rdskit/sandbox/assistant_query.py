@@ -27,11 +27,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 
 from rdskit.models import vocab
 from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant_dates import TIME_DIMS, Period, periods
 from rdskit.sandbox.assistant_lexicon import (
+    CONCEPTS,
     FUNCTION_WORDS,
     INSTRUCTION_WORDS,
     NUMBER_WORDS,
@@ -47,6 +49,7 @@ from rdskit.sandbox.assistant_words import (
     refusal_for,
     to_english,
 )
+from rdskit.sandbox.text.extractor import stem
 
 __all__ = [
     "NOT_AN_AD",
@@ -451,33 +454,9 @@ _SPLIT_PARTS = re.compile(
     r"[?;]+|\.\s+|,?\s+(?:and|also)\s+(?=(?:how many|what|which|count|also count|the)\b)"
 )
 _COMMENT = re.compile(
-    r"\bcomments? (?:saying|that says|that say|asking|with|mentioning|about|containing"
-    r"|that mentions?) (?:that )?(.+?)(?:\?|$|,| and | on | in )"
+    r"\bcomments? (?:(asking|that asks?|asks?)|saying|that says|that say|with|mentioning|about"
+    r"|containing|that mentions?) (?:that )?(.+?)(?:\?|$|,| and | on | in )"
 )
-_WINDOW = re.compile(
-    r"\b(?:in |from |during |over )?(?:the )?(?:last|past|previous) (?:(\d+|\w+) )?"
-    r"(day|week|month|quarter|year)s?\b"
-)
-_YEAR = re.compile(r"\b(?:in|during|from) (20\d\d)\b")
-_MONTH = re.compile(
-    r"\bin (january|february|march|april|may|june|july|august|september|october|november"
-    r"|december) (20\d\d)\b"
-)
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "quarter": 90, "year": 365}
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 
 
 def _tokens(text: str) -> list[str]:
@@ -712,9 +691,15 @@ def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
         if words:
             terms.append((i + 1, " ".join(words)))
             part.take(i + 1, j - i - 1)
-            while j + 1 < len(tokens) and tokens[j] in {"or", "and"}:
+            # "X or Y", "X and Y", "X but not Y": each further term keeps its own sign
+            while j + 1 < len(tokens) and tokens[j] in {"or", "and", "but"}:
                 k = j + 1
-                if tokens[k] in {"the", "a"}:
+                if tokens[k] == "not":
+                    k += 1
+                elif tokens[j] == "but":
+                    break
+                said_at = k  # right after "not": the term is negated (_negated)
+                if k < len(tokens) and tokens[k] in {"the", "a"}:
                     k += 1
                 extra = []
                 while k < len(tokens) and not part.used[k] and tokens[k] not in STOP_WORDS:
@@ -725,7 +710,7 @@ def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
                 if not extra:
                     break
                 joiners.append(tokens[j])
-                terms.append((j + 1, " ".join(extra)))
+                terms.append((said_at, " ".join(extra)))
                 part.take(j, k - j)
                 j = k
         part.take(i, 1)
@@ -823,53 +808,23 @@ def _context_values(part: _Part, table: Table) -> None:
             _add(part, at, Cond("media", ("none",)))
 
 
-def _time(part: _Part) -> None:
+def _time(part: _Part, newest: float) -> None:
+    """The periods the question names, read by the one date reader
+    (:func:`~rdskit.sandbox.assistant_dates.periods`, anchored on the newest post): a
+    period whose words an earlier reading took (a quoted phrase, a comment) is left alone."""
     text = " ".join(part.tokens)
-    for found in _WINDOW.finditer(text):
-        amount = found[1]
-        number = 1
-        if amount:
-            if amount.isdigit():
-                number = int(amount)
-            elif amount in NUMBER_WORDS:
-                number = NUMBER_WORDS[amount]
-            elif amount not in {"few"}:
-                continue
-        at = len(text[: found.start()].split())
-        part.take(at, len(found[0].split()))
-        _add(part, at, Cond("days", (str(number * _UNIT_DAYS[found[2]]),)))
-    for found in _MONTH.finditer(text):
-        at = len(text[: found.start()].split())
-        part.take(at, 3)
-        month = _MONTHS.index(found[1]) + 1
-        _add(part, at, Cond("month", (f"{found[2]}-{month:02d}",)))
-    for found in _YEAR.finditer(text):
-        at = len(text[: found.start()].split())
-        if part.used[at + 1]:
+    anchor = datetime.fromtimestamp(newest, UTC).date()
+    spans: dict[tuple[int, int], list[Period]] = {}
+    for period in periods(text, anchor):  # "between A and B": one span, two periods
+        spans.setdefault((period.start, period.end), []).append(period)
+    for (start, end), said in spans.items():
+        at, words = len(text[:start].split()), text[start:end].split()
+        if any(part.used[at : at + len(words)]):
             continue
-        part.take(at, 2)
-        _add(part, at, Cond("year", (found[1],)))
-
-
-_ISO = r"(20\d\d-\d\d-\d\d)"
-_SINCE = re.compile(rf"\b(since|after|from|between) {_ISO}\b")
-_UNTIL = re.compile(rf"\b(until|before|till|to|and) {_ISO}\b")
-_MONTH_NAMES = "|".join(_MONTHS)
-_BARE_MONTH = re.compile(
-    r"\bin (january|february|march|april|may|june|july|august|september|october|november"
-    r"|december)\b(?! 20\d\d)"
-)  # "in may" is the month: after "in", "may" is never the verb
-_MONTH_BOUND = re.compile(
-    rf"\b(since|after|from|starting|before|until|till|through|up to) ({_MONTH_NAMES})"
-    r"(?: (20\d\d))?\b"
-)
-_QUARTER = re.compile(
-    r"\b(?:in |during |for )?(?:the )?(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)"
-    r" quarter)(?: of)?(?: (20\d\d))?\b"
-)
-_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2,
-                  "3rd": 3, "4th": 4}  # fmt: skip
-_THIS = re.compile(r"\b(?:in |during )?(?:this|the current) (week|month|year)\b")
+        part.take(at, len(words))
+        for period in said:  # each bound at its own day: "between" keeps both
+            where = at + (words.index(period.value) if period.value in words else 0)
+            _add(part, where, Cond(period.dim, (period.value,)))
 
 
 def _quoted(part: _Part, text: str) -> None:
@@ -880,76 +835,6 @@ def _quoted(part: _Part, text: str) -> None:
         if words and at >= 0:
             part.take(at, len(words))
             _add(part, at, Cond("keyword", (" ".join(words),)))
-
-
-def _latest(month: int, year: str | None, newest: datetime) -> int:
-    """The year of ``month``: the one said, else the latest up to the newest post."""
-    if year:
-        return int(year)
-    return newest.year if month <= newest.month else newest.year - 1
-
-
-def _first_day(year: int, month: int) -> date:
-    return date(year + (month - 1) // 12, (month - 1) % 12 + 1, 1)
-
-
-def _dates(part: _Part, newest: float) -> None:
-    """ISO dates ("since 2026-01-01", "between A and B"), a month without a year ("in
-    March": the latest March up to the newest post), month bounds ("since June", "before
-    April"), quarters ("in Q3", "the second quarter of 2026") and the calendar period of
-    the newest post ("this month")."""
-    text = " ".join(part.tokens)
-    latest = datetime.fromtimestamp(newest, UTC)
-
-    def at_of(found: re.Match[str]) -> int:
-        return len(text[: found.start()].split())
-
-    for pattern, dim in ((_SINCE, "since"), (_UNTIL, "until")):
-        for found in pattern.finditer(text):
-            if found[1] == "and" and not any(c.dim == "since" for _, c in part.conds):
-                continue  # "... and 2026-05-01" only closes a "between"
-            part.take(at_of(found), 2)
-            _add(part, at_of(found), Cond(dim, (found[2],)))
-    for found in _MONTH_BOUND.finditer(text):
-        at, month = at_of(found), _MONTHS.index(found[2]) + 1
-        first = _first_day(_latest(month, found[3], latest), month)
-        if found[1] in ("since", "from", "starting"):
-            cond = Cond("since", (first.isoformat(),))
-        elif found[1] == "after":
-            cond = Cond("since", (_first_day(first.year, first.month + 1).isoformat(),))
-        elif found[1] == "before":
-            cond = Cond("until", ((first - timedelta(days=1)).isoformat(),))
-        else:
-            last = _first_day(first.year, first.month + 1) - timedelta(days=1)
-            cond = Cond("until", (last.isoformat(),))
-        part.take(at, len(found[0].split()))
-        _add(part, at, cond)
-    for found in _QUARTER.finditer(text):
-        at = at_of(found)
-        quarter = int(found[1]) if found[1] else _QUARTER_WORDS[found[2]]
-        month = 3 * quarter - 2
-        first = _first_day(_latest(month, found[3], latest), month)
-        last = _first_day(first.year, first.month + 3) - timedelta(days=1)
-        part.take(at, len(found[0].split()))
-        _add(part, at, Cond("since", (first.isoformat(),)))
-        _add(part, at, Cond("until", (last.isoformat(),)))
-    for found in _THIS.finditer(text):
-        at = at_of(found)
-        part.take(at, len(found[0].split()))
-        if found[1] == "year":
-            _add(part, at, Cond("year", (str(latest.year),)))
-        elif found[1] == "month":
-            _add(part, at, Cond("month", (latest.strftime("%Y-%m"),)))
-        else:
-            monday = latest.date() - timedelta(days=latest.weekday())
-            _add(part, at, Cond("since", (monday.isoformat(),)))
-    for found in _BARE_MONTH.finditer(text):
-        at = len(text[: found.start()].split())
-        if part.used[at + 1]:
-            continue
-        month = _MONTHS.index(found[1]) + 1
-        part.take(at, 2)
-        _add(part, at, Cond("month", (f"{_latest(month, None, latest)}-{month:02d}",)))
 
 
 _OPERATORS = {
@@ -1027,9 +912,33 @@ def _comment(part: _Part) -> None:
     found = _COMMENT.search(text + " ?")
     if found:
         at = len(text[: found.start()].split())
-        phrase = found[1].strip()
-        part.take(at, 2 + len(phrase.split()) + (1 if " that " in found[0] else 0))
-        _add(part, at, Cond("comment", (phrase,)))
+        phrase = found[2].strip()
+        part.take(at, len(found[0].split()))
+        if found[1] is None:  # "comments saying it is too sweet": the words as written
+            said = phrase.split()
+            while len(said) > 1 and said[0] in FUNCTION_WORDS:  # "about the price"
+                said.pop(0)
+            _add(part, at, Cond("comment", (" ".join(said),)))
+        else:
+            _add(part, at, Cond("asking", _asked_about(phrase)))
+
+
+def _asked_about(phrase: str) -> tuple[str, ...]:
+    """What a comment asking ``phrase`` mentions: the words of a subject people write
+    (:data:`CONCEPTS`: "how much it cost" is asked as "How much did you pay?"), else the
+    phrase's content words; none (any question) for "asking questions".
+
+    >>> _asked_about("how much it cost")[:4], _asked_about("about the foam")
+    (('price', 'pricing', 'cost', 'pay'), ('foam',))
+    >>> _asked_about("questions")
+    ()
+    """
+    for words in CONCEPTS.values():
+        stems = {stem(word) for word in words}
+        if any(w in phrase for w in words if " " in w) or stems & {stem(w) for w in phrase.split()}:
+            return words
+    content = [w for w in phrase.split() if w not in STOP_WORDS and not w.startswith("question")]
+    return tuple(content)
 
 
 def _group(part: _Part) -> tuple[str | None, int | None, str]:
@@ -1232,8 +1141,7 @@ def _read_part(
     part = _Part(" ".join(tokens), tokens, [False] * len(tokens), cased=cased)
     _quoted(part, text)
     _comment(part)
-    _time(part)
-    _dates(part, max((float(p.get("created_at") or 0) for p in table.posts), default=0.0))
+    _time(part, table.newest())
     _thresholds(part)
     if "neither positive nor negative" in part.text:
         at = tokens.index("neither")
@@ -1296,7 +1204,7 @@ def _merge(conds: Sequence[Cond]) -> tuple[Cond, ...]:
     merged: dict[tuple[str, bool], Cond] = {}
     for cond in conds:
         slot = (cond.dim, cond.negate)
-        if slot in merged and cond.dim not in ("days", "keyword", "comment"):
+        if slot in merged and cond.dim not in ("days", "keyword", "comment", "asking"):
             old = merged[slot]
             merged[slot] = replace(old, values=tuple(dict.fromkeys(old.values + cond.values)))
         else:
@@ -1354,16 +1262,20 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
          or tokens[i : i + 2] == ["out", "of"]),
         None,
     )  # fmt: skip
+    # A period scopes the share wherever it is said ("positive since June" is the share
+    # of positive posts among those since June), never its numerator.
+    conds = [(at, c) for at, c in part.conds if c.dim not in TIME_DIMS]
+    periods_said = [c for _, c in part.conds if c.dim in TIME_DIMS]
     if among is not None:  # "the share of negative posts among reddit posts"
-        den = [c for at, c in part.conds if at > among]
-        num = [c for at, c in part.conds if at < among]
-        return _merge(den), _merge(num)
-    den = [c for at, c in part.conds if at < verb]
-    num = [c for at, c in part.conds if at >= verb]
+        den = [c for at, c in conds if at > among]
+        num = [c for at, c in conds if at < among]
+        return _merge([*den, *periods_said]), _merge(num)
+    den = [c for at, c in conds if at < verb]
+    num = [c for at, c in conds if at >= verb]
     if not num and den:  # "the share of positive posts": all posts are the denominator
-        num = [c for at, c in part.conds if share_at < at]
-        den = [c for at, c in part.conds if at < share_at]
-    return _merge(den), _merge(num)
+        num = [c for at, c in conds if share_at < at]
+        den = [c for at, c in conds if at < share_at]
+    return _merge([*den, *periods_said]), _merge(num)
 
 
 def _parts(text: str) -> list[str]:
@@ -1386,7 +1298,7 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
         incoming = [*query.where, *query.part]
     for cond in incoming:
         target = part if any(c.dim == cond.dim for c in part) else where
-        if not narrow or cond.dim in ("days", "year", "month", "since", "until"):
+        if not narrow or cond.dim in TIME_DIMS:
             target[:] = [c for c in target if c.dim != cond.dim]
         target.append(cond)
     return Query(
@@ -1456,6 +1368,8 @@ def _spelling(table: Table) -> tuple[list[str], set[str], dict[str, str]]:
         w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON if len(w) >= 5
     }
     known = set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+    # the words of a subject ("costs") are words, never a slip for a value ("costas")
+    known |= {form for words in CONCEPTS.values() for w in words for form in (w, f"{w}s")}
     return sorted(targets), known, {}
 
 
@@ -1558,7 +1472,8 @@ def askable() -> str:
         ),
         "| `media` | videos, images, no media |",
         '| `keyword` | mention X, about X, talk about X, "a quoted phrase" |',
-        "| `comment` | a comment saying / asking X |",
+        "| `comment` | a comment saying X |",
+        "| `asking` | a comment asking X (a question; a price asked as price, cost, how much...) |",
         "| `days`, `since`, `until`, `month`, `year` | last N days/weeks/months, since"
         " 2026-01-01, in March, in 2026 |",
         "",

@@ -118,7 +118,9 @@ CASES: tuple[Case, ...] = (
     q("What are the most viewed videos?", "top", metric="views"),
     q("Show me the top 10 posts by engagement", "top", limit=10, metric="engagement", style=I),
     q("Most commented posts on reddit", "top", metric="comments", sources={"reddit"}),
-    q("What were the most popular posts this week?", "top", window_days=7),
+    # "this week" is the newest post's calendar week on every path (docs/assistant.md), not
+    # a rolling 7 days: a start day ("20..." prefix: any date), no rolling window.
+    q("What were the most popular posts this week?", "top", window_days=None, since="20"),
     q("Highest engagement rate posts", "top", metric="engagement_rate"),
     q("Which videos were shared the most?", "top", metric="shares"),
     q("Please show the five best performing posts", "top", limit=5, style=P),

@@ -108,6 +108,11 @@ def _period(df: pd.DataFrame, key: str, value: Any) -> tuple[date | None, date |
         first = _month_start(newest, _MONTHS.index(value) + 1)
         after = date(first.year + first.month // 12, first.month % 12 + 1, 1)
         return first, after - timedelta(days=1)
+    if key in ("since_day", "until_day"):  # "MM-DD": the latest such day up to the newest
+        month, day = map(int, value.split("-"))
+        year = newest.year if (month, day) <= (newest.month, newest.day) else newest.year - 1
+        placed = date(year, month, day)
+        return (placed, None) if key == "since_day" else (None, placed)
     if key == "quarter":
         first = _month_start(newest, 3 * int(value) - 2)
         after = date(first.year + (first.month + 2) // 12, (first.month + 2) % 12 + 1, 1)
@@ -124,7 +129,17 @@ def _mask(df: pd.DataFrame, key: str, values: Any) -> pd.Series:
         metric, op = re.fullmatch(r"(\w+?)([<>]=?|=)", key).groups()  # type: ignore[union-attr]
         column = df[metric].astype(float)
         return getattr(column, _COMPARE[op])(float(values)) & column.notna()
-    if key in ("since", "until", "since_month", "before_month", "in_month", "quarter", "this"):
+    if key in (
+        "since",
+        "until",
+        "since_month",
+        "before_month",
+        "in_month",
+        "quarter",
+        "this",
+        "since_day",
+        "until_day",
+    ):
         first, last = _period(df, key, values)
         days = df["created_at"].map(_day)
         return (days >= first if first else True) & (days <= last if last else True)
@@ -137,6 +152,12 @@ def _mask(df: pd.DataFrame, key: str, values: Any) -> pd.Series:
     if key == "comment":
         patterns = [_word(v) for v in values]
         return df["comment_bodies"].map(lambda bs: any(p.search(b) for b in bs for p in patterns))
+    if key == "asking":  # a comment that is a question, mentioning any of the words
+        patterns = [_word(v) for v in values]
+        return df["comment_bodies"].map(
+            lambda bs: any("?" in b and (not patterns or any(p.search(b) for p in patterns))
+                           for b in bs)
+        )  # fmt: skip
     if key == "days":
         return df["created_at"] > df["created_at"].max() - int(values) * DAY
     if key == "year":

@@ -108,7 +108,7 @@ def data(sandbox: SandboxHandle) -> Iterator[Data]:
 
 def _report(name: str, cases: Sequence[Case], vocab: Vocabulary) -> tuple[float, list[str]]:
     passed, failures = rate(cases, vocab)
-    print(f"\n{name}: {passed:.1%} of {len(cases)} plans pass")  # shown with -s
+    print(f"\n{name}: {passed:.1%} of {len(cases)} plans pass", *failures, sep="\n  ")  # -s
     return passed, failures
 
 

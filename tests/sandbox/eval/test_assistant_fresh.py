@@ -73,7 +73,7 @@ def test_the_fresh_questions_are_new_and_varied() -> None:
     from assistant_cases_dev import CASES as DEV
     from assistant_cases_heldout import CASES as HELD_OUT
 
-    suites = (fresh_questions.QUESTIONS, fresh_questions.ROUND2)
+    suites = (fresh_questions.QUESTIONS, fresh_questions.ROUND2, fresh_questions.ROUND3)
     written = [q for suite in suites for questions in suite.values() for q in questions]
     assert len(written) >= 120
     older = {q.text.lower() for q in handwritten_questions.QUESTIONS}
@@ -132,3 +132,11 @@ def test_fresh_questions_round_two(fresh: tuple[httpx.Client, str, Scope]) -> No
     """Written after the fixes of round one: the closest to what a reviewer will ask."""
     http, _, scope = fresh
     _score(http, scope, fresh_questions.ROUND2, "fresh, round 2")
+
+
+def test_fresh_questions_round_three(fresh: tuple[httpx.Client, str, Scope]) -> None:
+    """Written after the kdates date and comment fixes (dates in several forms and
+    languages, days without a year, comments asking): the untouched first score and the
+    score after the fixes are in docs/assistant.md."""
+    http, _, scope = fresh
+    _score(http, scope, fresh_questions.ROUND3, "fresh, round 3")
