@@ -40,6 +40,7 @@ import httpx
 from rdskit.sandbox import AdminClient
 
 TARGET = 3.0
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 BODIES = 50
 IDLE_CONNECTIONS = 1_100
 STREAMS = 1_000
@@ -50,7 +51,7 @@ CRAFTED = b"[" + b",".join([b"[" + b"0," * 999 + b"0]"] * 400) + b"]"
 def sandbox() -> Iterator[tuple[str, str, str]]:
     """``rdskit sandbox`` in a child process: (url, API key, admin token)."""
     command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--port", "0"]
-    command += ["--rate-limit", "1000000"]
+    command += ["--rate-limit", "1000000", "--today", TODAY]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None

@@ -42,6 +42,7 @@ CEILING = RATE_LIMIT * PAGE
 MAX_RSS_RATIO = 1.5
 MIN_SPEED_RATIO = 0.8
 PLACEHOLDER = "@@ID@@"
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 
 
 def capture_sample(path: Path) -> None:
@@ -49,7 +50,7 @@ def capture_sample(path: Path) -> None:
     import rdskit
     from rdskit.sandbox import start
 
-    with start(speed=500, rate_limit=10_000) as box:
+    with start(speed=500, rate_limit=10_000, today=TODAY) as box:
         client = rdskit.Client(box.api_key, base_url=box.url)
         dataset = client.datasets.create("bench export")
         run = client.datasets.runs.create(

@@ -35,6 +35,7 @@ from rdskit.sandbox import AdminClient
 RATE_LIMIT = 5.0  # requests per second, the service's limit
 PAGE = 100  # mentions per page, the service's maximum
 CEILING = RATE_LIMIT * PAGE
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 TOPICS = ("oat milk", "cold brew", "running shoes", "sunscreen")
 PER_TOPIC = 5_000  # the Business plan's research depth
 
@@ -61,6 +62,8 @@ def sandbox_process() -> Iterator[tuple[str, AdminClient]]:
         "1000",
         "--rate-limit",
         str(RATE_LIMIT),
+        "--today",
+        TODAY,
     ]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:

@@ -42,6 +42,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,13 @@ import pyarrow as pa
 from rdskit.frames import mentions_frame
 from rdskit.sandbox.text import corpus, enrichment
 
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
+
 
 def make_rows(count: int) -> list[dict[str, Any]]:
     """``count`` realistic mention dicts: corpus posts plus analysis fields."""
     query = {"type": "prompt", "sources": list(corpus.SOURCES), "search_query": "oat milk"}
-    posts = corpus.collect(7, query, count, num_comments_per_post=3)
+    posts = corpus.collect(7, query, count, num_comments_per_post=3, now=NOW)
     # Enriching every post takes ~40 s; a thousand analyses reused cyclically give the
     # same shapes and value variety.
     analyses = [enrichment.enrich(p, ["sentiment", "hook", "cta"]) for p in posts[:1000]]

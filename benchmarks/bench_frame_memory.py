@@ -29,6 +29,7 @@ import resource
 import secrets
 import sys
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -37,6 +38,7 @@ import pyarrow as pa
 import rdskit
 from rdskit.sandbox.text import corpus, enrichment
 
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 PAGE = 100
 TARGET = 2.0
 TEMPLATES = 1_000
@@ -46,7 +48,7 @@ ME = {"id": "usr_1", "account_id": "acc_1", "email": "owner@example.test", "crea
 def templates() -> list[dict[str, Any]]:
     """Analysed corpus posts with comments."""
     query = {"type": "prompt", "sources": list(corpus.SOURCES), "search_query": "oat milk"}
-    posts = corpus.collect(13, query, TEMPLATES, num_comments_per_post=3)
+    posts = corpus.collect(13, query, TEMPLATES, num_comments_per_post=3, now=NOW)
     return [enrichment.enrich(post, ["sentiment", "hook", "cta"]) for post in posts]
 
 

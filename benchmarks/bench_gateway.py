@@ -45,6 +45,7 @@ from test_gateway import Recording, serving
 CAP = 5.0  # the service's requests per second per key
 TARGET_SHARE = 0.90
 KERNELS = (1, 2, 4)
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 
 # One "kernel": a process with its own gateway token, calling until its deadline.
 KERNEL_CODE = """
@@ -62,7 +63,7 @@ with rdskit.Client(max_retries=0) as client:
 def sandbox() -> Iterator[tuple[str, str]]:
     """``rdskit sandbox`` at the service's rate limit in a child process: (url, key)."""
     command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--port", "0"]
-    command += ["--rate-limit", str(CAP)]
+    command += ["--rate-limit", str(CAP), "--today", TODAY]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None

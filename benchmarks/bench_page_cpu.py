@@ -29,6 +29,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -38,6 +39,7 @@ from rdskit.frames.mentions import mentions_table, mentions_table_from_pages
 from rdskit.resources.mentions import wire_pages
 from rdskit.sandbox.text import corpus, enrichment
 
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 PAGE = 100
 BUDGET_MS = 1000 / 5  # the rate limit's time per request
 TARGET_MS = 12.0
@@ -47,7 +49,7 @@ TARGET_RATIO = 0.5
 def bodies(pages: int) -> list[bytes]:
     """``pages`` list responses of 100 analysed mentions each, chained by cursors."""
     query = {"type": "prompt", "sources": list(corpus.SOURCES), "search_query": "oat milk"}
-    posts = corpus.collect(11, query, PAGE * pages, num_comments_per_post=3)
+    posts = corpus.collect(11, query, PAGE * pages, num_comments_per_post=3, now=NOW)
     posts = [enrichment.enrich(post, ["sentiment", "hook", "cta"]) for post in posts]
     out = []
     for n in range(pages):

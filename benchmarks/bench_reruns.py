@@ -30,6 +30,7 @@ from decimal import Decimal
 
 import rdskit
 from rdskit.sandbox import start
+from rdskit.sandbox.clock import NOTEBOOK_TODAY  # a lesson's date, as the course runs
 
 QUERY = {
     "type": "prompt",
@@ -84,7 +85,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["RDSKIT_CACHE_DIR"] = cache  # a private ledger, not the user's
-        with start(speed=args.speed) as sandbox:
+        with start(speed=args.speed, today=NOTEBOOK_TODAY) as sandbox:
             client = rdskit.Client(sandbox.api_key, base_url=sandbox.url)
             first, paid = timed(client, args.count)
             again = [timed(client, args.count) for _ in range(args.repeat)]

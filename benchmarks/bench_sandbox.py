@@ -57,6 +57,7 @@ from rdskit.sandbox.db import Store
 
 TARGET = 1.5  # page 900 may cost at most this many times page 1
 PAGE_P50_MS = 10.0  # the 100-analysed-mention page's median, in milliseconds
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 ANALYSES = ("sentiment", "hook", "cta")
 SORTS = ("date", "dataset_run_at")
 REPEATS = 40  # interleaved page-1 / page-900 pairs per measurement
@@ -65,7 +66,7 @@ REPEATS = 40  # interleaved page-1 / page-900 pairs per measurement
 def build(path: Path, mentions: int, analysed: int) -> tuple[str, str, float]:
     """Create both datasets in a file database; return (dataset id, analysed dataset id,
     seconds the big one took)."""
-    with start(db=path, rate_limit=1e6) as handle:
+    with start(db=path, rate_limit=1e6, today=TODAY) as handle:
         with httpx.Client(base_url=handle.url, headers={"x-api-key": handle.api_key}) as http:
             dataset_id, analysed_id = (
                 http.post("/v1/datasets", json={"name": name}).json()["data"]["id"]
@@ -100,7 +101,7 @@ def child_server(command: list[str], labels: tuple[str, ...], lines: int) -> Ite
 def serve(path: Path) -> Iterator[httpx.Client]:
     """``rdskit sandbox`` on ``path`` in a child process; yields a client with its key."""
     command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--port", "0", "--db", str(path)]
-    command += ["--rate-limit", "1000000"]
+    command += ["--rate-limit", "1000000", "--today", TODAY]
     with (
         child_server(command, ("base URL", "API key"), 3) as (url, key),
         httpx.Client(base_url=url, headers={"x-api-key": key}, timeout=60) as http,

@@ -25,6 +25,7 @@ from rdskit.sandbox import SandboxHandle, start
 
 PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
 TARGET = 1.5
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 
 
 def _account(sandbox: SandboxHandle) -> httpx.Client:
@@ -65,7 +66,7 @@ def main() -> int:
     parser.add_argument("--speed", type=float, default=10.0, help="simulated-time speed-up")
     args = parser.parse_args()
 
-    with start(speed=args.speed, rate_limit=1_000_000, seed=1) as sandbox:
+    with start(speed=args.speed, rate_limit=1_000_000, seed=1, today=TODAY) as sandbox:
         small, flooder = _account(sandbox), _account(sandbox)
         _timed_run(small, args.count)  # warm-up: imports, VADER lexicon, caches
         alone = [_timed_run(small, args.count) for _ in range(args.runs)]

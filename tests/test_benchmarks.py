@@ -27,3 +27,60 @@ def test_the_exit_status_says_whether_the_target_was_met(path: Path) -> None:
 
 def test_every_benchmark_is_checked() -> None:
     assert len(BENCHMARKS) >= 10
+
+
+def _unfixed_clocks(tree: ast.Module) -> list[str]:
+    """Where a benchmark collects or serves posts without a fixed time: ``corpus.collect``
+    without ``now=``, ``start(...)`` without ``today=``, an ``rdskit.cli sandbox`` command
+    without ``--today`` (the corpus's window ends at the collection time, so on another day
+    the same script would measure other posts)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func)
+            keywords = {k.arg for k in node.keywords}
+            if name == "corpus.collect" and "now" not in keywords:
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+            if name == "start" and "today" not in keywords:
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        if isinstance(node, ast.FunctionDef):
+            texts = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant)}
+            if {"rdskit.cli", "sandbox"} <= texts and "--today" not in texts:
+                found.append(f"line {node.lineno}: {node.name}() runs rdskit sandbox")
+    return sorted(found, key=lambda line: int(line.split(":")[0].split()[1]))
+
+
+# bench_assistant.py belongs to another helper this round: strict, so fixing it fails here
+# until the mark is removed.
+_NOT_YET = {"bench_assistant.py": "starts its sandbox on the real date (another owner's file)"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=_NOT_YET[p.name]))
+        if p.name in _NOT_YET
+        else p
+        for p in BENCHMARKS
+    ],
+    ids=lambda p: p.name,
+)
+def test_every_benchmark_collects_at_a_fixed_time(path: Path) -> None:
+    assert _unfixed_clocks(ast.parse(path.read_text())) == []
+
+
+def test_the_clock_check_finds_each_kind_of_unfixed_clock() -> None:
+    source = """
+def a():
+    corpus.collect(7, query, 10)
+    corpus.collect(7, query, 10, now=NOW)
+def b():
+    with start(speed=10) as s, start(today=TODAY) as t:
+        pass
+def c():
+    command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--port", "0"]
+def d():
+    command = [sys.executable, "-m", "rdskit.cli", "sandbox", "--today", TODAY]
+"""
+    found = _unfixed_clocks(ast.parse(source))
+    assert [line.split(":")[0] for line in found] == ["line 3", "line 6", "line 8"]

@@ -340,3 +340,26 @@ def test_posts_outside_the_requested_window_are_counted() -> None:
     # No explicit window (the 365 days before the run): nothing to check against.
     text = _with_run(df, {"search_query": prompt}).rds.methods().text
     assert "outside" not in text
+
+
+def test_a_post_id_shared_by_two_sources_is_no_repeat() -> None:
+    from rdskit.frames import mentions_frame
+    from rdskit.frames.methods import scope_of
+
+    rows = [("reddit", "1"), ("tiktok", "1"), ("tiktok", "2")]
+    df = mentions_frame([{"source": s, "id": i, "created_at": 1767225600} for s, i in rows])
+    assert scope_of(df).repeated == 0
+    assert scope_of(pd.concat([df, df.iloc[[1]]])).repeated == 1
+
+
+def test_the_ads_of_a_scope_are_those_of_the_rows_drawn() -> None:
+    from rdskit.frames import mentions_frame
+    from rdskit.frames.methods import scope_of
+
+    types = ["ad", "organic", None, "ad"]
+    df = mentions_frame(
+        [{"source": "x", "id": str(i), "content_type": t} for i, t in enumerate(types)]
+    )
+    whole, part = scope_of(df), scope_of(df, [False, True, True, True])
+    assert (whole.ads, whole.unknown, whole.posts) == (2, 1, 4)
+    assert (part.ads, part.unknown, part.posts) == (1, 1, 4)

@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import copy
-import dataclasses
 import numbers
 import os
 import weakref
@@ -741,12 +740,13 @@ def ad_rows(frame: pd.DataFrame) -> np.ndarray:
         >>> ad_rows(pd.DataFrame({"content_type": ["ad", "organic", None]})).tolist()
         [True, False, False]
     """
-    ad = pd.Series(False, index=frame.index)
+    ad = np.zeros(len(frame), dtype=bool)
     if "content_type" in frame.columns:
-        ad |= frame["content_type"].astype("string").eq("ad").fillna(False)
+        # eq on the column itself (categorical codes, Arrow text): no copy as strings
+        ad |= frame["content_type"].eq("ad").to_numpy(dtype=bool, na_value=False)
     if "ad_advertiser_id" in frame.columns:
-        ad |= frame["ad_advertiser_id"].notna()
-    return ad.to_numpy(dtype=bool)
+        ad |= frame["ad_advertiser_id"].notna().to_numpy(dtype=bool)
+    return ad
 
 
 def _value_counts(values: pd.Series) -> pd.Series:
@@ -784,8 +784,16 @@ def _estimated_views(frame: pd.DataFrame, rows: pd.Series) -> int | None:
     """How many of ``rows`` have estimated views; None when the frame does not say."""
     if "are_views_estimated" not in frame.columns:
         return None
-    flags = frame["are_views_estimated"].astype("boolean").fillna(False)
-    return int((flags & rows).sum())
+    return int((_estimated_flags(frame) & np.asarray(rows, dtype=bool)).sum())
+
+
+def _estimated_flags(frame: pd.DataFrame) -> np.ndarray:
+    """``are_views_estimated`` as booleans, missing as False (a boolean column is read as
+    it is; others are converted as pandas' ``boolean`` does, refusing what is not one)."""
+    column = frame["are_views_estimated"]
+    if not pd.api.types.is_bool_dtype(column.dtype):
+        column = column.astype("boolean")
+    return column.to_numpy(dtype=bool, na_value=False)
 
 
 def _plain(label: Any) -> Any:
@@ -806,11 +814,7 @@ def scope_line(frame: pd.DataFrame, n: int, what: str = "posts", drawn: Any = No
     """
     from rdskit.frames.methods import scope_of
 
-    scope = scope_of(frame)
-    if drawn is not None:
-        part = scope_of(frame[np.asarray(drawn, dtype=bool)])
-        scope = dataclasses.replace(scope, ads=part.ads, unknown=part.unknown)
-    return scope.line(n, what)
+    return scope_of(frame, drawn).line(n, what)
 
 
 def _state(out: Any, frame: pd.DataFrame, drawn: Any, what: str, left_out: dict[str, Any]) -> Any:
@@ -864,7 +868,7 @@ def views_mixed(frame: pd.DataFrame, what: str, advice: str) -> str | None:
     return the sources that estimate; else None."""
     if "are_views_estimated" not in frame.columns or frame.empty:
         return None
-    estimated = frame["are_views_estimated"].astype("boolean").fillna(False).to_numpy(bool)
+    estimated = _estimated_flags(frame)
     if estimated.all() or not estimated.any():
         return None
     where = frame.loc[estimated, "source"] if "source" in frame.columns else pd.Series(["?"])

@@ -13,10 +13,13 @@ carriage return) are dropped, a carriage return (alone or before a newline) beco
 newline (XML reads it as one; written so whatever XML library is installed), and text
 beyond Excel's 32,767 characters is cut, ending with an ellipsis. Numbers Excel cannot
 hold exactly (integers and decimals of more than 15 significant digits, such as
-9223372036854775807) are written as text cells of their exact digits. A CSV has no cell
-types: ``to_csv(excel=True)`` prefixes text Excel would run as a formula (starting with
-``=``, ``+``, ``-``, ``@``, tab or carriage return) with ``'``; ``excel=False`` writes
-every text exactly as it is.
+9223372036854775807) are written as text cells of their exact digits. A text holding
+OOXML's escape pattern ``_xHHHH_`` (``_x0041_``, which Excel would show as "A") is written
+as unformatted runs cut inside each such pattern, so a reader following the spec (Excel)
+shows it as written and ``pd.read_excel`` reads it back unchanged; column names and
+provenance too. A CSV has no cell types: ``to_csv(excel=True)`` prefixes text Excel
+would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return)
+with ``'``; ``excel=False`` writes every text exactly as it is.
 
 The workbook (openpyxl, in the ``research`` extra) has a ``posts`` sheet (a mentions
 frame without its ``comments`` column), a ``comments`` sheet (``df.rds.comments()``) and a
@@ -36,6 +39,7 @@ import os
 import re
 from datetime import datetime
 from decimal import Decimal
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +67,8 @@ EXCEL_DIGITS = 15
 """Significant digits an Excel number keeps: longer integers and decimals are text cells."""
 
 _LINE_END = re.compile(r"\r\n?")
+# OOXML's escape in a cell text (_x0041_ reads as "A"); found overlapping (_x0041_x0042_).
+_ESCAPE = re.compile(r"(?=_x[0-9A-Fa-f]{4}_)")
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
 # Characters XML 1.0 (so .xlsx) cannot hold.
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -175,7 +181,7 @@ def write_excel(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
         sheets.append(("comments", flatten_frame(frame.rds.comments(), prefix=False)))
     for title, table in sheets:
         sheet = book.create_sheet(title)
-        sheet.append([str(c) for c in table.columns])
+        sheet.append([_cell(sheet, str(c)) for c in table.columns])
         for row in table.itertuples(index=False, name=None):
             cells = []
             for value in row:
@@ -196,12 +202,29 @@ def _cell(sheet: Any, value: Any) -> Any:
     value = _excel_value(value)
     if isinstance(value, str):
         value = _LINE_END.sub("\n", value)
-    cell = WriteOnlyCell(sheet, value=value)
+    cell = WriteOnlyCell(sheet, value=_unescaped(value) if isinstance(value, str) else value)
     if isinstance(value, str):
         cell.data_type = "s"  # whatever the text says, it is stored and shown as text
         if _FORMULA.match(value):
             cell.quotePrefix = True  # Excel keeps it text when the cell is edited too
     return cell
+
+
+def _unescaped(text: str) -> Any:
+    """``text`` as a cell value no reader decodes: OOXML reads ``_xHHHH_`` in a cell's
+    text as the character HHHH (Excel shows ``_x0041_`` as "A"). The spec's escape
+    (``_x005F_`` for the underscore) is decoded by Excel but left in by openpyxl, so
+    ``pd.read_excel`` would read ``_x005F_x0041_``; instead such a text is written as
+    runs (rich text without formatting) cut inside each ``_xHHHH_``. The spec decodes each
+    run's text on its own, so no run holds a whole sequence; openpyxl joins the runs:
+    both read the text as it was."""
+    cuts = [match.start() + 2 for match in _ESCAPE.finditer(text)]
+    if not cuts:
+        return text
+    from openpyxl.cell.rich_text import CellRichText
+
+    bounds = [0, *cuts, len(text)]
+    return CellRichText([text[a:b] for a, b in pairwise(bounds)])
 
 
 def _excel_value(value: Any) -> Any:

@@ -126,28 +126,50 @@ class Scope:
         return f"n = {n:,} {what}; {self.ads_words()}{subset}{repeated}{read}"
 
 
-def scope_of(frame: pd.DataFrame) -> Scope:
-    """The :class:`Scope` of a mentions frame."""
+def scope_of(frame: pd.DataFrame, rows: Any = None) -> Scope:
+    """The :class:`Scope` of a mentions frame; with ``rows`` (a boolean mask: the posts a
+    figure is of), its ``ads`` and ``unknown`` count those rows only.
+
+    Example:
+        >>> from rdskit.frames import mentions_frame
+        >>> df = mentions_frame([{"source": "x", "id": str(i), "content_type": t}
+        ...     for i, t in enumerate(["ad", "organic"])])
+        >>> scope_of(df).ads, scope_of(df, [False, True]).ads
+        (1, 0)
+    """
     from rdskit.frames.accessor import ad_rows
 
     prov = provenance_of(frame)
+    chosen = None if rows is None else np.asarray(rows, dtype=bool)
     marked = "content_type" in frame.columns or "ad_advertiser_id" in frame.columns
-    ads = int(ad_rows(frame).sum()) if marked else 0
+    ads = int(_of(ad_rows(frame), chosen).sum()) if marked else 0
     unknown = 0
     if "content_type" in frame.columns:
-        missing = frame["content_type"].isna()
+        missing = frame["content_type"].isna().to_numpy(dtype=bool)
         if "ad_advertiser_id" in frame.columns:
-            missing &= frame["ad_advertiser_id"].isna()
-        unknown = int(missing.sum())
+            missing = missing & frame["ad_advertiser_id"].isna().to_numpy(dtype=bool)
+        unknown = int(_of(missing, chosen).sum())
     left_out = [s for s in prov.steps if s.step == "exclude_ads"]
     removed = sum(int(s.settings.get("removed", 0)) for s in left_out) if left_out else None
-    rows = [f.rows for f in prov.fetches if f.resource == "mentions"]
-    loaded = sum(r for r in rows if r is not None) if rows and None not in rows else None
-    keys = [c for c in ("source", "id") if c in frame.columns]
-    repeated = int(frame.duplicated(keys).sum()) if len(keys) == 2 else 0
+    loaded_rows = [f.rows for f in prov.fetches if f.resource == "mentions"]
+    complete = loaded_rows and None not in loaded_rows
+    loaded = sum(r for r in loaded_rows if r is not None) if complete else None
     reads = [f for f in prov.fetches if f.resource in ("mentions", "patterns")]
     filters = tuple(dict.fromkeys(d for f in reads if (d := _filters(f.query))))
-    return Scope(len(frame), ads, unknown, marked, removed, loaded, repeated, filters)
+    return Scope(len(frame), ads, unknown, marked, removed, loaded, _repeated(frame), filters)
+
+
+def _of(mask: np.ndarray, chosen: np.ndarray | None) -> np.ndarray:
+    return mask if chosen is None else mask & chosen
+
+
+def _repeated(frame: pd.DataFrame) -> int:
+    """Rows repeating the (source, id) of an earlier row."""
+    if not {"source", "id"} <= set(frame.columns):
+        return 0
+    if frame["id"].is_unique:  # a hash of one column: no id repeats, so no (source, id) does
+        return 0
+    return int(frame.duplicated(["source", "id"]).sum())
 
 
 def _join(items: list[str]) -> str:

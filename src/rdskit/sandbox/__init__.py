@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import socket
 import threading
@@ -245,65 +246,62 @@ def start(
     # says TCP; without it every keep-alive response waits ~40 ms for a delayed ACK.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
+    # Until the handle is returned, whatever fails (a busy port, a --db that cannot be
+    # opened, a server that does not start) closes everything opened so far: the socket
+    # is not left bound, the store not left open, the server not left running.
+    with contextlib.ExitStack() as opened:
+        opened.callback(sock.close)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))  # first, so a busy port fails before anything is opened
-    except OSError:
-        sock.close()
-        raise
-    bound_port = sock.getsockname()[1]
-    settings = Settings(
-        rate_limit=rate_limit,
-        worker_threads=worker_threads,
-        job_cpu_budget=job_cpu_budget,
-        chaos=tuple(chaos),
-    )
-    store = Store(db, seed=seed, speed=speed, today=fixed)
-    try:
+        bound_port = sock.getsockname()[1]
+        settings = Settings(
+            rate_limit=rate_limit,
+            worker_threads=worker_threads,
+            job_cpu_budget=job_cpu_budget,
+            chaos=tuple(chaos),
+        )
+        store = Store(db, seed=seed, speed=speed, today=fixed)
+        opened.callback(store.close)
         app = create_app(store, settings)
-    except BaseException:
-        sock.close()
-        store.close()
-        raise
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
-    )
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
+        )
+        stopped = threading.Event()
+
+        def stop() -> None:
+            if stopped.is_set():
+                return
+            stopped.set()
             server.should_exit = True
+            if thread.is_alive():
+                thread.join(10)
             sock.close()
             store.close()
-            raise RuntimeError("the sandbox server did not start")
-        time.sleep(0.01)
 
-    stopped = threading.Event()
-
-    def stop() -> None:
-        if stopped.is_set():
-            return
-        stopped.set()
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-        store.close()
-
-    with store.read() as conn:
-        account_id = conn.execute(
-            "SELECT value FROM meta WHERE key = 'default_account'"
-        ).fetchone()[0]
-    url_host = f"[{host}]" if ":" in host else host
-    return SandboxHandle(
-        url=f"http://{url_host}:{bound_port}",
-        api_key=default_api_key(store.seed),
-        admin_token=settings.admin_token,
-        account_id=account_id,
-        stop=stop,
-        settings=settings,
-        store=store,
-    )
+        opened.callback(stop)  # runs first: the server stops before its store closes
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the sandbox server did not start")
+            time.sleep(0.01)
+        with store.read() as conn:
+            account_id = conn.execute(
+                "SELECT value FROM meta WHERE key = 'default_account'"
+            ).fetchone()[0]
+        url_host = f"[{host}]" if ":" in host else host
+        handle = SandboxHandle(
+            url=f"http://{url_host}:{bound_port}",
+            api_key=default_api_key(store.seed),
+            admin_token=settings.admin_token,
+            account_id=account_id,
+            stop=stop,
+            settings=settings,
+            store=store,
+        )
+        opened.pop_all()  # started: the handle's stop() closes them now
+    return handle
 
 
 _embedded: SandboxHandle | None = None
