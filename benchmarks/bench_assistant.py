@@ -41,6 +41,8 @@ COMPUTE_TARGET_MS = {2000: 100.0, 20000: 500.0}
 ASK_TARGET_MS = {20000: 500.0}
 RUN_MAX = 5000
 
+TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
+
 
 def percentile(values: list[float], q: float) -> float:
     """The ``q`` quantile (nearest rank) of ``values``."""
@@ -159,7 +161,7 @@ def main() -> int:
     parser.add_argument("--asks", type=int, default=30, help="end-to-end asks per size")
     args = parser.parse_args()
     missed: list[str] = []
-    with start(speed=1e6, rate_limit=1e6, seed=7) as handle:
+    with start(speed=1e6, rate_limit=1e6, seed=7, today=TODAY) as handle:
         for size in args.sizes:
             missed += measure(handle, size, args.asks)
     if missed:

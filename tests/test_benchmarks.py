@@ -50,21 +50,7 @@ def _unfixed_clocks(tree: ast.Module) -> list[str]:
     return sorted(found, key=lambda line: int(line.split(":")[0].split()[1]))
 
 
-# bench_assistant.py belongs to another helper this round: strict, so fixing it fails here
-# until the mark is removed.
-_NOT_YET = {"bench_assistant.py": "starts its sandbox on the real date (another owner's file)"}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=_NOT_YET[p.name]))
-        if p.name in _NOT_YET
-        else p
-        for p in BENCHMARKS
-    ],
-    ids=lambda p: p.name,
-)
+@pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
 def test_every_benchmark_collects_at_a_fixed_time(path: Path) -> None:
     assert _unfixed_clocks(ast.parse(path.read_text())) == []
 
