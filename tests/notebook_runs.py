@@ -148,6 +148,9 @@ async def _run_kernel(job: Job, kernel: int, passes: int, env: dict[str, str]) -
     client = NotebookClient(
         runner,
         timeout=600,
+        # Several kernels start at once on a 2-core CI machine: 60 s (the default) was
+        # once not enough for one to answer; a kernel that never starts still fails.
+        startup_timeout=240,
         kernel_name="python3",
         resources={"metadata": {"path": str(NOTEBOOKS_DIR)}},
     )
