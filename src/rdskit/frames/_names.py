@@ -356,8 +356,8 @@ class _Lookup:
     def _starting(self, folded: str) -> list[int]:
         """Where the words of ``folded`` that may start a name begin."""
         if len(self.starts) > _FIND_MAX:
-            words = _word_pattern().findall(folded)
-            return _places(folded, [w for w in words if self.may_start(w)])
+            found = _word_pattern().finditer(folded)
+            return [m.start() for m in found if self.may_start(m.group())]
         # Few first words (the usual case: only those these texts hold): each is looked
         # for as a string (at C speed), and kept where a word begins.
         match = _word_pattern().match
@@ -374,26 +374,6 @@ class _Lookup:
     def may_start(self, word: str) -> bool:
         """Whether ``word`` is a name's first word (or it with an ending: "maya's")."""
         return word in self.starts or ("'" in word and _ENDING.sub("", word) in self.starts)
-
-
-def _places(folded: str, words: list[str]) -> list[int]:
-    """Where each of ``words`` (words of ``folded``, in their order) starts in it."""
-    places: list[int] = []
-    cursor = 0
-    word_at = _word_pattern().match
-    for word in words:
-        # The next place the word is written that starts a word: an earlier one would be
-        # the same word, placed before.
-        at = folded.find(word, cursor)
-        while at >= 0:
-            if _starts_word(folded, at) and (m := word_at(folded, at)) and m.group() == word:
-                break
-            at = folded.find(word, at + 1)
-        if at < 0:  # cannot happen: each word was read from the text
-            raise AssertionError(f"word {word!r} not found in its text")
-        places.append(at)
-        cursor = at + len(word)
-    return places
 
 
 def _starts_word(text: str, at: int) -> bool:
