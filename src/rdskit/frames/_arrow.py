@@ -82,6 +82,26 @@ def wire_rows(items: Iterable[Any]) -> list[Mapping[str, Any]]:
     return rows
 
 
+def string_bytes(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes of a ``string`` array's values (a view, not a copy) and where each value
+    begins in them (``len(texts) + 1`` offsets, the first 0); a null's bytes, if it has
+    any, are there too.
+
+    Example:
+        >>> raw, offsets = string_bytes(pa.array(["ab", "c"]).slice(1))
+        >>> raw.tobytes(), offsets.tolist()
+        (b'c', [0, 1])
+    """
+    if not len(texts):
+        return np.zeros(0, np.uint8), np.zeros(1, np.int32)
+    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = texts.buffers()[2]
+    if data is None or last == first:
+        return np.zeros(0, np.uint8), np.zeros(len(texts) + 1, np.int32)
+    return np.frombuffer(data, np.uint8, last - first, first), offsets - first
+
+
 def first_indices(keys: Sequence[pa.Array | pa.ChunkedArray]) -> pa.Array | None:
     """Indices of the first row of each distinct combination of ``keys`` (in row order);
     None when no combination repeats."""

@@ -21,7 +21,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from rdskit.frames import _arrow
 
-__all__ = ["MIN_IDENT", "Known", "canonical", "word_char", "words_of"]
+__all__ = ["MIN_IDENT", "Known", "canonical", "flagged", "word_char", "words_of"]
 
 MIN_IDENT = 4  # shorter names would rewrite ordinary words ("Al", "Jo")
 _JOINERS = ".'’-"
@@ -63,11 +63,18 @@ def _word_pattern() -> re.Pattern[str]:
     return re.compile(rf"{char}+(?:[.'’-]{char}+)*")
 
 
-# A canonical name: words joined by single spaces (most names already are).
-_CANONICAL = r"^[\pL\pN\pM_]+(?:[.'’-][\pL\pN\pM_]+)*(?: [\pL\pN\pM_]+(?:[.'’-][\pL\pN\pM_]+)*)*$"
+# A canonical name: words joined by single spaces (most names already are). In ASCII
+# for RE2 (its Unicode classes take milliseconds to compile, on every call), and for
+# Python's re (the other names) with the same word characters as RE2's [\pL\pN\pM_].
+_CANONICAL_ASCII = r"^\w+(?:[.'-]\w+)*(?: \w+(?:[.'-]\w+)*)*$"
+
+
+@functools.cache
+def _canonical_pattern() -> re.Pattern[str]:
+    word = word_char()
+    return re.compile(rf"{word}+(?:[.'’-]{word}+)*(?: {word}+(?:[.'’-]{word}+)*)*")
 # A possessive or contraction after a name ("maya's", "maya'll"; ’ is read as ').
 _ENDING = re.compile(r"'[^\W\d_]{1,2}$")
-_ENDING_RE2 = r"'\pL{1,2}$"
 _GAP_MAX = 3  # non-space characters allowed between the words of a name
 _FIND_MAX = 100  # more first words than this: a text's words are read, not looked for
 
@@ -86,16 +93,23 @@ def words_of(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     pieces = pc.split_pattern_regex(flat.filter(pa.array(other)), _SPLIT)
     extra = pc.utf8_trim(pc.list_flatten(pieces), _JOINERS)
     extra_parents = parents[other][pc.list_parent_indices(pieces).to_numpy(zero_copy_only=False)]
-    # "maya's", "maya'll": the word is also what stands before its ending.
-    base = pc.replace_substring_regex(extra, _ENDING_RE2, "")
+    # "maya's", "maya'll": the word is also what stands before its ending, a ' and one
+    # or two letters (_ENDING; no regex: RE2 takes milliseconds to compile \pL).
+    quoted = pc.match_substring(extra, "'").to_numpy(zero_copy_only=False)
+    words = extra.filter(pa.array(quoted))
+    parts = pc.split_pattern(words, "'", max_splits=1, reverse=True)
+    before, after = pc.list_element(parts, 0), pc.list_element(parts, 1)
+    ending = pc.and_(pc.utf8_is_alpha(after), pc.less_equal(pc.utf8_length(after), 2))
+    base = pc.if_else(ending, before, words)
     return (
         pa.concat_arrays([flat, extra, base]),
-        np.concatenate([parents, extra_parents, extra_parents]),
+        np.concatenate([parents, extra_parents, extra_parents[quoted]]),
     )
 
 
 def _pieces(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """``texts`` cut where each run of non-spaces begins, and the text holding each piece.
+    """``texts`` cut where each run of non-spaces begins, and where each text's pieces
+    begin (text ``i`` holds pieces ``starts[i]`` to ``starts[i + 1] - 1``).
 
     A piece is one run and the spaces after it (or a text's leading spaces); cutting only
     at ASCII spaces (and control characters) changes nothing, as :func:`words_of` splits
@@ -104,35 +118,30 @@ def _pieces(texts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     splitting kernels copy every word, several times slower).
 
     Example:
-        >>> pieces, rows = _pieces(pa.array(["hi  maya", None, "", " x"]))
-        >>> pieces.to_pylist(), rows.tolist()
-        (['hi  ', 'maya', ' ', 'x'], [0, 0, 3, 3])
+        >>> pieces, starts = _pieces(pa.array(["hi  maya", None, "", " x"]))
+        >>> pieces.to_pylist(), starts.tolist()
+        (['hi  ', 'maya', ' ', 'x'], [0, 2, 2, 2, 4])
     """
     texts = texts.cast(pa.string())
     if texts.null_count:
         texts = pc.fill_null(texts, "")  # a null's bytes, if any, are not its text
-    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
-    first, last = int(offsets[0]), int(offsets[-1])
-    data = texts.buffers()[2]
-    if data is None or last == first:
-        return pa.array([], pa.string()), np.zeros(0, np.int64)
-    raw = np.frombuffer(data, np.uint8, last - first, first)
+    raw, offsets = _arrow.string_bytes(texts)
+    if not len(raw):
+        return pa.array([], pa.string()), np.zeros(len(texts) + 1, np.int64)
     # ASCII spaces and control characters (never in a word; never a byte of a longer
     # UTF-8 character): a piece begins where a run of them ends, and where a text does.
     space = raw <= 32
     cut = np.empty(len(raw), dtype=bool)
     cut[0] = True
     np.greater(space[:-1], space[1:], out=cut[1:])
-    starts = offsets[:-1] - first
+    starts = offsets[:-1]
     cut[starts[starts < len(raw)]] = True
     at = np.flatnonzero(cut).astype(np.int32)
     bounds = np.empty(len(at) + 1, np.int32)
     bounds[:-1] = at
     bounds[-1] = len(raw)
-    bounds += first
-    pieces = pa.StringArray.from_buffers(len(at), pa.py_buffer(bounds), data)
-    per_text = np.diff(np.searchsorted(at, offsets - first))
-    return pieces, np.repeat(np.arange(len(texts)), per_text)
+    pieces = pa.StringArray.from_buffers(len(at), pa.py_buffer(bounds), pa.py_buffer(raw))
+    return pieces, np.searchsorted(at, offsets)
 
 
 @functools.cache
@@ -177,8 +186,14 @@ def canonical(names: pa.Array) -> pa.Array:
     encoded = pc.dictionary_encode(names.cast(pa.string()))
     values = _folded(pc.utf8_trim_whitespace(encoded.dictionary))
     values = pc.replace_substring_regex(values, r"\s+", " ")
-    plain = pc.fill_null(pc.match_substring_regex(values, _CANONICAL), True)
-    odd = np.flatnonzero(~plain.to_numpy(zero_copy_only=False))
+    ascii = pc.fill_null(pc.string_is_ascii(values), True).to_numpy(zero_copy_only=False)
+    plain = pc.fill_null(pc.match_substring_regex(values, _CANONICAL_ASCII), True)
+    plain = plain.to_numpy(zero_copy_only=False) & ascii
+    other = np.flatnonzero(~ascii)
+    if len(other):
+        full = _canonical_pattern().fullmatch
+        plain[other] = [full(v) is not None for v in values.take(pa.array(other)).to_pylist()]
+    odd = np.flatnonzero(~plain)
     if len(odd):
         word = _word_pattern()
         odd_values = values.take(pa.array(odd)).to_pylist()
@@ -187,6 +202,33 @@ def canonical(names: pa.Array) -> pa.Array:
         mask[odd] = True
         values = pc.replace_with_mask(values, pa.array(mask), pa.array(fixed, pa.string()))
     return values.take(encoded.indices)
+
+
+def flagged(texts: pa.Array, *tests: Callable[[pa.Array], np.ndarray]) -> np.ndarray:
+    """Which ``texts`` hold a piece for which one of ``tests`` holds. A piece is a run of
+    non-spaces and the spaces after it (cut at ASCII spaces and control characters, see
+    :func:`_pieces`), so a test must look for something that holds none of those (a
+    word, an ``@``, ``://``); each test is given every distinct piece once (texts repeat
+    their words: a post of 40 words, a language of a few thousand) and says which hold it.
+
+    Example:
+        >>> at = lambda pieces: pc.match_substring(pieces, "@").to_numpy(zero_copy_only=False)
+        >>> flagged(pa.array(["hi @maya", "hi", None, "a@b.c"]), at).tolist()
+        [True, False, False, True]
+    """
+    hits = np.zeros(len(texts), dtype=bool)
+    if not len(texts):
+        return hits
+    pieces, starts = _pieces(texts)
+    runs = pc.dictionary_encode(pieces)
+    marked = np.zeros(len(runs.dictionary), dtype=bool)
+    for test in tests:
+        marked |= test(runs.dictionary)
+    if marked.any():
+        # The few marked pieces are placed in their texts (no per-piece row numbers).
+        at = np.flatnonzero(marked[runs.indices.to_numpy(zero_copy_only=False)])
+        hits[np.searchsorted(starts, at, side="right") - 1] = True
+    return hits
 
 
 class Known:
@@ -259,22 +301,20 @@ class Known:
         return self._first_words
 
     def found(self, texts: pa.Array) -> np.ndarray:
-        """Which texts may write one of them out: each text's words looked up in one
-        vectorised hash lookup, so the cost does not grow with how many people are
-        known."""
-        hits = np.zeros(len(texts), dtype=bool)
-        if not self._learnt or not len(texts):
-            return hits
-        # Texts repeat their words (a post of 40 words, a language of a few thousand):
-        # each distinct piece (a run of non-spaces) is read once.
-        pieces, rows = _pieces(texts)
-        runs = pc.dictionary_encode(pieces)
-        words, owner = words_of(runs.dictionary)
+        """Which texts may write one of them out (:func:`flagged` by :meth:`starts`)."""
+        return flagged(texts, self.starts)
+
+    def starts(self, pieces: pa.Array) -> np.ndarray:
+        """Which pieces of text (as :func:`flagged` gives them) hold a word that is the
+        first word of a known name: one vectorised hash lookup, so the cost does not grow
+        with how many people are known."""
+        marked = np.zeros(len(pieces), dtype=bool)
+        if not self._learnt or not len(pieces):
+            return marked
+        words, owner = words_of(pieces)
         known = pc.fill_null(pc.is_in(words, value_set=self.first_words()), False)
-        starts = np.zeros(len(runs.dictionary), dtype=bool)
-        starts[owner[known.to_numpy(zero_copy_only=False)]] = True
-        hits[rows[starts[runs.indices.to_numpy(zero_copy_only=False)]]] = True
-        return hits
+        marked[owner[known.to_numpy(zero_copy_only=False)]] = True
+        return marked
 
     def replace(self, source: str | None, text: str) -> str:
         """``text`` with every known name or bare handle replaced by its pseudonym (the

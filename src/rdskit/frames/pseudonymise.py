@@ -84,7 +84,7 @@ import pyarrow.compute as pc
 
 from rdskit.errors import AdvertiserWarning, InvalidParameter, warn
 from rdskit.frames import _arrow
-from rdskit.frames._names import Known, word_char
+from rdskit.frames._names import Known, flagged, word_char
 from rdskit.frames.columns import VERBATIM_TEXTS
 from rdskit.frames.provenance import add_step
 
@@ -291,8 +291,10 @@ class Pseudonymiser:
         where = np.arange(len(distinct)) if scan is None else np.flatnonzero(scan)
         if len(where):
             values = distinct if scan is None else distinct.take(pa.array(where))
-            found = pc.fill_null(_suspect(values, links), False).to_numpy(zero_copy_only=False)
-            hits[where] = found | known.found(values) if known is not None else found
+            # One pass over the texts' pieces finds both what the regexes below look for
+            # and the words that start a known name.
+            tests = [functools.partial(_suspect, links=links)]
+            hits[where] = flagged(values, *tests, *([known.starts] if known is not None else []))
         if not hits.any():
             return None
         codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
@@ -403,13 +405,14 @@ def _replacer(
     return lambda match: "@" + lookup[(source, match.group(1))]
 
 
-def _suspect(texts: pa.Array, links: bool = False) -> pa.Array:
-    """Which texts may hold a handle, an e-mail address or a profile link (or, with
-    ``links``, any link): one vectorised search per column, so only those few go through
-    Python."""
+def _suspect(pieces: pa.Array, links: bool = False) -> np.ndarray:
+    """Which pieces of text may hold a handle, an e-mail address or a profile link (or,
+    with ``links``, any link): one vectorised search, so only those few texts go through
+    Python. No sign holds a space, as :func:`rdskit.frames._names.flagged` requires."""
     # One case-sensitive RE2 pass (ignore_case is several times slower): cases spelt out.
     signs = r"@|\.[Cc][Oo][Mm]/|[Ll][Ii][Nn][Kk][Tt][Rr]\.[Ee][Ee]/"
-    return pc.match_substring_regex(texts, signs + r"|://|[Ww][Ww][Ww]\." if links else signs)
+    found = pc.match_substring_regex(pieces, signs + r"|://|[Ww][Ww][Ww]\." if links else signs)
+    return pc.fill_null(found, False).to_numpy(zero_copy_only=False)
 
 
 def _normal(text: pa.Array, names: bool = False) -> pa.Array:
@@ -658,8 +661,8 @@ def pseudonymise_frame(
             else:
                 same = handles_from_urls(link).is_valid()
             # A community link (r/Cooking) stays: it names a place, not a person.
-            community = pc.match_substring_regex(link, r"/r/[^/]+/?$")
-            own = pc.and_kleene(same, pc.invert(pc.fill_null(community, False)))
+            community = pa.array(_matches(link, r"/r/[^/]+/?$", "/r/"))
+            own = pc.and_kleene(same, pc.invert(community))
             done.remove("author_headline_url", pc.fill_null(own, False).to_numpy(False) & profile)
         if "sound_author" in out.columns:
             # An original sound is its creator's: the sound's links lead to them.
@@ -712,8 +715,7 @@ def pseudonymise_frame(
         if content_links:
             # A value that is a link and nothing else (a media file, a sound's page) is
             # removed, and a link removed from every row that holds it is not searched.
-            link = pc.match_substring_regex(encoded.dictionary, _URL_ONLY)
-            link = pc.fill_null(link, False).to_numpy(zero_copy_only=False)
+            link = _link_values(encoded.dictionary)
             if link.any():
                 codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
                 codes = codes.astype(np.int64)
@@ -801,9 +803,43 @@ def _links_only(texts: pa.Array) -> bool:
     """Whether every value of ``texts`` (one at least) is a link and nothing else."""
     first = pc.index(texts.is_valid(), True).as_py()
     # The first value decides whether the whole column is read: most columns are not.
-    if first < 0 or not pc.match_substring_regex(texts[first : first + 1], _URL_ONLY)[0].as_py():
+    if first < 0 or not _link_values(texts[first : first + 1])[0]:
         return False
-    return pc.all(pc.match_substring_regex(texts, _URL_ONLY)).as_py() is True
+    valid = texts.is_valid().to_numpy(zero_copy_only=False)
+    return bool(_link_values(texts)[valid].all())
+
+
+def _link_values(texts: pa.Array) -> np.ndarray:
+    """Which values of ``texts`` are a link and nothing else (:data:`_URL_ONLY`); a null
+    is not."""
+    texts = texts.cast(pa.string())
+    # Most are web links with no space: "http(s)://" then no space nor control character
+    # (no byte <= 32) is a link as it stands. Only the others are read by the regex.
+    web = pc.or_(pc.starts_with(texts, "https://"), pc.starts_with(texts, "http://"))
+    out = pc.fill_null(web, False).to_numpy(zero_copy_only=False)
+    if not out.any():
+        return _matches(texts, _URL_ONLY, "://", "www.")
+    raw, offsets = _arrow.string_bytes(texts)
+    spaced = np.flatnonzero(raw <= 32)
+    out[np.searchsorted(offsets, spaced, side="right") - 1] = False
+    rest = np.flatnonzero(~out)
+    if len(rest):
+        out[rest] = _matches(texts.take(pa.array(rest)), _URL_ONLY, "://", "www.")
+    return out
+
+
+def _matches(texts: pa.Array, regex: str, *signs: str) -> np.ndarray:
+    """Which ``texts`` match ``regex`` (a null does not), which cannot match a text that
+    holds none of the strings ``signs``: only the texts that do are read by the regex."""
+    may = pc.fill_null(pc.match_substring(texts, signs[0]), False)
+    for sign in signs[1:]:
+        may = pc.or_(may, pc.fill_null(pc.match_substring(texts, sign), False))
+    where = np.flatnonzero(may.to_numpy(zero_copy_only=False))
+    out = np.zeros(len(texts), dtype=bool)
+    if len(where):
+        found = pc.match_substring_regex(texts.take(pa.array(where)), regex)
+        out[where] = pc.fill_null(found, False).to_numpy(zero_copy_only=False)
+    return out
 
 
 def _links_searched(links: bool, allow: bool) -> str:
