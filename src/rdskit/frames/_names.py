@@ -73,6 +73,8 @@ _CANONICAL_ASCII = r"^\w+(?:[.'-]\w+)*(?: \w+(?:[.'-]\w+)*)*$"
 def _canonical_pattern() -> re.Pattern[str]:
     word = word_char()
     return re.compile(rf"{word}+(?:[.'’-]{word}+)*(?: {word}+(?:[.'’-]{word}+)*)*")
+
+
 # A possessive or contraction after a name ("maya's", "maya'll"; ’ is read as ').
 _ENDING = re.compile(r"'[^\W\d_]{1,2}$")
 _GAP_MAX = 3  # non-space characters allowed between the words of a name
