@@ -5,6 +5,7 @@ out as if every row were handled on its own."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 import rdskit.frames as frames
@@ -77,3 +78,41 @@ def test_a_name_is_found_in_every_text_of_a_long_column() -> None:
     hits = known.found(texts)
     assert hits.nonzero()[0].tolist() == [45_000, 45_001]
     assert known.rewrite(["tiktok"] * 2, texts[-2:].to_pylist()) == ["thanks u_1!", "u_1."]
+
+
+def test_a_comments_frame_after_its_mentions_comes_out_as_on_its_own() -> None:
+    # The commenters worked out for a mentions frame are reused for its comments frame
+    # (same key, settings and people): the result must not depend on that.
+    from rdskit.frames import pseudonymise
+
+    comments = [
+        {"id": "c1", "author_username": "lea.m", "author_name": "Lea Moreau", "body": "hi"},
+        {"id": "c2", "author_username": "sam_k", "author_name": "Sam Kowal", "body": "@lea.m yes"},
+        {"id": "c3", "author_username": "lea.m", "author_name": "Lea Moreau", "body": "Sam Kowal!"},
+    ]
+    row = {"source": "tiktok", "text": "a post", "comments": comments}
+    mentions = frames.mentions_frame([{**row, "id": "p1"}, {**row, "id": "p2"}])
+    flat = mentions.rds.comments()
+
+    def values(frame: pd.DataFrame, **options: object) -> list[list[object]]:
+        out: list[list[object]] = frame.rds.pseudonymise(KEY, **options).astype(str).values.tolist()
+        return out
+
+    def alone(frame: pd.DataFrame, **options: object) -> list[list[object]]:
+        pseudonymise._LAST_PEOPLE.clear()
+        return values(frame, **options)
+
+    settings: list[dict[str, object]] = [{}, {"allow": ["sam_k"]}, {"length": 16}]
+    for options in settings:
+        expected = alone(flat, **options)
+        for before in settings:
+            # Mentions after comments, comments after mentions, with other settings.
+            assert values(mentions, **before) == alone(mentions, **before)
+            assert values(mentions, **before) == alone(mentions, **before)
+            assert pseudonymise._LAST_PEOPLE  # the mentions' commenters, kept for reuse
+            assert values(flat, **options) == expected, (before, options)
+        other = "another key of 32 characters...."
+        assert flat.rds.pseudonymise(other, **options).astype(str).values.tolist() != expected
+    bodies = [row[flat.columns.get_loc("body")] for row in expected]
+    assert "Sam Kowal" not in str(bodies) and "@lea.m" not in str(bodies)
+    assert "sam_k" in str(alone(flat, allow=["sam_k"]))  # an allowed commenter stays

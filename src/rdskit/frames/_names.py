@@ -260,10 +260,11 @@ class Known:
 
     def add(
         self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array, *, kept: bool = True
-    ) -> None:
+    ) -> list[pa.Table]:
         """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]``. People kept as
         they are (allow-listed) are left out; ``kept=False`` says none is (no allow-list),
-        which saves comparing every pseudonym with its ident."""
+        which saves comparing every pseudonym with its ident. Returns what was learnt,
+        for :meth:`learn`."""
         sources, idents = sources.cast(pa.string()), idents.cast(pa.string())
         pseudonyms = pseudonyms.cast(pa.string())
         # Each (source, ident) as written once, the first seen winning (people repeat:
@@ -278,14 +279,20 @@ class Known:
         keep = pc.fill_null(keep, False)
         normal = normal.filter(keep)
         if not len(normal):
-            return
+            return []
         first = pc.list_element(pc.split_pattern(normal, " ", max_splits=1), 0)
         table = pa.table(
             {"s": sources.filter(keep), "i": normal, "p": pseudonyms.filter(keep), "w": first}
         )
-        self._learnt.append(table)
-        spaces = pc.max(pc.count_substring(normal, " ")).as_py()
-        self.longest = max(self.longest, spaces + 1)
+        self.learn([table])
+        return [table]
+
+    def learn(self, tables: Sequence[pa.Table]) -> None:
+        """Learn again what :meth:`add` learnt (the same people, in another frame)."""
+        for table in tables:
+            self._learnt.append(table)
+            spaces = pc.max(pc.count_substring(table["i"], " ")).as_py()
+            self.longest = max(self.longest, spaces + 1)
         self._rows = self._first_words = None
 
     def _table(self) -> pa.Table:

@@ -118,12 +118,17 @@ _COMMENT_KEYS = frozenset({"id", "author_username", "author_name"})
 
 _SEEN: dict[str, dict[str, str]] = {}
 _SEEN_MAX = 2_000_000
+# The people last worked out (:func:`_people`), one set in the process: a mentions frame
+# and then its comments frame hold the same commenters, and pseudonymising both with the
+# same key and settings works them out once. The key's seen-cache digest and the
+# settings, the inputs (source, handle, name arrays), the pseudonyms, what was learnt.
+_LAST_PEOPLE: list[tuple[str, list[pa.Array], pa.Array, list[pa.Table]]] = []
 
 
 class _Key:
     """The key, kept out of every repr (and so out of tracebacks and notebooks)."""
 
-    __slots__ = ("_inner", "_outer", "seen")
+    __slots__ = ("_inner", "_outer", "ident", "seen")
 
     def __init__(self, key: str | bytes) -> None:
         raw = key.encode() if isinstance(key, str) else bytes(key)
@@ -137,7 +142,8 @@ class _Key:
         self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in raw))
         # Digests already computed with this key in this process (mentions, then their
         # comments, then profiles: the same people), found by the key's own digest.
-        self.seen = _SEEN.setdefault(self.digest("rdskit seen-cache"), {})
+        self.ident = self.digest("rdskit seen-cache")
+        self.seen = _SEEN.setdefault(self.ident, {})
         if len(self.seen) > _SEEN_MAX:
             self.seen.clear()
 
@@ -815,25 +821,26 @@ def _link_values(texts: pa.Array) -> np.ndarray:
     texts = texts.cast(pa.string())
     # Most are web links with no space: "http(s)://" then no space nor control character
     # (no byte <= 32) is a link as it stands. Only the others are read by the regex.
+    # (The regex is anchored: it gives up on other texts within their first characters,
+    # but reads a whole link.)
     web = pc.or_(pc.starts_with(texts, "https://"), pc.starts_with(texts, "http://"))
     out = pc.fill_null(web, False).to_numpy(zero_copy_only=False)
     if not out.any():
-        return _matches(texts, _URL_ONLY, "://", "www.")
+        return pc.fill_null(pc.match_substring_regex(texts, _URL_ONLY), False).to_numpy(False)
     raw, offsets = _arrow.string_bytes(texts)
     spaced = np.flatnonzero(raw <= 32)
     out[np.searchsorted(offsets, spaced, side="right") - 1] = False
     rest = np.flatnonzero(~out)
     if len(rest):
-        out[rest] = _matches(texts.take(pa.array(rest)), _URL_ONLY, "://", "www.")
+        found = pc.match_substring_regex(texts.take(pa.array(rest)), _URL_ONLY)
+        out[rest] = pc.fill_null(found, False).to_numpy(zero_copy_only=False)
     return out
 
 
-def _matches(texts: pa.Array, regex: str, *signs: str) -> np.ndarray:
-    """Which ``texts`` match ``regex`` (a null does not), which cannot match a text that
-    holds none of the strings ``signs``: only the texts that do are read by the regex."""
-    may = pc.fill_null(pc.match_substring(texts, signs[0]), False)
-    for sign in signs[1:]:
-        may = pc.or_(may, pc.fill_null(pc.match_substring(texts, sign), False))
+def _matches(texts: pa.Array, regex: str, sign: str) -> np.ndarray:
+    """Which ``texts`` match ``regex`` (a null does not), which cannot match a text
+    without the string ``sign``: only the texts that hold it are read by the regex."""
+    may = pc.fill_null(pc.match_substring(texts, sign), False)
     where = np.flatnonzero(may.to_numpy(zero_copy_only=False))
     out = np.zeros(len(texts), dtype=bool)
     if len(where):
@@ -950,12 +957,22 @@ def _people(
     handle, name) worked out and learnt by ``known`` once: people repeat, one per
     comment."""
     keys = [sources, handles] if names is None else [sources, handles, names]
+    # The same people as last time (a mentions frame's commenters, now its comments
+    # frame), with the same key and settings: their pseudonyms and what was learnt.
+    ident = f"{people._key.ident} {sorted(people.settings().items())}"
+    for last, inputs, pseudonyms, learnt in _LAST_PEOPLE:
+        if last == ident and len(inputs) == len(keys) and all(map(pa.Array.equals, inputs, keys)):
+            known.learn(learnt)
+            return pseudonyms
     first, codes = _arrow.distinct_rows(keys)
     once = [k.take(first) for k in keys]
     pseudonyms = people.people(once[0], once[1], None if names is None else once[2])
+    learnt = []
     for idents in once[1:]:
-        known.add(once[0], idents, pseudonyms, kept=bool(people.allow))
-    return pseudonyms.take(codes)
+        learnt += known.add(once[0], idents, pseudonyms, kept=bool(people.allow))
+    pseudonyms = pseudonyms.take(codes)
+    _LAST_PEOPLE[:] = [(ident, keys, pseudonyms, learnt)]
+    return pseudonyms
 
 
 def _commenters(
