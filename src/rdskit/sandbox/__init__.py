@@ -31,7 +31,7 @@ import httpx
 from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.accounts import NewAccount, default_api_key
 from rdskit.sandbox.clock import ENV_TODAY, parse_today, today_from_env
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.db import DatabaseUnusable, Store
 from rdskit.sandbox.settings import Settings
 
 __all__ = [
@@ -224,12 +224,14 @@ def start(
     """Serve a sandbox in a background thread; ``port=0`` picks a free port.
 
     ``db=None`` uses a temporary database deleted on ``stop()``; a path persists
-    everything across restarts. ``job_cpu_budget`` is the CPU seconds one worker job may
-    use (its run fails, refunded, beyond it); ``chaos`` sets chaos controls from the start
-    (``(control, body)`` pairs, see ``rdskit.sandbox.chaos``). ``today`` fixes the
-    sandbox's date (``"YYYY-MM-DD"`` or a ``date``; default ``RDSKIT_SANDBOX_TODAY``, else
-    the real date): its clock starts at noon UTC of that day and runs from there (see
-    :mod:`rdskit.sandbox.clock`).
+    everything across restarts (one that cannot be opened, such as a folder or a path in
+    a missing folder, is a :class:`~rdskit.sandbox.db.DatabaseUnusable` naming it and what
+    is wrong, a :class:`~rdskit.errors.ConfigurationError`, with nothing left open).
+    ``job_cpu_budget`` is the CPU seconds one worker job may use (its run fails, refunded,
+    beyond it); ``chaos`` sets chaos controls from the start (``(control, body)`` pairs,
+    see ``rdskit.sandbox.chaos``). ``today`` fixes the sandbox's date (``"YYYY-MM-DD"`` or
+    a ``date``; default ``RDSKIT_SANDBOX_TODAY``, else the real date): its clock starts at
+    noon UTC of that day and runs from there (see :mod:`rdskit.sandbox.clock`).
 
     Example:
         >>> with start(speed=100, today="2026-11-20") as sb:
@@ -260,7 +262,10 @@ def start(
             job_cpu_budget=job_cpu_budget,
             chaos=tuple(chaos),
         )
-        store = Store(db, seed=seed, speed=speed, today=fixed)
+        try:
+            store = Store(db, seed=seed, speed=speed, today=fixed)
+        except DatabaseUnusable as exc:
+            raise exc.named_by("db") from exc.__cause__
         opened.callback(store.close)
         app = create_app(store, settings)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
@@ -335,11 +340,14 @@ def embedded() -> SandboxHandle:
     with _embedded_lock:
         if _embedded is None:
             plan = _plan_from_env()
-            _embedded = start(
-                speed=float(os.environ.get(ENV_SPEED) or 1.0),
-                seed=int(os.environ.get(ENV_SEED) or 0),
-                db=os.environ.get(ENV_DB) or None,
-            )
+            try:
+                _embedded = start(
+                    speed=float(os.environ.get(ENV_SPEED) or 1.0),
+                    seed=int(os.environ.get(ENV_SEED) or 0),
+                    db=os.environ.get(ENV_DB) or None,
+                )
+            except DatabaseUnusable as exc:
+                raise exc.named_by(ENV_DB) from exc.__cause__
             atexit.register(_embedded.stop)
             if plan:
                 _give_plan(_embedded, plan)
