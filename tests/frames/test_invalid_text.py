@@ -14,7 +14,7 @@ import pytest
 
 import rdskit
 from rdskit.errors import InvalidTextWarning
-from rdskit.frames import mentions_frame, messages_frame, profiles_frame
+from rdskit.frames import mentions_frame, messages_frame, pattern_items_frame, profiles_frame
 from rdskit.frames.mentions import mentions_table_from_pages
 
 
@@ -118,6 +118,13 @@ def test_other_loaders_warn_too() -> None:
     with pytest.warns(InvalidTextWarning, match="text in row 0"):
         df = messages_frame([message])
     assert df.loc[0, "text"] == "\ufffd"
+    pattern = {"id": "pt_\ud800", "items": [{"item_id": "i1", "title": "Pri\udc00ce"}]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        items = pattern_items_frame(pattern)
+    said = _one_warning(caught)
+    assert "title in row 0" in said and "id in the pattern" in said
+    assert items[["pattern_id", "title"]].values.tolist() == [["pt_\ufffd", "Pri\ufffdce"]]
 
 
 def _serving(*items: dict[str, Any]) -> rdskit.Client:

@@ -157,10 +157,11 @@ def repaired_dicts(
     ``prefix + key``: lone surrogates in keys and values replaced and noted in
     ``replaced`` under the column's name; ``values`` itself when there are none."""
     try:
-        # One pass in C over every key and string; it fails only on a lone surrogate.
+        # One pass in C over every key and string: it fails on a lone surrogate (or on
+        # what JSON cannot hold, such as a tuple key: those are walked too).
         json.dumps(values, ensure_ascii=False, default=str).encode("utf-8")
         return values
-    except UnicodeEncodeError:
+    except (TypeError, ValueError):
         pass
     out: list[Mapping[str, Any] | None] = []
     for index, (row, key) in enumerate(zip(values, ids, strict=True)):
