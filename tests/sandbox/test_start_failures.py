@@ -111,3 +111,24 @@ def test_the_embedded_sandbox_names_its_environment_variable(
         f"its folder {missing.parent} does not exist"
     )
     assert sandbox._embedded is None  # the next call tries again
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        ("RDSKIT_SANDBOX_SPEED", "fast", "RDSKIT_SANDBOX_SPEED='fast' is not a number above 0"),
+        ("RDSKIT_SANDBOX_SPEED", "0", "RDSKIT_SANDBOX_SPEED='0' is not a number above 0"),
+        ("RDSKIT_SANDBOX_SPEED", "nan", "RDSKIT_SANDBOX_SPEED='nan' is not a number above 0"),
+        ("RDSKIT_SANDBOX_SEED", "1.5", "RDSKIT_SANDBOX_SEED='1.5' is not a whole number"),
+    ],
+)
+def test_the_embedded_sandbox_names_a_bad_number_in_its_environment(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, says: str
+) -> None:
+    monkeypatch.setattr(sandbox, "_embedded", None)
+    monkeypatch.setenv(variable, value)
+    before = threading.enumerate()
+    with pytest.raises(rdskit.ConfigurationError) as caught:
+        rdskit.Client.sandbox()
+    assert str(caught.value) == says
+    assert [t for t in threading.enumerate() if t not in before] == []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import os
 import socket
 import threading
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -310,6 +311,7 @@ def start(
 
 
 _embedded: SandboxHandle | None = None
+_N = TypeVar("_N", int, float)
 _embedded_lock = threading.Lock()
 
 
@@ -342,8 +344,8 @@ def embedded() -> SandboxHandle:
             plan = _plan_from_env()
             try:
                 _embedded = start(
-                    speed=float(os.environ.get(ENV_SPEED) or 1.0),
-                    seed=int(os.environ.get(ENV_SEED) or 0),
+                    speed=_number_from_env(ENV_SPEED, 1.0, _speed, "a number above 0"),
+                    seed=_number_from_env(ENV_SEED, 0, int, "a whole number"),
                     db=os.environ.get(ENV_DB) or None,
                 )
             except DatabaseUnusable as exc:
@@ -371,6 +373,38 @@ def _give_plan(handle: SandboxHandle, plan: str) -> None:
         return
     handle.admin.set_plan(handle.account_id, plan)
     handle.admin.set_wallet(handle.account_id, total_usd=PLANS[plan].allotment_usd(), used_usd="0")
+
+
+def _number_from_env(name: str, default: _N, read: Callable[[str], _N], what: str) -> _N:
+    """The environment variable ``name`` read by ``read`` (``default`` when unset); a
+    :class:`~rdskit.errors.ConfigurationError` naming it when it is not ``what``.
+
+    Example:
+        >>> os.environ["RDSKIT_EXAMPLE"] = "fast"
+        >>> _number_from_env("RDSKIT_EXAMPLE", 1.0, _speed, "a number above 0")
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.ConfigurationError: RDSKIT_EXAMPLE='fast' is not a number above 0
+        >>> del os.environ["RDSKIT_EXAMPLE"]
+    """
+    from rdskit.errors import ConfigurationError
+
+    text = (os.environ.get(name) or "").strip()
+    if not text:
+        return default
+    try:
+        return read(text)
+    except ValueError:
+        raise ConfigurationError(f"{name}={text[:40]!r} is not {what}") from None
+
+
+def _speed(text: str) -> float:
+    """A speed-up: a finite number above 0 (0, a negative one or NaN would stop or reverse
+    the sandbox's clock)."""
+    speed = float(text)
+    if not (math.isfinite(speed) and speed > 0):
+        raise ValueError(text)
+    return speed
 
 
 def _plan_from_env() -> str | None:
