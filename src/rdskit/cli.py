@@ -21,7 +21,6 @@ import errno
 import math
 import signal
 import socket
-import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -43,6 +42,7 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     from rdskit.sandbox import start
     from rdskit.sandbox.chaos import from_option
     from rdskit.sandbox.clock import parse_today, today_from_env
+    from rdskit.sandbox.db import DatabaseUnusable
 
     try:
         controls = [
@@ -66,8 +66,8 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
             chaos=controls,
             today=today,
         )
-    except sqlite3.Error as exc:
-        raise _OperatorError(f"cannot use --db {args.db}: {exc}") from None
+    except DatabaseUnusable as exc:
+        raise exc.named_by("--db") from None
     except socket.gaierror as exc:
         raise _OperatorError(f"cannot listen on --host {args.host}: {exc.strerror}") from None
     except OSError as exc:

@@ -74,6 +74,7 @@ __all__ = [
     "InsufficientCreditsResearchPreview",
     "InvalidCursor",
     "InvalidParameter",
+    "InvalidTextWarning",
     "LedgerWarning",
     "NotFound",
     "NothingToAnalyze",
@@ -160,6 +161,12 @@ class AdvertiserWarning(RdsWarning):
 
 class CacheWarning(RdsWarning):
     """A cache file could not be read: it was moved aside and its data fetched again."""
+
+
+class InvalidTextWarning(RdsWarning):
+    """Text read into a frame held lone surrogates (half of a UTF-16 pair: not Unicode
+    text, which Arrow cannot store): each was replaced by U+FFFD, and the warning names
+    the fields and rows that changed."""
 
 
 class LedgerWarning(RdsWarning):

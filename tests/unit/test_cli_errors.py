@@ -53,14 +53,16 @@ def test_a_database_that_cannot_be_opened_is_one_line(tmp_path: Path) -> None:
     done = rdskit("sandbox", "--port", "0", "--db", str(missing), cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
-        f"rdskit sandbox: cannot use --db {missing}: unable to open database file"
+        f"rdskit sandbox: cannot use --db {missing} as the sandbox database: "
+        f"its folder {missing.parent} does not exist"
     ]
     garbage = tmp_path / "notes.db"
     garbage.write_text("not a database, my notes\n" * 100)
     done = rdskit("sandbox", "--port", "0", "--db", str(garbage), cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
-        f"rdskit sandbox: cannot use --db {garbage}: file is not a database"
+        f"rdskit sandbox: cannot use --db {garbage} as the sandbox database: "
+        "SQLite: file is not a database"
     ]
     assert garbage.read_text().startswith("not a database")  # left as it was
 

@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit.frames._surrogates import Replaced, repaired_rows
 from rdskit.frames.columns import FRAMES, Column, Family, FrameSpec, pandas_dtype
 from rdskit.models._base import parse_datetime
 
@@ -248,11 +249,15 @@ def _array(values: list[Any], arrow: pa.DataType) -> pa.Array:
         return pa.array([coerce(v, arrow) for v in values], type=arrow)
 
 
-def struct_array(rows: Sequence[Mapping[str, Any]], wire: pa.StructType) -> pa.StructArray:
+def struct_array(
+    rows: Sequence[Mapping[str, Any]], wire: pa.StructType, replaced: Replaced | None = None
+) -> pa.StructArray:
     """The rows as one struct array of the ``wire`` schema (unknown keys are ignored).
 
     One C++ pass when every row follows the schema; otherwise each top-level field is
-    converted on its own and only the fields that fail are coerced in Python.
+    converted on its own and only the fields that fail are coerced in Python. Lone
+    surrogates in the text are replaced by U+FFFD (see :mod:`rdskit.frames._surrogates`)
+    and noted in ``replaced``, or, without one, warned about here.
 
     Example:
         >>> wire = pa.struct([("id", pa.string()), ("score", pa.string())])
@@ -260,7 +265,21 @@ def struct_array(rows: Sequence[Mapping[str, Any]], wire: pa.StructType) -> pa.S
         [{'id': 'a', 'score': '0.5'}]
     """
     try:
+        return _struct_array(rows, wire)
+    except UnicodeEncodeError:
+        noted = Replaced() if replaced is None else replaced
+        array = _struct_array(repaired_rows(rows, wire, noted), wire)
+        if replaced is None:
+            noted.warn()
+        return array
+
+
+def _struct_array(rows: Sequence[Mapping[str, Any]], wire: pa.StructType) -> pa.StructArray:
+    try:
         return pa.array(rows, type=wire)
+    except UnicodeEncodeError:
+        # A ValueError, but not one coercion can mend: the caller repairs the text.
+        raise
     except _CONVERSION_ERRORS:
         arrays = [_array([row.get(f.name) for row in rows], f.type) for f in wire]
         return pa.StructArray.from_arrays(arrays, fields=list(wire))

@@ -623,7 +623,10 @@ def render_markdown() -> str:
         "the wire field it comes from (a dotted path; `[]` walks a list). Columns written "
         "`x_<key>` are families: one column per key found in the data. `category` columns "
         "are pandas categoricals, timestamps are tz-aware UTC, everything else is "
-        "Arrow-backed (`pd.ArrowDtype`), so integers and booleans are nullable.",
+        "Arrow-backed (`pd.ArrowDtype`), so integers and booleans are nullable. Text "
+        "holding a lone surrogate (half of a UTF-16 pair, as JSON's `\\ud800` escape "
+        "decodes: not Unicode text, which Arrow cannot store) is kept with U+FFFD in its "
+        "place, and an `rdskit.errors.InvalidTextWarning` names the fields and rows.",
     ]
     lines += ["", *_PANDAS_VS_RDSKIT]
     for spec in FRAMES:

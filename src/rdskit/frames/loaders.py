@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from rdskit.frames import _arrow
+from rdskit.frames._surrogates import Replaced, repaired_value
 from rdskit.frames.columns import (
     DATASETS,
     FLOAT,
@@ -90,8 +91,11 @@ def pattern_items_frame(pattern: Mapping[str, Any] | Any) -> pd.DataFrame:
         [['pt_1', 'Price', 4]]
     """
     (wire,) = _arrow.wire_rows([pattern])
-    items = _arrow.struct_array(wire.get("items") or [], _ITEM)
-    derived = {"pattern_id": pa.array([wire.get("id")] * len(items), _S)}
+    replaced = Replaced()  # one warning for the frame
+    items = _arrow.struct_array(wire.get("items") or [], _ITEM, replaced)
+    pattern_id = repaired_value(wire.get("id"), _S, "id", "the pattern", replaced)
+    replaced.warn()
+    derived = {"pattern_id": pa.array([pattern_id] * len(items), _S)}
     table = _arrow.build_table(PATTERN_ITEMS, items, derived)
     return _arrow.to_frame(table, PATTERN_ITEMS.name)
 

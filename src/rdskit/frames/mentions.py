@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rdskit.frames import _arrow
+from rdskit.frames._surrogates import Replaced, repaired_value
 from rdskit.frames.columns import (
     AD_META_FIELDS,
     EMOTIONS,
@@ -206,12 +207,14 @@ def mentions_table_from_pages(
         >>> mentions_table_from_pages(pages)["source"].to_pylist()
         ['reddit', 'tiktok']
     """
-    names = parameter_names or {}
+    replaced = Replaced()  # one warning for the table, however many pages needed repair
+    # The names become column names, which Arrow stores as UTF-8 too.
+    names = repaired_value(parameter_names or {}, None, "parameter_names", "the names", replaced)
     chunks: list[pa.Table] = []
     pending: list[pa.StructArray] = []  # wire batches not yet in a chunk
     held = 0
     for page in pages:
-        batch = _arrow.struct_array(_arrow.wire_rows(page), WIRE)
+        batch = _arrow.struct_array(_arrow.wire_rows(page), WIRE, replaced)
         pending.append(batch)
         held += len(batch)
         while held >= CHUNK_ROWS:
@@ -223,6 +226,7 @@ def mentions_table_from_pages(
             held = len(rest)
     if held or not chunks:
         chunks.append(_chunk(pa.concat_arrays(pending) if pending else _EMPTY, names))
+    replaced.warn()
     return _arrow.combine(chunks, MENTIONS, ("source", "id"))
 
 

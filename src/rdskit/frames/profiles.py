@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rdskit.frames import _arrow
+from rdskit.frames._surrogates import Replaced, repaired_dicts
 from rdskit.frames.columns import FLOAT, INT, PROFILES, STRING, STRINGS
 
 __all__ = ["WIRE", "profiles_frame", "profiles_table"]
@@ -79,10 +80,12 @@ _OCEAN = next(f for f in PROFILES.families if f.prefix == "ocean_")
 def profiles_table(profiles: Iterable[Any]) -> pa.Table:
     """The Arrow table behind :func:`profiles_frame`."""
     rows = _arrow.wire_rows(profiles)
-    wire = _arrow.struct_array(rows, WIRE)
+    replaced = Replaced()  # one warning for the table
+    wire = _arrow.struct_array(rows, WIRE, replaced)
     keep = _arrow.first_indices([_arrow.field_at(wire, ["id"])])
     if keep is not None:
         wire, rows = wire.take(keep), [rows[i] for i in keep.to_pylist()]
+    labels = _arrow.field_at(wire, ["id"]).to_pylist()
     avatar = _arrow.first_of(_arrow.field_at(wire, ("avatar", "version_list")))
     families = {
         "ocean_<trait>": _arrow.map_columns(
@@ -90,10 +93,17 @@ def profiles_table(profiles: Iterable[Any]) -> pa.Table:
         ),
         # Keys and value types differ by platform: read them as they come.
         "platform_<key>": _arrow.dict_columns(
-            [r.get("platform_metadata") for r in rows], "platform_"
+            repaired_dicts(
+                [r.get("platform_metadata") for r in rows], "platform_", labels, replaced
+            ),
+            "platform_",
         ),
-        "custom_<key>": _arrow.dict_columns([r.get("custom_parameters") for r in rows], "custom_"),
+        "custom_<key>": _arrow.dict_columns(
+            repaired_dicts([r.get("custom_parameters") for r in rows], "custom_", labels, replaced),
+            "custom_",
+        ),
     }
+    replaced.warn()
     derived = {"avatar_url": pc.struct_field(avatar, [0])}
     return _arrow.build_table(PROFILES, wire, derived, families)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import os
 import socket
 import threading
@@ -24,14 +25,14 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.accounts import NewAccount, default_api_key
 from rdskit.sandbox.clock import ENV_TODAY, parse_today, today_from_env
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.db import DatabaseUnusable, Store
 from rdskit.sandbox.settings import Settings
 
 __all__ = [
@@ -224,12 +225,14 @@ def start(
     """Serve a sandbox in a background thread; ``port=0`` picks a free port.
 
     ``db=None`` uses a temporary database deleted on ``stop()``; a path persists
-    everything across restarts. ``job_cpu_budget`` is the CPU seconds one worker job may
-    use (its run fails, refunded, beyond it); ``chaos`` sets chaos controls from the start
-    (``(control, body)`` pairs, see ``rdskit.sandbox.chaos``). ``today`` fixes the
-    sandbox's date (``"YYYY-MM-DD"`` or a ``date``; default ``RDSKIT_SANDBOX_TODAY``, else
-    the real date): its clock starts at noon UTC of that day and runs from there (see
-    :mod:`rdskit.sandbox.clock`).
+    everything across restarts (one that cannot be opened, such as a folder or a path in
+    a missing folder, is a :class:`~rdskit.sandbox.db.DatabaseUnusable` naming it and what
+    is wrong, a :class:`~rdskit.errors.ConfigurationError`, with nothing left open).
+    ``job_cpu_budget`` is the CPU seconds one worker job may use (its run fails, refunded,
+    beyond it); ``chaos`` sets chaos controls from the start (``(control, body)`` pairs,
+    see ``rdskit.sandbox.chaos``). ``today`` fixes the sandbox's date (``"YYYY-MM-DD"`` or
+    a ``date``; default ``RDSKIT_SANDBOX_TODAY``, else the real date): its clock starts at
+    noon UTC of that day and runs from there (see :mod:`rdskit.sandbox.clock`).
 
     Example:
         >>> with start(speed=100, today="2026-11-20") as sb:
@@ -260,7 +263,10 @@ def start(
             job_cpu_budget=job_cpu_budget,
             chaos=tuple(chaos),
         )
-        store = Store(db, seed=seed, speed=speed, today=fixed)
+        try:
+            store = Store(db, seed=seed, speed=speed, today=fixed)
+        except DatabaseUnusable as exc:
+            raise exc.named_by("db") from exc.__cause__
         opened.callback(store.close)
         app = create_app(store, settings)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
@@ -305,6 +311,7 @@ def start(
 
 
 _embedded: SandboxHandle | None = None
+_N = TypeVar("_N", int, float)
 _embedded_lock = threading.Lock()
 
 
@@ -335,11 +342,14 @@ def embedded() -> SandboxHandle:
     with _embedded_lock:
         if _embedded is None:
             plan = _plan_from_env()
-            _embedded = start(
-                speed=float(os.environ.get(ENV_SPEED) or 1.0),
-                seed=int(os.environ.get(ENV_SEED) or 0),
-                db=os.environ.get(ENV_DB) or None,
-            )
+            try:
+                _embedded = start(
+                    speed=_number_from_env(ENV_SPEED, 1.0, _speed, "a number above 0"),
+                    seed=_number_from_env(ENV_SEED, 0, int, "a whole number"),
+                    db=os.environ.get(ENV_DB) or None,
+                )
+            except DatabaseUnusable as exc:
+                raise exc.named_by(ENV_DB) from exc.__cause__
             atexit.register(_embedded.stop)
             if plan:
                 _give_plan(_embedded, plan)
@@ -363,6 +373,38 @@ def _give_plan(handle: SandboxHandle, plan: str) -> None:
         return
     handle.admin.set_plan(handle.account_id, plan)
     handle.admin.set_wallet(handle.account_id, total_usd=PLANS[plan].allotment_usd(), used_usd="0")
+
+
+def _number_from_env(name: str, default: _N, read: Callable[[str], _N], what: str) -> _N:
+    """The environment variable ``name`` read by ``read`` (``default`` when unset); a
+    :class:`~rdskit.errors.ConfigurationError` naming it when it is not ``what``.
+
+    Example:
+        >>> os.environ["RDSKIT_EXAMPLE"] = "fast"
+        >>> _number_from_env("RDSKIT_EXAMPLE", 1.0, _speed, "a number above 0")
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.ConfigurationError: RDSKIT_EXAMPLE='fast' is not a number above 0
+        >>> del os.environ["RDSKIT_EXAMPLE"]
+    """
+    from rdskit.errors import ConfigurationError
+
+    text = (os.environ.get(name) or "").strip()
+    if not text:
+        return default
+    try:
+        return read(text)
+    except ValueError:
+        raise ConfigurationError(f"{name}={text[:40]!r} is not {what}") from None
+
+
+def _speed(text: str) -> float:
+    """A speed-up: a finite number above 0 (0, a negative one or NaN would stop or reverse
+    the sandbox's clock)."""
+    speed = float(text)
+    if not (math.isfinite(speed) and speed > 0):
+        raise ValueError(text)
+    return speed
 
 
 def _plan_from_env() -> str | None:

@@ -48,7 +48,7 @@ from rdskit.sandbox.assistant_posts import (
     quote,
 )
 from rdskit.sandbox.assistant_posts import key as key_of
-from rdskit.sandbox.assistant_query import PERIODS, Cond, Query
+from rdskit.sandbox.assistant_query import COMMENT_DIMS, PERIODS, Cond, Query
 from rdskit.sandbox.assistant_sections import Writer
 
 __all__ = ["Result", "describe", "describe_conds", "matcher", "run", "select", "write"]
@@ -88,19 +88,10 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
         if cond.every:
             return lambda i: all(p.search(texts[i]) for p in patterns)
         return lambda i: any(p.search(texts[i]) for p in patterns)
-    if cond.dim == "comment":
-        patterns = [_word_pattern(v) for v in values]
-        comments = table.comments
-        return lambda i: any(
-            p.search(str(c.get("body") or "").lower()) for c in comments[i] for p in patterns
-        )
-    if cond.dim == "asking":  # a comment that asks (a "?") mentioning any of the words
-        patterns = [_word_pattern(v) for v in values]
-        bodies = [[str(c.get("body") or "").lower() for c in cs] for cs in table.comments]
-        return lambda i: any(
-            "?" in body and (not patterns or any(p.search(body) for p in patterns))
-            for body in bodies[i]
-        )
+    if cond.dim in COMMENT_DIMS:  # a post with a comment that passes it
+        passes = _comment_test(cond)
+        bodies = _bodies(table)
+        return lambda i: any(passes(body) for body in bodies[i])
     if cond.dim == "days":
         since = table.newest() - int(cond.values[0]) * _DAY
         return lambda i: float(table.posts[i].get("created_at") or 0) > since
@@ -129,6 +120,43 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
         return lambda i: not rows[i].get(name)
     wanted = set(values)
     return lambda i: any(v.lower() in wanted for v in rows[i].get(name, ()))
+
+
+def _comment_test(cond: Cond) -> Callable[[str], bool]:
+    """A test of one comment's lower-cased body for a ``comment`` condition (it says one of
+    the words) or an ``asking`` one (it asks, with a "?", mentioning one of them, or
+    anything when there are none); NOT not applied."""
+    patterns = [_word_pattern(v.lower()) for v in cond.values]
+    if cond.dim == "comment":
+        return lambda body: any(p.search(body) for p in patterns)
+    return lambda body: "?" in body and (not patterns or any(p.search(body) for p in patterns))
+
+
+def _bodies(table: Table) -> list[list[str]]:
+    """Each post's comment bodies, lower-cased (read once per table)."""
+    return table.derived(
+        "comment bodies",
+        lambda: [[str(c.get("body") or "").lower() for c in cs] for cs in table.comments],
+    )
+
+
+def _post_conds(conds: Sequence[Cond]) -> list[Cond]:
+    """The conditions a post passes itself (not through its comments)."""
+    return [c for c in conds if c.dim not in COMMENT_DIMS]
+
+
+def _comments_counted(query: Query, table: Table, rows: Sequence[int]) -> tuple[int, list[int]]:
+    """(comments of ``rows`` that pass every comment condition of ``query``, the rows
+    holding one): what a count of comments counts."""
+    tests = [(_comment_test(c), c.negate) for c in query.where if c.dim in COMMENT_DIMS]
+    bodies = _bodies(table)
+    counted, holding = 0, []
+    for i in rows:
+        found = sum(1 for body in bodies[i] if all(t(body) != no for t, no in tests))
+        counted += found
+        if found:
+            holding.append(i)
+    return counted, holding
 
 
 def select(conds: Sequence[Cond], table: Table, within: Sequence[int] | None = None) -> list[int]:
@@ -163,6 +191,9 @@ def _author(post: Any) -> str | None:
 
 def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int], int | None]:
     """(value, rows cited, denominator) of the measure over ``rows``."""
+    if query.measure == "count" and query.unit == "comments":
+        counted, holding = _comments_counted(query, table, rows)
+        return counted, holding, None
     if query.measure in ("count", "list"):
         return len(rows), rows, None
     if query.measure == "share":
@@ -272,11 +303,8 @@ def _cond_text(cond: Cond, newest: float) -> str:
     if cond.dim == "keyword":
         joined = (" and " if cond.every else " or ").join(f'"{v}"' for v in cond.values)
         text = f"title or text mentions {joined}"
-    elif cond.dim == "comment":
-        text = f'a comment says "{values}"'
-    elif cond.dim == "asking":
-        words = ", ".join(f'"{v}"' for v in cond.values)
-        text = f"a comment asks a question{f' mentioning {words}' if words else ''}"
+    elif cond.dim in COMMENT_DIMS:
+        text = f"a comment {_comment_said(cond)}"
     elif cond.dim == "days":
         newest_day = datetime.fromtimestamp(newest, UTC).date()
         since = window_start(newest, int(cond.values[0]))
@@ -303,6 +331,15 @@ def _cond_text(cond: Cond, newest: float) -> str:
     return f"NOT ({text})" if cond.negate else text
 
 
+def _comment_said(cond: Cond, plural: bool = False) -> str:
+    """What a comment does to pass ``cond`` (NOT not applied): 'asks a question ...'
+    ('ask' for ``plural`` comments)."""
+    if cond.dim == "comment":
+        return f'say{"" if plural else "s"} "{" or ".join(cond.values)}"'
+    words = ", ".join(f'"{v}"' for v in cond.values)
+    return f"ask{'' if plural else 's'} a question{f' mentioning {words}' if words else ''}"
+
+
 def _conds_text(conds: Sequence[Cond], newest: float) -> str:
     return " and ".join(_cond_text(c, newest) for c in conds)
 
@@ -320,7 +357,18 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
     """The "Read as" line of a query."""
     newest = table.newest()
     scope = _posts_where(query.where, newest) + f" in {where}"
-    if query.measure == "count":
+    if query.measure == "count" and query.unit == "comments":
+        said = " and ".join(
+            f"{'do not ' if c.negate else ''}{_comment_said(c, plural=True)}"
+            for c in query.where
+            if c.dim in COMMENT_DIMS
+        )
+        others = _post_conds(query.where)
+        what = (
+            f"count of the comments that {said}, among the comments collected with "
+            f"{_posts_where(others, newest)} in {where}"
+        )
+    elif query.measure == "count":
         what = f"count of {scope}"
     elif query.measure == "share":
         what = (
@@ -401,8 +449,8 @@ def write(
         said = _DIM_SAID.get(query.group, query.group.replace("_", " "))
         label = _measure_label(query)
         rows = [[key, _number(value, query.metric), n] for key, value, n in result.groups]
-        columns = [said, label, "posts"]
-        if query.measure == "count":  # the value is the number of posts: one column, not two
+        columns = [said, label, "posts with one" if query.unit == "comments" else "posts"]
+        if query.measure == "count" and query.unit == "posts":  # one column: the value is n
             rows, columns = [row[:2] for row in rows], columns[:2]
         if not rows:
             out.line(f"No posts match ({total:,} posts in {where}).")
@@ -410,6 +458,9 @@ def write(
             out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
         if views_note and rows:
             out.line(views_note)
+        if query.measure == "count" and query.unit == "comments":
+            figures["unit"] = "comments"
+            _uncollected(out, table, select(_post_conds(query.where), table))
         figures["groups"] = [[key, value, n] for key, value, n in result.groups]
         _examples(out, table, result.cited)
         return figures
@@ -447,7 +498,9 @@ def write(
         if views_note and result.cited:
             out.line(views_note)
         return figures
-    if query.measure == "count":
+    if query.measure == "count" and query.unit == "comments":
+        _comment_count(out, result, table, query, counted, figures)
+    elif query.measure == "count":
         share = f"{100 * n / total:.1f}%" if total else "0.0%"
         out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}"
                  f" ({share} of the {total:,} posts in {counted}).")  # fmt: skip
@@ -474,7 +527,41 @@ def write(
     return figures
 
 
+def _comment_count(
+    out: Writer, result: Result, table: Table, query: Query, where: str, figures: dict[str, Any]
+) -> None:
+    """The figure line of a count of comments: how many, on how many posts, out of the
+    comments collected (a post carries a sample of its comments: the rest cannot be read)."""
+    others = _post_conds(query.where)
+    posts = select(others, table)
+    collected = sum(len(table.comments[i]) for i in posts)
+    value, holding = result.value, len(result.cited)
+    figures.update(unit="comments", posts=holding, collected=collected)
+    share = f"{100 * value / collected:.1f}%" if collected else "0.0%"
+    which = f" where {_conds_text(others, table.newest())}" if others else ""
+    out.line(
+        f"**{value:,}** {'comment matches' if value == 1 else 'comments match'}, on "
+        f"{holding:,} {'post' if holding == 1 else 'posts'} ({share} of the {collected:,} "
+        f"comments collected with the {len(posts):,} posts{which} in {where})."
+    )
+    _uncollected(out, table, posts)
+
+
+def _uncollected(out: Writer, table: Table, posts: Sequence[int]) -> None:
+    """Say that a count of comments reads only the comments collected with ``posts``,
+    when their comment counts say there are more."""
+    collected = sum(len(table.comments[i]) for i in posts)
+    total = sum(int(table.rows[i].get("comments") or 0) for i in posts)
+    if total > collected:
+        out.line(
+            f"Only collected comments can be read: these posts count {total:,} comments in "
+            f"all, so comments like these among the other {total - collected:,} are not counted."
+        )
+
+
 def _measure_label(query: Query) -> str:
+    if query.measure == "count" and query.unit == "comments":
+        return "comments"
     if query.measure == "count":
         return "posts"
     if query.measure == "share":

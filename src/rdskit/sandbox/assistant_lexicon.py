@@ -195,9 +195,15 @@ SOURCE_NAMES: Mapping[str, str] = {
 CONCEPTS: Mapping[str, tuple[str, ...]] = {
     "price": ("price", "pricing", "cost", "pay", "paid", "how much", "expensive", "cheap",
               "overpriced", "pricey", "afford"),
+    # Phrases only: "buy" alone is also "should I buy it?", not where to.
+    "where to buy": ("where to buy", "where can i buy", "where do i buy", "where do you buy",
+                     "where did you buy", "where you bought", "where did you get",
+                     "where can i get", "where to get", "where to find", "where can i find",
+                     "where is it sold", "which store", "which shop", "in stock"),
 }  # fmt: skip
 """What a question about a subject means in the words people write: a comment *asking*
-how much something costs says "How much did you pay?" or "is it expensive?"."""
+how much something costs says "How much did you pay?" or "is it expensive?", one asking
+where to buy it "Where did you buy it?"."""
 
 NUMBER_WORDS: Mapping[str, int] = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,

@@ -52,6 +52,7 @@ from rdskit.sandbox.assistant_words import (
 from rdskit.sandbox.text.extractor import stem
 
 __all__ = [
+    "COMMENT_DIMS",
     "NOT_AN_AD",
     "PERIODS",
     "Cond",
@@ -89,7 +90,10 @@ planner's analyses count them."""
 @dataclass(frozen=True)
 class Query:
     """The plan of one figure (see the module docstring); ``rank`` lists the ``top`` posts
-    by ``metric``."""
+    by ``metric``. A count's ``unit`` is ``posts``, or ``comments`` when the question
+    counts comments ("how many comments ask how much it costs?"): then the comments that
+    pass every ``comment`` / ``asking`` condition are counted, on the posts that pass the
+    others."""
 
     measure: str = "count"
     metric: str | None = None
@@ -100,6 +104,7 @@ class Query:
     order: str = "desc"
     unknown: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    unit: str = "posts"
 
 
 @dataclass(frozen=True)
@@ -454,8 +459,14 @@ _SPLIT_PARTS = re.compile(
     r"[?;]+|\.\s+|,?\s+(?:and|also)\s+(?=(?:how many|what|which|count|also count|the)\b)"
 )
 _COMMENT = re.compile(
-    r"\bcomments? (?:(asking|that asks?|asks?)|saying|that says|that say|with|mentioning|about"
+    r"\bcomments? (?:((?:that |which )?(?:are |were )?asking|(?:that |which )?(?:asks?|asked))"
+    r"|saying|that says|that say|with|mentioning|about"
     r"|containing|that mentions?) (?:that )?(.+?)(?:\?|$|,| and | on | in )"
+)
+COMMENT_DIMS = ("comment", "asking")
+"""Conditions a comment passes (the others are passed by a post)."""
+_COMMENTS_COUNTED = re.compile(
+    r"\b(?:how many|number of|count(?: of)?(?: the)?|total(?: number)? of) comments\b"
 )
 
 
@@ -1181,7 +1192,16 @@ def _read_part(
         return None, part  # "... and summarize the comments": the intent planner's analyses
     if measure == "list" and unknown:
         return None, part  # "list the complaints about foam": an analysis, not a listing
-    query = Query(measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes))
+    unit = "posts"
+    if (
+        measure == "count"
+        and _COMMENTS_COUNTED.search(part.text)
+        and any(c.dim in COMMENT_DIMS and not c.negate for c in where)
+    ):
+        unit = "comments"  # "how many comments ask ...": the comments, not their posts
+    query = Query(
+        measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit
+    )
     return query, part
 
 
@@ -1311,6 +1331,8 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
         query.order,
         query.unknown,
         query.notes,
+        # "And on TikTok?" after a count of comments counts comments again.
+        query.unit if asks_measure or query.unit != "posts" else previous.unit,
     )
 
 

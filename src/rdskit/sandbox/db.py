@@ -33,12 +33,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rdskit.errors import ConfigurationError
 from rdskit.sandbox.clock import Clock
 from rdskit.sandbox.errors import ApiError
 
 __all__ = [
     "CORE_SCHEMA",
     "Connection",
+    "DatabaseUnusable",
     "Store",
     "StoreClosed",
     "dumps",
@@ -273,6 +275,44 @@ class Connection(sqlite3.Connection):
         self._after_commit.append(callback)
 
 
+class DatabaseUnusable(ConfigurationError):
+    """The sandbox database cannot be opened: ``path``, ``reason`` (what is wrong with it)
+    and ``option``, the setting that named it (``db`` of ``start()``, ``--db``...).
+
+    Example:
+        >>> print(DatabaseUnusable("/tmp", "it is a folder, not a file", "--db"))
+        cannot use --db /tmp as the sandbox database: it is a folder, not a file
+    """
+
+    def __init__(self, path: str, reason: str, option: str = "path") -> None:
+        self.path, self.reason, self.option = path, reason, option
+        named = f"{option} {path}" if option.startswith("-") else f"{option}={path!r}"
+        super().__init__(f"cannot use {named} as the sandbox database: {reason}")
+
+    def named_by(self, option: str) -> DatabaseUnusable:
+        """The same error naming ``option`` (the caller's name for the path)."""
+        return DatabaseUnusable(self.path, self.reason, option)
+
+
+def _why_unusable(path: str, error: sqlite3.Error) -> str:
+    """What is wrong with ``path``, which SQLite could not use (it says only "unable to
+    open database file" for most of these)."""
+    target = Path(path)
+    parent = target.parent
+    if target.is_dir():
+        return "it is a folder, not a file"
+    if not parent.exists():
+        return f"its folder {parent} does not exist"
+    if not parent.is_dir():
+        return f"{parent} is a file, not a folder"
+    if target.exists() and not os.access(target, os.R_OK | os.W_OK):
+        return "this user cannot read and write the file"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        # SQLite writes its journal (-wal, -shm) next to the file.
+        return f"this user cannot write in its folder {parent}"
+    return f"SQLite: {error}"
+
+
 class StoreClosed(RuntimeError):
     """The store was closed (the sandbox is stopping): a worker thread still finishing a
     job meets it and ends quietly; the job stays ``running`` and is re-queued on restart."""
@@ -317,15 +357,24 @@ class Store:
         self._lock = threading.Lock()
         self._closed = False
         self._memory: Connection | None = None
-        # executescript() commits on its own, so the idempotent DDL runs outside a transaction.
-        self._migrate()
-        self._connection().executescript(_schema())
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('seed', ?), ('secret', ?)",
-                (str(seed), secrets.token_hex(32)),
-            )
-            meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'secret')"))
+        try:
+            # executescript() commits on its own: the idempotent DDL runs outside a transaction.
+            self._migrate()
+            self._connection().executescript(_schema())
+            with self.transaction() as conn:
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('seed', ?), ('secret', ?)",
+                    (str(seed), secrets.token_hex(32)),
+                )
+                meta = dict(
+                    conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'secret')")
+                )
+        except sqlite3.Error as exc:
+            self.close()
+            raise DatabaseUnusable(self.path, _why_unusable(self.path, exc)) from exc
+        except BaseException:
+            self.close()
+            raise
         self.seed = int(meta["seed"])
         self.secret = bytes.fromhex(meta["secret"])
         # Which database this is, sent as a header (rdskit.models.account.INSTANCE_HEADER):
@@ -381,15 +430,19 @@ class Store:
         conn.row_factory = sqlite3.Row
         conn.store = self
         conn._after_commit = []
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        # A big run rewrites index pages all over the mentions table: with SQLite's 2 MiB
-        # default cache it spills them to the WAL again and again (100k mentions: ~2x
-        # slower). The cache grows only as pages are touched; mmap shares reads across
-        # threads through the OS page cache.
-        conn.execute("PRAGMA cache_size=-65536")
-        conn.execute("PRAGMA mmap_size=268435456")
-        conn.execute("PRAGMA foreign_keys=ON")
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")  # the first read: a bad file fails here
+            conn.execute("PRAGMA synchronous=NORMAL")
+            # A big run rewrites index pages all over the mentions table: with SQLite's 2 MiB
+            # default cache it spills them to the WAL again and again (100k mentions: ~2x
+            # slower). The cache grows only as pages are touched; mmap shares reads across
+            # threads through the OS page cache.
+            conn.execute("PRAGMA cache_size=-65536")
+            conn.execute("PRAGMA mmap_size=268435456")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            conn.close()
+            raise
         with self._lock:
             self._connections.append(conn)
         return conn
