@@ -260,11 +260,10 @@ class Known:
 
     def add(
         self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array, *, kept: bool = True
-    ) -> list[pa.Table]:
+    ) -> None:
         """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]``. People kept as
         they are (allow-listed) are left out; ``kept=False`` says none is (no allow-list),
-        which saves comparing every pseudonym with its ident. Returns what was learnt,
-        for :meth:`learn`."""
+        which saves comparing every pseudonym with its ident."""
         sources, idents = sources.cast(pa.string()), idents.cast(pa.string())
         pseudonyms = pseudonyms.cast(pa.string())
         # Each (source, ident) as written once, the first seen winning (people repeat:
@@ -279,16 +278,20 @@ class Known:
         keep = pc.fill_null(keep, False)
         normal = normal.filter(keep)
         if not len(normal):
-            return []
+            return
         first = pc.list_element(pc.split_pattern(normal, " ", max_splits=1), 0)
         table = pa.table(
             {"s": sources.filter(keep), "i": normal, "p": pseudonyms.filter(keep), "w": first}
         )
         self.learn([table])
-        return [table]
+
+    def learnt(self, since: int = 0) -> list[pa.Table]:
+        """What was learnt, one table per :meth:`add` that learnt something (from the
+        ``since``-th on), for :meth:`learn`."""
+        return self._learnt[since:]
 
     def learn(self, tables: Sequence[pa.Table]) -> None:
-        """Learn again what :meth:`add` learnt (the same people, in another frame)."""
+        """Learn again what :meth:`learnt` gave (the same people, in another frame)."""
         for table in tables:
             self._learnt.append(table)
             spaces = pc.max(pc.count_substring(table["i"], " ")).as_py()

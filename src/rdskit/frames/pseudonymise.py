@@ -236,14 +236,15 @@ class Pseudonymiser:
         )
         # One hash pass gives the distinct messages and where each row's is (nulls stay).
         encoded = pc.dictionary_encode(message)
-        seen, digest, prefix, n = self._key.seen, self._key.digest, self.prefix, self.length
-        mapped: list[str] = []
-        for value in encoded.dictionary.to_pylist():
-            hexdigest = seen.get(value)
-            if hexdigest is None:
-                hexdigest = seen[value] = digest(value)
-            mapped.append(prefix + hexdigest[:n])
-        out = pa.array(mapped, pa.string()).take(encoded.indices)
+        seen, digest = self._key.seen, self._key.digest
+        values = encoded.dictionary.to_pylist()
+        hexdigests = list(map(seen.get, values))
+        for at in [at for at, hexdigest in enumerate(hexdigests) if hexdigest is None]:
+            hexdigests[at] = seen[values[at]] = digest(values[at])
+        # Cut and prefixed in Arrow (a Python string each would cost more).
+        cut = pc.utf8_slice_codeunits(pa.array(hexdigests, pa.string()), 0, self.length)
+        mapped = pc.binary_join_element_wise(pa.scalar(self.prefix), cut, "")
+        out = mapped.take(encoded.indices)
         if not self.allow:
             return out
         kept = text if names else pc.utf8_ltrim(pc.utf8_trim_whitespace(text), "@")
@@ -828,8 +829,9 @@ def _link_values(texts: pa.Array) -> np.ndarray:
     if not out.any():
         return pc.fill_null(pc.match_substring_regex(texts, _URL_ONLY), False).to_numpy(False)
     raw, offsets = _arrow.string_bytes(texts)
-    spaced = np.flatnonzero(raw <= 32)
-    out[np.searchsorted(offsets, spaced, side="right") - 1] = False
+    if len(raw) and raw.min() <= 32:  # (min: no array of flags when none is)
+        spaced = np.flatnonzero(raw <= 32)
+        out[np.searchsorted(offsets, spaced, side="right") - 1] = False
     rest = np.flatnonzero(~out)
     if len(rest):
         found = pc.match_substring_regex(texts.take(pa.array(rest)), _URL_ONLY)
@@ -967,11 +969,11 @@ def _people(
     first, codes = _arrow.distinct_rows(keys)
     once = [k.take(first) for k in keys]
     pseudonyms = people.people(once[0], once[1], None if names is None else once[2])
-    learnt = []
+    since = len(known.learnt())
     for idents in once[1:]:
-        learnt += known.add(once[0], idents, pseudonyms, kept=bool(people.allow))
+        known.add(once[0], idents, pseudonyms, kept=bool(people.allow))
     pseudonyms = pseudonyms.take(codes)
-    _LAST_PEOPLE[:] = [(ident, keys, pseudonyms, learnt)]
+    _LAST_PEOPLE[:] = [(ident, keys, pseudonyms, known.learnt(since))]
     return pseudonyms
 
 
