@@ -118,3 +118,26 @@ def test_a_comments_frame_after_its_mentions_comes_out_as_on_its_own() -> None:
     bodies = [row[flat.columns.get_loc("body")] for row in expected]
     assert "Sam Kowal" not in str(bodies) and "@lea.m" not in str(bodies)
     assert "sam_k" in str(alone(flat, allow=["sam_k"]))  # an allowed commenter stays
+
+
+def test_distinct_rows_of_many_keys_match_python() -> None:
+    # Each key's codes are folded into one int64 per row; with five keys of 9,000 values
+    # the fold would overflow, and the row codes are numbered first.
+    from rdskit.frames._arrow import distinct_rows
+
+    rng = np.random.default_rng(5)
+    n = 20_000
+    keys = [
+        pa.array([None if v < 50 else str(v) for v in rng.integers(0, 9_000, n)]) for _ in range(5)
+    ]
+    keys.append(pa.array([str(i % 7) for i in range(n)]))
+    keys = [pa.concat_arrays([k, k.slice(0, 500)]) for k in keys]  # 500 rows repeated
+    first, codes = distinct_rows(keys)
+    rows = list(zip(*[k.to_pylist() for k in keys], strict=True))
+    order: dict[tuple[object, ...], int] = {}
+    for i, row in enumerate(rows):
+        order.setdefault(row, i)
+    assert first.to_pylist() == list(order.values())
+    number = {row: j for j, row in enumerate(order)}
+    assert codes.to_pylist() == [number[row] for row in rows]
+    assert len(first) == n

@@ -120,20 +120,29 @@ def distinct_rows(keys: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[pa.Array,
         >>> first.to_pylist(), codes.to_pylist()
         ([0, 1], [0, 1, 0])
     """
-    # Each key hashed on its own (one pass each, in C), then the pairs of codes numbered
-    # the same way: no joined strings are built. A code pair fits int64 (both < 2**31).
+    # Each key hashed on its own (one pass each, in C), its codes folded into one int64
+    # per row (codes * width + own), and those numbered the same way: no joined strings
+    # are built. When the next fold could overflow, the row codes are numbered first
+    # (then fewer than 2**31 and so is a width: the fold fits).
     codes: pa.Array | None = None
+    span = 1  # how many values the row codes may take
     for key in keys:
         if isinstance(key, pa.ChunkedArray):
             key = key.combine_chunks()
         own = _codes(key.cast(pa.string()) if pa.types.is_dictionary(key.type) else key)
+        width = pc.max(own).as_py() + 1 if len(own) else 1
         if codes is None:
-            codes = own
-        else:
-            width = pc.max(own).as_py() + 1 if len(own) else 1
-            pair = pc.add(pc.multiply(codes.cast(pa.int64()), width), own.cast(pa.int64()))
-            codes = _codes(pair)
+            codes, span = own, width
+            continue
+        if span * width >= 2**62:
+            codes = _codes(codes)
+            span = pc.max(codes).as_py() + 1
+        fold = pc.multiply_checked(codes.cast(pa.int64()), width)  # checked: never wraps
+        codes = pc.add_checked(fold, own.cast(pa.int64()))
+        span *= width
     assert codes is not None, "distinct_rows needs at least one key"
+    if len(keys) > 1:
+        codes = _codes(codes)
     # Codes are numbered in order of first appearance: a row is its combination's first
     # exactly where the running maximum of the codes grows.
     numbers = codes.to_numpy(zero_copy_only=False)

@@ -255,9 +255,17 @@ class Pseudonymiser:
         allow = pa.array(sorted(self.allow), pa.string())
         return pc.fill_null(pc.is_in(normal, value_set=allow), False)
 
-    def people(self, sources: pa.Array, handles: pa.Array, names: pa.Array | None) -> pa.Array:
-        """Each person's pseudonym: their handle's, else (no handle) their name's."""
-        by_handle = self.handles(sources, handles)
+    def people(
+        self,
+        sources: pa.Array,
+        handles: pa.Array,
+        names: pa.Array | None,
+        *,
+        by_handle: pa.Array | None = None,
+    ) -> pa.Array:
+        """Each person's pseudonym: their handle's (``by_handle``, when the caller has
+        them: ``handles(sources, handles)``), else (no handle) their name's."""
+        by_handle = self.handles(sources, handles) if by_handle is None else by_handle
         if names is None:
             return by_handle
         unknown = pc.is_null(by_handle)
@@ -640,14 +648,16 @@ def pseudonymise_frame(
 
     if kind == "mentions":
         author = author_handles(out)
-        allowed = people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
+        if people.allow:
+            allowed = people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
         pseudonyms = people.handles(sources, author)
         known.add(sources, author, pseudonyms, kept=bool(people.allow))
         title = None
         if "author_title" in out.columns:
             # The display name becomes the handle's pseudonym (the same person everywhere).
             kept = _arrow_column(out, "author_title")
-            title = pc.if_else(pa.array(allowed), kept, people.people(sources, author, kept))
+            title = people.people(sources, author, kept, by_handle=pseudonyms)
+            title = pc.if_else(pa.array(allowed), kept, title)
             known.add(sources, kept, title, kept=bool(people.allow))
             done.replace("author_title", title)
         if "author_headline" in out.columns:
