@@ -259,16 +259,24 @@ class Known:
         return int(pc.count_distinct(rows["i"]).as_py()) if rows.num_rows else 0
 
     def add(
-        self, sources: pa.Array, idents: pa.Array, pseudonyms: pa.Array, *, kept: bool = True
+        self,
+        sources: pa.Array,
+        idents: pa.Array,
+        pseudonyms: pa.Array,
+        *,
+        kept: bool = True,
+        repeats: bool = True,
     ) -> None:
         """Learn that ``idents[i]`` on ``sources[i]`` is ``pseudonyms[i]``. People kept as
         they are (allow-listed) are left out; ``kept=False`` says none is (no allow-list),
-        which saves comparing every pseudonym with its ident."""
+        which saves comparing every pseudonym with its ident; ``repeats=False`` says the
+        (source, ident) pairs hardly repeat (one row per person), so they are learnt as
+        they are (a repeat is harmless: the first row wins, see :class:`_Lookup`)."""
         sources, idents = sources.cast(pa.string()), idents.cast(pa.string())
         pseudonyms = pseudonyms.cast(pa.string())
         # Each (source, ident) as written once, the first seen winning (people repeat:
         # one per post or comment).
-        firsts = _arrow.first_indices([sources, idents])
+        firsts = _arrow.first_indices([sources, idents]) if repeats else None
         if firsts is not None:
             sources, idents, pseudonyms = (a.take(firsts) for a in (sources, idents, pseudonyms))
         normal = canonical(pc.utf8_ltrim(idents, "@"))

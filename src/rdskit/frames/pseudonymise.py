@@ -981,7 +981,7 @@ def _people(
     pseudonyms = people.people(once[0], once[1], None if names is None else once[2])
     since = len(known.learnt())
     for idents in once[1:]:
-        known.add(once[0], idents, pseudonyms, kept=bool(people.allow))
+        known.add(once[0], idents, pseudonyms, kept=bool(people.allow), repeats=False)
     pseudonyms = pseudonyms.take(codes)
     _LAST_PEOPLE[:] = [(ident, keys, pseudonyms, known.learnt(since))]
     return pseudonyms
