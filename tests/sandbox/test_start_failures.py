@@ -90,10 +90,14 @@ def test_a_database_that_cannot_be_opened_is_a_clear_error(
         assert path.read_text().startswith("not a database")  # left as it was
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in a read-only folder")
-def test_a_read_only_folder_is_named(tmp_path: Path) -> None:
+def test_a_read_only_folder_is_named_unless_it_can_be_written(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o555)
+    if os.access(locked, os.W_OK):
+        # Root writes in a read-only folder (CI runs as root): then nothing is refused.
+        with start(port=0, db=locked / "s.db"):
+            assert (locked / "s.db").is_file()
+        return
     with pytest.raises(DatabaseUnusable, match=f"cannot write in its folder {locked}$"):
         start(port=0, db=locked / "s.db")
 
