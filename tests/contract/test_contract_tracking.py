@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -98,7 +99,7 @@ def test_missing_agent_or_dataset_is_not_found(client: Client, call: Callable[..
 
 
 def test_trigger_runs_a_cycle_and_posts_an_alert(client: Client, watched: str) -> None:
-    agent = _agent(client, watched)
+    agent = _quiet_for_a_week(client, _agent(client, watched))
     run = client.tracking_agents.trigger(agent.id)
     assert isinstance(run, TrackingRun) and run.id.startswith("tar_")
     assert (run.agent_id, run.status.type) == (agent.id, "pending")
@@ -128,8 +129,21 @@ def _messages(client: Client, agent_id: str, at_least: int) -> list[TrackingMess
     return messages
 
 
+def _quiet_for_a_week(client: Client, agent: TrackingAgent) -> TrackingAgent:
+    """``agent`` with its next scheduled cycle a simulated week away. At speed 500 a day
+    passes in under three minutes, and a daily cycle once started between two triggers of
+    a test (the second was refused: a cycle was running, as it should be)."""
+    assert agent.created_at is not None
+    before = agent.created_at - timedelta(minutes=1)
+    schedule = {"frequency": "weekly", "time": f"{before:%H:%M}", "day": f"{before:%A}".lower()}
+    quiet = client.tracking_agents.update(agent.id, schedule=schedule)
+    assert quiet.next_run_at is not None
+    assert quiet.next_run_at - agent.created_at > timedelta(days=6)
+    return quiet
+
+
 def test_messages_page_newest_first(client: Client, watched: str) -> None:
-    agent = _agent(client, watched)
+    agent = _quiet_for_a_week(client, _agent(client, watched))
     for _ in range(3):
         finish(client.tracking_agents.trigger(agent.id))
     everything = _messages(client, agent.id, 3)
@@ -147,7 +161,7 @@ def test_messages_page_newest_first(client: Client, watched: str) -> None:
 def test_trigger_during_a_cycle_is_refused(
     client: Client, watched: str, slowed: Callable[..., Any]
 ) -> None:
-    agent = _agent(client, watched)
+    agent = _quiet_for_a_week(client, _agent(client, watched))
     with slowed():
         run = client.tracking_agents.trigger(agent.id)
         with pytest.raises(TrackingAgentRunInProgress) as raised:
