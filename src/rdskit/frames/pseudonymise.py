@@ -842,10 +842,7 @@ def _link_values(texts: pa.Array) -> np.ndarray:
     if len(raw) and raw.min() <= 32:  # (min: no array of flags when none is)
         spaced = np.flatnonzero(raw <= 32)
         out[np.searchsorted(offsets, spaced, side="right") - 1] = False
-    rest = np.flatnonzero(~out)
-    if len(rest):
-        found = pc.match_substring_regex(texts.take(pa.array(rest)), _URL_ONLY)
-        out[rest] = pc.fill_null(found, False).to_numpy(zero_copy_only=False)
+    _match_at(texts, _URL_ONLY, np.flatnonzero(~out), out)
     return out
 
 
@@ -853,12 +850,17 @@ def _matches(texts: pa.Array, regex: str, sign: str) -> np.ndarray:
     """Which ``texts`` match ``regex`` (a null does not), which cannot match a text
     without the string ``sign``: only the texts that hold it are read by the regex."""
     may = pc.fill_null(pc.match_substring(texts, sign), False)
-    where = np.flatnonzero(may.to_numpy(zero_copy_only=False))
     out = np.zeros(len(texts), dtype=bool)
+    _match_at(texts, regex, np.flatnonzero(may.to_numpy(zero_copy_only=False)), out)
+    return out
+
+
+def _match_at(texts: pa.Array, regex: str, where: np.ndarray, out: np.ndarray) -> None:
+    """Set ``out[where]`` to whether those ``texts`` match ``regex`` (a null does not):
+    only they are read by the regex."""
     if len(where):
         found = pc.match_substring_regex(texts.take(pa.array(where)), regex)
         out[where] = pc.fill_null(found, False).to_numpy(zero_copy_only=False)
-    return out
 
 
 def _links_searched(links: bool, allow: bool) -> str:
