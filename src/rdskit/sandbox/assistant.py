@@ -70,6 +70,7 @@ from rdskit.sandbox.assistant_posts import (
     words,
 )
 from rdskit.sandbox.assistant_query import (
+    COMMENT_CARRIES,
     NOT_AN_AD,
     Cond,
     Query,
@@ -346,6 +347,8 @@ def answer(
     reading = _read(asked, table, searches, earlier)
     if reading.refusal is not None or reading.not_collected is not None:
         return _refuse(reading, scope)
+    if reading.comment_only:
+        return _not_of_comments(reading.comment_only, table, scope)
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
     if reading.queries and scope and posts and not selected:
         return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
@@ -514,6 +517,26 @@ def _refuse(reading: Reading, scope: Sequence[Scope]) -> Reply:
             " fields of `POST /v1/mentions` (author name and profile link, country, language,"
             " metrics and the analyses)."
         )
+    entities = [{"type": "dataset", "id": item.id} for item in scope]
+    text, references, blocks = out.finish()
+    return Reply(text, references + entities, blocks, "refuse", [], {}, None)
+
+
+def _not_of_comments(conds: Sequence[Cond], table: Table, scope: Sequence[Scope]) -> Reply:
+    """A count of comments by what only posts carry ("how many comments are negative"):
+    said plainly, with no figure (one that dropped the condition, or counted the posts,
+    would answer another question)."""
+    said = " and ".join(figures_of.describe_conds(conds, table))
+    out = Writer("refuse")
+    out.line(f"_Read as: a count of the comments themselves where {said}._")
+    out.line()
+    out.line(
+        f"**I can't count the comments where {said}: a collected comment carries only"
+        f" {COMMENT_CARRIES}, and I read comments by their text.** No figure is given rather"
+        " than one that leaves this condition out. Posts carry it: ask about the comments on"
+        f" posts where {said}, or about the comments that mention a word"
+        ' ("How many comments mention the price?").'
+    )
     entities = [{"type": "dataset", "id": item.id} for item in scope]
     text, references, blocks = out.finish()
     return Reply(text, references + entities, blocks, "refuse", [], {}, None)

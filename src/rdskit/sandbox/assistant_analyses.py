@@ -28,7 +28,6 @@ from typing import Any
 from rdskit.sandbox.assistant_posts import (
     SENTIMENTS,
     Mention,
-    _scores,
     author_of,
     best_sentence,
     cite,
@@ -41,6 +40,7 @@ from rdskit.sandbox.assistant_posts import (
     questions_of,
     quote,
     ranked,
+    sentence_label,
     share,
 )
 from rdskit.sandbox.assistant_sections import (
@@ -184,14 +184,6 @@ def _write_ads(out: Writer, case: Case) -> None:
 # --- comments ----------
 
 
-def _comment_label(body: str) -> str:
-    return enrichment.dominant(_score(body))
-
-
-def _score(body: str) -> dict[str, str]:
-    return _scores(body)  # the scorer shared with posts, remembered per text
-
-
 def _write_comments(out: Writer, case: Case) -> None:
     pairs = [
         (post, comment)
@@ -207,7 +199,7 @@ def _write_comments(out: Writer, case: Case) -> None:
             "with `num_comments_per_post` above 0 to read what commenters say."
         )
         return
-    labels = Counter(_comment_label(str(comment["body"])) for _, comment in pairs)
+    labels = Counter(sentence_label(str(comment["body"])) for _, comment in pairs)
     out.figures["sentiment"] = dict(labels)
     out.line(
         f"{posts_phrase(len(pairs), bold=True, noun='comment')} on "
@@ -231,7 +223,7 @@ def _write_comments(out: Writer, case: Case) -> None:
     rows = []
     for body, found in common:
         post = ranked([p for p, _ in found])[0]
-        rows.append([body, len(found), _comment_label(body)])
+        rows.append([body, len(found), sentence_label(body)])
         out.line(
             f"- {quote(body)}: {posts_phrase(len(found), bold=True, noun='comment')}, e.g. "
             f"under {quote(_headline(post), 80)} {cite(post)}"

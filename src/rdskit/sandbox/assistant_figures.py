@@ -46,6 +46,7 @@ from rdskit.sandbox.assistant_posts import (
     period_of,
     post_text,
     quote,
+    sentence_label,
 )
 from rdskit.sandbox.assistant_posts import key as key_of
 from rdskit.sandbox.assistant_query import COMMENT_DIMS, PERIODS, Cond, Query
@@ -89,9 +90,8 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
             return lambda i: all(p.search(texts[i]) for p in patterns)
         return lambda i: any(p.search(texts[i]) for p in patterns)
     if cond.dim in COMMENT_DIMS:  # a post with a comment that passes it
-        passes = _comment_test(cond)
-        bodies = _bodies(table)
-        return lambda i: any(passes(body) for body in bodies[i])
+        passes = _comment_test(cond, table)
+        return lambda i: any(passes(i, j) for j in range(len(table.comments[i])))
     if cond.dim == "days":
         since = table.newest() - int(cond.values[0]) * _DAY
         return lambda i: float(table.posts[i].get("created_at") or 0) > since
@@ -122,14 +122,35 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
     return lambda i: any(v.lower() in wanted for v in rows[i].get(name, ()))
 
 
-def _comment_test(cond: Cond) -> Callable[[str], bool]:
-    """A test of one comment's lower-cased body for a ``comment`` condition (it says one of
-    the words) or an ``asking`` one (it asks, with a "?", mentioning one of them, or
-    anything when there are none); NOT not applied."""
+def _comment_test(cond: Cond, table: Table) -> Callable[[int, int], bool]:
+    """A test of comment ``j`` of post ``i`` for a ``comment`` condition (its body says one
+    of the words), an ``asking`` one (it asks, with a "?", mentioning one of them, or
+    anything when there are none) or a ``comment_sentiment`` one (its body's sentiment, by
+    the scorer of the comments analysis, is one of the labels); NOT not applied."""
+    if cond.dim == "comment_sentiment":
+        labels = _comment_labels(table)
+        wanted = {v.lower() for v in cond.values}
+        return lambda i, j: labels[i][j] in wanted
+    bodies = _bodies(table)
     patterns = [_word_pattern(v.lower()) for v in cond.values]
     if cond.dim == "comment":
-        return lambda body: any(p.search(body) for p in patterns)
-    return lambda body: "?" in body and (not patterns or any(p.search(body) for p in patterns))
+        return lambda i, j: any(p.search(bodies[i][j]) for p in patterns)
+    return lambda i, j: (
+        "?" in bodies[i][j] and (not patterns or any(p.search(bodies[i][j]) for p in patterns))
+    )
+
+
+def _comment_labels(table: Table) -> list[list[str | None]]:
+    """Each comment's sentiment label as the comments analysis gives it (None for an
+    empty body, which the analysis leaves out too); read once per table."""
+    return table.derived(
+        "comment sentiment",
+        lambda: [
+            [sentence_label(body) if (body := str(c.get("body") or "")).strip() else None
+             for c in cs]
+            for cs in table.comments
+        ],
+    )  # fmt: skip
 
 
 def _bodies(table: Table) -> list[list[str]]:
@@ -148,11 +169,12 @@ def _post_conds(conds: Sequence[Cond]) -> list[Cond]:
 def _comments_counted(query: Query, table: Table, rows: Sequence[int]) -> tuple[int, list[int]]:
     """(comments of ``rows`` that pass every comment condition of ``query``, the rows
     holding one): what a count of comments counts."""
-    tests = [(_comment_test(c), c.negate) for c in query.where if c.dim in COMMENT_DIMS]
-    bodies = _bodies(table)
+    tests = [(_comment_test(c, table), c.negate) for c in query.where if c.dim in COMMENT_DIMS]
     counted, holding = 0, []
     for i in rows:
-        found = sum(1 for body in bodies[i] if all(t(body) != no for t, no in tests))
+        found = sum(
+            1 for j in range(len(table.comments[i])) if all(t(i, j) != no for t, no in tests)
+        )
         counted += found
         if found:
             holding.append(i)
@@ -252,7 +274,13 @@ def _ranked(query: Query, table: Table, rows: list[int]) -> list[int]:
 
 def run(query: Query, table: Table) -> Result:
     """The figure of ``query`` over ``table`` (see :class:`Result`)."""
-    rows = select(query.where, table)
+    counts_comments = query.measure == "count" and query.unit == "comments"
+    # A counted comment passes each comment condition, so its post has one that does; a
+    # negated one ("comments that don't mention the price") says nothing of the post.
+    rows = select(
+        [c for c in query.where if not (counts_comments and c.dim in COMMENT_DIMS and c.negate)],
+        table,
+    )
     if query.measure == "rank":
         return Result(len(rows), rows, cited=_ranked(query, table, rows))
     if not query.group:
@@ -264,8 +292,8 @@ def run(query: Query, table: Table) -> Result:
             members.setdefault(key, []).append(i)
     groups = []
     for key, inside in members.items():
-        value, _, _ = _measure(query, table, inside)
-        groups.append((key, value, len(inside)))
+        value, holding, _ = _measure(query, table, inside)
+        groups.append((key, value, len(holding) if counts_comments else len(inside)))
     if query.group in PERIODS and query.top is None:
         groups.sort(key=lambda g: g[0])
     else:
@@ -331,9 +359,16 @@ def _cond_text(cond: Cond, newest: float) -> str:
     return f"NOT ({text})" if cond.negate else text
 
 
-def _comment_said(cond: Cond, plural: bool = False) -> str:
-    """What a comment does to pass ``cond`` (NOT not applied): 'asks a question ...'
-    ('ask' for ``plural`` comments)."""
+def _comment_said(cond: Cond, plural: bool = False, negate: bool = False) -> str:
+    """What a comment does to pass ``cond``: 'asks a question ...' ('ask' for ``plural``
+    comments; 'do not ask' when ``negate``)."""
+    if cond.dim == "comment_sentiment":
+        return (
+            f"{'are' if plural else 'is'} {'not ' if negate else ''}{' or '.join(cond.values)}"
+            " (the sentiment of the comment's own text, scored as in the comments analysis)"
+        )
+    if negate:
+        return f"do{'' if plural else 'es'} not {_comment_said(cond, plural=True)}"
     if cond.dim == "comment":
         return f'say{"" if plural else "s"} "{" or ".join(cond.values)}"'
     words = ", ".join(f'"{v}"' for v in cond.values)
@@ -359,7 +394,7 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
     scope = _posts_where(query.where, newest) + f" in {where}"
     if query.measure == "count" and query.unit == "comments":
         said = " and ".join(
-            f"{'do not ' if c.negate else ''}{_comment_said(c, plural=True)}"
+            _comment_said(c, plural=True, negate=c.negate)
             for c in query.where
             if c.dim in COMMENT_DIMS
         )
@@ -504,6 +539,8 @@ def write(
         share = f"{100 * n / total:.1f}%" if total else "0.0%"
         out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}"
                  f" ({share} of the {total:,} posts in {counted}).")  # fmt: skip
+        if any(c.dim in COMMENT_DIMS for c in query.where):  # "posts with a comment ..."
+            _uncollected(out, table, select(_post_conds(query.where), table))
     elif query.measure == "share":
         part = len(result.cited)
         figures["numerator"], figures["denominator"] = part, result.base

@@ -119,6 +119,9 @@ class Reading:
     follow_up: bool = False
     language: str = "en"
     notes: tuple[str, ...] = field(default=())
+    comment_only: tuple[Cond, ...] = ()
+    """Conditions a count of comments asks of the comments that only posts carry: the
+    question cannot be answered as asked (and no figure that drops them is given)."""
 
 
 # --- words ----------------------------------------------------------------------------
@@ -459,22 +462,55 @@ _SPLIT_PARTS = re.compile(
     r"[?;]+|\.\s+|,?\s+(?:and|also)\s+(?=(?:how many|what|which|count|also count|the)\b)"
 )
 _COMMENT = re.compile(
-    r"\bcomments? (?:((?:that |which )?(?:are |were )?asking|(?:that |which )?(?:asks?|asked))"
-    r"|saying|that says|that say|with|mentioning|about"
-    r"|containing|that mentions?) (?:that )?(.+?)(?:\?|$|,| and | on | in )"
+    # "comments on tiktok posts mention sugar": the posts' words are left to the others
+    r"\bcomments?(?P<on> (?:on|under) (?:\S+ ){0,4}?(?:posts?|videos?|reels?))?"
+    r" (?:(?:that|which) )?(?P<neg>(?:do|does|did) not |never )?(?P<verb>"
+    r"(?P<ask>(?:that |which )?(?:are |were )?asking|(?:that |which )?(?:asks?|asked))"
+    r"|(?:(?:that|which) )?(?:(?:are|is|were|was) )?(?:saying|says?|said|with|about"
+    r"|mention(?:s|ed|ing)?|contain(?:s|ed|ing)?|includ(?:e|es|ed|ing)|discuss(?:es|ed|ing)?"
+    r"|(?:talk|complain)(?:s|ed|ing)? about|refer(?:s|red|ring)? to))"
+    r" (?:that )?(?:the (?:words?|phrase) )?(?P<phrase>.+?)(?:\?|$|,| and | on | in | per | by )"
 )
-COMMENT_DIMS = ("comment", "asking")
+COMMENT_DIMS = ("comment", "asking", "comment_sentiment")
 """Conditions a comment passes (the others are passed by a post)."""
 _COMMENTS_COUNTED = re.compile(
-    r"\b(?:how many|number of|count(?: of)?(?: the)?|total(?: number)? of) comments\b"
+    r"\b(?:how many|number of|count(?: of)?(?: the)?|total(?: number)? of"
+    r"|(?:share|percentage|percent|proportion|fraction) of(?: the)?) comments\b"
 )
+_COMMENTS_ARE = re.compile(
+    _COMMENTS_COUNTED.pattern + r" (?:(?:that|which) )?(?P<verb>are|were|is|was|have|has|had"
+    r"|got|get|gets|received|receive|receives|written|posted|left|made)\b(?! there\b)"
+)
+"""A count of comments whose own words say what the comments are ("how many comments are
+negative"): the conditions said after the verb are asked of the comments."""
+_COMMENTS_DESCRIBED = re.compile(
+    r"\b(?:how many|number of|count of|total(?: number)? of"
+    r"|(?:share|percentage|percent|proportion|fraction) of)(?: the)? (?P<said>(?:(?!(?:posts?"
+    r"|videos?|reels?|have|has|had|with|got|gets?|received|do|does|did|are|were|is|was)\b)"
+    r"\S+ ){1,3}?)comments\b"
+)
+"""A count of comments described before the noun ("how many negative comments")."""
+COMMENT_CARRIES = "its text, author, likes, replies and date"
+"""What a collected comment carries (the Mention's ``comments`` of the spec)."""
+
+
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 
 
 def _tokens(text: str) -> list[str]:
+    """The words of ``text``, a negation written out ("don't" is "do not": a filter it
+    negates must not be read as the filter itself).
+
+    >>> _tokens("posts that don't mention price, can't")
+    ['posts', 'that', 'do', 'not', 'mention', 'price', ',', 'can', 'not']
+    """
     out: list[str] = []
     for token in _TOKEN.findall(text):
         token = token.strip("'")
-        if token:
+        if token.endswith("n't") and len(token) > 3:
+            verb = token[:-3]
+            out += [_CONTRACTED.get(verb, verb), "not"]
+        elif token:
             out.extend(_TYPOS.get(token, token).split())
     return out
 
@@ -565,6 +601,7 @@ class _Part:
     conds: list[tuple[int, Cond]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cased: frozenset[str] = frozenset()  # words capitalised inside a sentence ("On")
+    comment_only: list[Cond] = field(default_factory=list)  # see _asked_of_comments
 
     def take(self, start: int, length: int) -> None:
         for i in range(start, min(start + length, len(self.used))):
@@ -578,7 +615,7 @@ class _Part:
         return -1
 
 
-_NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor"}
+_NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor", "never"}
 
 
 _LINKS = frozenset({"from", "in", "on", "by", "mention", "about", "written", "posted", "published"})
@@ -594,7 +631,7 @@ def _negated(part: _Part, at: int) -> bool:
     k = at - 1
     while k >= 0 and at - k <= 3 and part.tokens[k] in _LINKS:
         k -= 1
-    return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither"}
+    return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither", "never"}
 
 
 def _add(part: _Part, at: int, cond: Cond) -> None:
@@ -922,16 +959,20 @@ def _comment(part: _Part) -> None:
     text = " ".join(part.tokens)
     found = _COMMENT.search(text + " ?")
     if found:
-        at = len(text[: found.start()].split())
-        phrase = found[2].strip()
-        part.take(at, len(found[0].split()))
-        if found[1] is None:  # "comments saying it is too sweet": the words as written
+        start = found.start("neg") if found["neg"] else found.start("verb")
+        at = len(text[:start].split())
+        phrase = found["phrase"].strip()
+        part.take(len(text[: found.start()].split()), 1)  # "comments"
+        # The words after the phrase ("in 2025", "by source") are left to the others.
+        part.take(at, len(text[start : found.end("phrase")].split()))
+        negate = found["neg"] is not None  # "comments that don't mention the price"
+        if found["ask"] is None:  # "comments saying it is too sweet": the words as written
             said = phrase.split()
             while len(said) > 1 and said[0] in FUNCTION_WORDS:  # "about the price"
                 said.pop(0)
-            _add(part, at, Cond("comment", (" ".join(said),)))
+            _add(part, at, Cond("comment", (" ".join(said),), negate))
         else:
-            _add(part, at, Cond("asking", _asked_about(phrase)))
+            _add(part, at, Cond("asking", _asked_about(phrase), negate))
 
 
 def _asked_about(phrase: str) -> tuple[str, ...]:
@@ -1152,6 +1193,9 @@ def _read_part(
     part = _Part(" ".join(tokens), tokens, [False] * len(tokens), cased=cased)
     _quoted(part, text)
     _comment(part)
+    counted = _COMMENTS_COUNTED.search(part.text) or _COMMENTS_DESCRIBED.search(part.text)
+    if counted:  # "how many comments ...": the unit counted, not a label ("Comment" CTA)
+        part.take(len(part.text[: counted.end()].split()) - 1, 1)
     _time(part, table.newest())
     _thresholds(part)
     if "neither positive nor negative" in part.text:
@@ -1176,12 +1220,30 @@ def _read_part(
     }
     # "ads vs organic" groups by content type: a value and its negation are the groups
     conds = [c for c in conds if (c.dim, c.values) not in both]
+    of_comments = _asked_of_comments(part)
+    # "how many comments are negative": a comment's own text is scored as the comments
+    # analysis scores it; what else only posts carry cannot be asked of a comment.
+    conds = [
+        Cond("comment_sentiment", c.values, c.negate) if c.dim == "sentiment" and c in of_comments
+        else c
+        for c in conds
+    ]  # fmt: skip
+    part.comment_only = [c for c in of_comments if c.dim != "sentiment"]
     where, share_part = _merge(conds), ()
-    if measure == "share":
+    # "how many comments mention ...", "what share of comments ask ...": the comments that
+    # pass the comment conditions are counted, and the answer gives their share of those
+    # collected (a share of comments has no other denominator that could be read).
+    comments_counted = (
+        (measure in ("count", "share") or (measure, metric) == ("sum", "comments"))
+        and (_COMMENTS_COUNTED.search(part.text) or _COMMENTS_DESCRIBED.search(part.text))
+        is not None
+        and any(c.dim in COMMENT_DIMS for c in where)
+    )
+    if measure == "share" and not comments_counted:
         where, share_part = _share_split(part, group)
     unknown = tuple(_unknown(part, names))
     asked = _metric(part.text)
-    if asked is not None and measure in ("count", "share", "authors"):
+    if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
         # The metric is neither measured nor compared ("how many posts have 500 likes").
         unknown += tuple(s for s in METRICS[asked].said if re.search(rf"\b{s}\b", part.text))[:1]
     if measure == "list" and set(tokens) & _ANALYSES:
@@ -1193,16 +1255,48 @@ def _read_part(
     if measure == "list" and unknown:
         return None, part  # "list the complaints about foam": an analysis, not a listing
     unit = "posts"
-    if (
-        measure == "count"
-        and _COMMENTS_COUNTED.search(part.text)
-        and any(c.dim in COMMENT_DIMS and not c.negate for c in where)
-    ):
-        unit = "comments"  # "how many comments ask ...": the comments, not their posts
+    if comments_counted:
+        measure, metric, unit = "count", None, "comments"  # the comments, not their posts
     query = Query(
         measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit
     )
     return query, part
+
+
+_INHERITED = frozenset({"source", "dataset", "content_type", *COMMENT_DIMS})
+"""Conditions a comment passes through its post ("comments on TikTok", "on ads")."""
+
+
+def _asked_of_comments(part: _Part) -> list[Cond]:
+    """The conditions a count of comments asks of the comments themselves ("how many
+    comments are negative", "... have more than 10 likes", "... were written in 2025")
+    that only a post can pass: a comment carries no sentiment, and is read by its text.
+    What follows "on" / "under" is about the posts ("were left on negative posts").
+
+    >>> part = _Part("", "how many comments are negative on tiktok".split(), [False] * 7)
+    >>> part.conds = [(4, Cond("sentiment", ("negative",))), (6, Cond("source", ("tiktok",)))]
+    >>> _asked_of_comments(part)
+    [Cond(dim='sentiment', values=('negative',), negate=False, every=False)]
+    """
+    text = " ".join(part.tokens)
+    spans: list[tuple[int, int]] = []  # [first, end) token spans that describe the comments
+    before = _COMMENTS_DESCRIBED.search(text)
+    if before is not None:  # "how many negative comments"
+        first = len(text[: before.start("said")].split())
+        spans.append((first, first + len(before["said"].split())))
+    said = _COMMENTS_ARE.search(text)
+    if said is not None:
+        verb = len(text[: said.start("verb")].split())
+        stop = next(
+            (i for i in range(verb + 1, len(part.tokens)) if part.tokens[i] in ("on", "under")),
+            len(part.tokens),
+        )
+        spans.append((verb + 1, stop))
+    return [
+        c
+        for at, c in part.conds
+        if c.dim not in _INHERITED and any(first <= at < end for first, end in spans)
+    ]
 
 
 def _rank_size(text: str) -> tuple[int, str]:
@@ -1444,6 +1538,8 @@ def read(
     other = False
     for index, piece in enumerate(_parts(lowered)):
         query, part = _read_part(piece, table, names, bool(queries) or follow, cased)
+        if part.comment_only:
+            return Reading(language=language, comment_only=tuple(part.comment_only))
         conditions += [c for _, c in part.conds]
         notes += part.notes
         narrow = bool(_NARROW.search(piece))
@@ -1494,8 +1590,10 @@ def askable() -> str:
         ),
         "| `media` | videos, images, no media |",
         '| `keyword` | mention X, about X, talk about X, "a quoted phrase" |',
-        "| `comment` | a comment saying X |",
+        "| `comment` | a comment saying / mentioning / about X, comments that don't mention X |",
         "| `asking` | a comment asking X (a question; a price asked as price, cost, how much...) |",
+        "| `comment_sentiment` | comments that are negative, negative comments (the comment's"
+        " own text, scored as in the comments analysis) |",
         "| `days`, `since`, `until`, `month`, `year` | last N days/weeks/months, since"
         " 2026-01-01, in March, in 2026 |",
         "",

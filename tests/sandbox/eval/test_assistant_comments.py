@@ -123,3 +123,128 @@ def test_comments_by_source_are_counted_per_source(
     assert "| source | comments | posts with one |" in text, text
     for source, group in matching.groupby("source"):
         assert f"| {source} | {len(group)} | {group['id'].nunique()} |" in text, text
+
+
+def _saying(comments: pd.DataFrame, word: str) -> pd.Series:
+    """The comments that say ``word`` (a word starting with it), as a keyword is read."""
+    return comments["body"].str.contains(rf"\b{re.escape(word)}", regex=True)
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "source"),
+    [("How many comments mention the price?", "price", None),
+     ("How many comments talk about foam?", "foam", None),
+     ("How many comments contain the word texture?", "texture", None),
+     ("How many comments are about coffee?", "coffee", None),
+     ("What share of comments mention the taste?", "taste", None),
+     ("How many comments on TikTok posts say thanks?", "thanks", "tiktok"),
+     ("How many comments mention helpful on reddit?", "helpful", "reddit")],
+)  # fmt: skip
+def test_comments_that_say_a_word_are_counted_not_their_posts_comment_counts(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str, word: str, source: str | None
+) -> None:
+    http, dataset_id, comments = oat
+    scope = comments if source is None else comments[comments["source"] == source]
+    matching = scope[_saying(scope, word)]
+    assert len(matching) > 0
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert _comment_figures(text) == (len(matching), matching["id"].nunique(), len(scope))
+    assert f'count of the comments that say "{word}"' in text, text
+    assert "sum of comments" not in text and "did not understand" not in text, text
+
+
+def test_comments_that_do_not_say_a_word_are_the_others(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, comments = oat
+    others = comments[~_saying(comments, "price")]
+    text = ask_over_http(http, "How many comments don't mention the price?", None, dataset_id)
+    assert _comment_figures(text["text"]) == (len(others), others["id"].nunique(), len(comments))
+    assert 'comments that do not say "price"' in text["text"], text["text"]
+
+
+def test_a_negation_written_short_is_still_a_negation(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, _ = oat
+
+    def figure(question: str) -> tuple[int, int]:
+        text = ask_over_http(http, question, None, dataset_id)["text"]
+        found = re.search(r"\*\*(\d+)\*\* posts? match \(.*? of the (\d+) posts", text)
+        assert found, text
+        return int(found[1]), int(found[2])
+
+    mention, total = figure("How many posts mention the price?")
+    assert 0 < mention < total
+    for question in ("How many posts don't mention the price?",
+                     "How many posts never mention the price?"):  # fmt: skip
+        assert figure(question) == (total - mention, total), question
+
+
+def _labelled(http: httpx.Client, dataset_id: str, question: str) -> dict[str, int]:
+    """The comments per sentiment label that the comments analysis gives."""
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    found = dict(re.findall(r"\*\*([\d,]+)\*\* (positive|neutral|negative) \(", text))
+    assert len(found) == 3, text
+    return {label: int(n.replace(",", "")) for n, label in found.items()}
+
+
+@pytest.mark.parametrize(
+    ("question", "label", "negate"),
+    [("How many comments are negative?", "negative", False),
+     ("How many negative comments are there?", "negative", False),
+     ("What share of comments are positive?", "positive", False),
+     ("How many comments are not negative?", "negative", True)],
+)  # fmt: skip
+def test_comments_counted_by_sentiment_agree_with_the_comments_analysis(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str, label: str, negate: bool
+) -> None:
+    # A comment's sentiment is its own text's, scored as "What do commenters say?" scores it:
+    # not its post's label, and not every comment.
+    http, dataset_id, comments = oat
+    labelled = _labelled(http, dataset_id, "What do commenters say?")
+    assert sum(labelled.values()) == len(comments)
+    expected = len(comments) - labelled[label] if negate else labelled[label]
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert _comment_figures(text)[0] == expected, text
+    assert _comment_figures(text)[2] == len(comments), text
+    assert f"are {'not ' if negate else ''}{label} (the sentiment of the comment's own" in text
+
+
+_NONE = "I can't count the comments where "
+_SUM = "sum of comments over posts where "
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [("How many comments have more than 10 likes?", _NONE + "likes more than 10"),
+     ("How many comments were written in 2025?", _NONE + "posted in 2025"),
+     ("How many comments are in English?", _NONE + "language is en"),
+     ("How many comments have a call to action?", _NONE + "has a call to action"),
+     ("How many comments were left on negative posts?", _SUM + "sentiment is negative"),
+     ("How many comments are there on TikTok?", _SUM + "source is tiktok"),
+     ("How many comments do posts about foam get?", _SUM + 'title or text mentions "foam"')],
+)  # fmt: skip
+def test_what_only_posts_carry_is_the_posts_or_gives_no_figure(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str, said: str
+) -> None:
+    # Comments carry no language or call to action and are read by their text: asked of
+    # the comments, a figure would count the posts, or every comment, and answer another
+    # question; what follows "on" (or a verb of the posts) is the posts' comment count.
+    http, dataset_id, _ = oat
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert said in text, text
+    figure = re.search(r"The sum of comments is \*\*[\d,]+\*\*", text)
+    assert (figure is not None) == said.startswith(_SUM), text
+    assert said.startswith(_SUM) or not re.search(r"\*\*[\d,.]+%?\*\*", text), text
+
+
+def test_posts_counted_by_their_comments_say_the_rest_was_not_collected(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, comments = oat
+    text = ask_over_http(http, "How many posts have comments mentioning the price?", None,
+                         dataset_id)["text"]  # fmt: skip
+    assert _figure(text) == comments[_saying(comments, "price")]["id"].nunique(), text
+    total = int(comments.drop_duplicates("id")["num_comments"].sum())
+    assert f"these posts count {total:,} comments in all" in text, text
