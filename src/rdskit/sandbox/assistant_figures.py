@@ -29,6 +29,7 @@ from __future__ import annotations
 import operator
 import re
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -222,7 +223,11 @@ def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int
         part = select(query.part, table, rows)
         return (round(100 * len(part) / len(rows), 1) if rows else None), part, len(rows)
     if query.measure == "authors":
-        return len({a for i in rows if (a := _author(table.posts[i])) is not None}), rows, None
+        posted = Counter(a for i in rows if (a := _author(table.posts[i])) is not None)
+        if query.min_posts > 1:  # "authors who posted more than once": of all of them
+            repeat = sum(1 for n in posted.values() if n >= query.min_posts)
+            return repeat, rows, len(posted)
+        return len(posted), rows, None
     metric = METRICS[query.metric or "views"]
     if metric.comments:
         values = [float(c.get(metric.path[-1]) or 0) for i in rows for c in table.comments[i]]
@@ -410,7 +415,8 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
             f"share of {_posts_where(query.part, newest)} (numerator) out of {scope} (denominator)"
         )
     elif query.measure == "authors":
-        what = f"distinct authors of {scope}"
+        often = f" who wrote at least {query.min_posts}" if query.min_posts > 1 else ""
+        what = f"distinct authors{often} of {scope}"
     elif query.measure == "list":
         what = f"a listing of {scope}"
     elif query.measure == "rank":
@@ -548,6 +554,9 @@ def write(
             out.line("No posts match the denominator, so there is no share to give.")
         else:
             out.line(f"**{result.value:.1f}%**: {part:,} of the {result.base:,} posts.")
+    elif query.measure == "authors" and query.min_posts > 1:
+        out.line(f"**{result.value:,}** of the {result.base:,} distinct authors wrote at least"
+                 f" {query.min_posts} of the {n:,} matching posts each.")  # fmt: skip
     elif query.measure == "authors":
         out.line(f"**{result.value:,}** distinct authors wrote the {n:,} matching posts.")
     elif result.value is None:
@@ -604,5 +613,6 @@ def _measure_label(query: Query) -> str:
     if query.measure == "share":
         return "share %"
     if query.measure == "authors":
-        return "distinct authors"
+        many = query.min_posts > 1
+        return f"authors with {query.min_posts}+ posts" if many else "distinct authors"
     return f"{query.measure} {(query.metric or '').replace('_', ' ')}"

@@ -105,6 +105,9 @@ class Query:
     unknown: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     unit: str = "posts"
+    min_posts: int = 1
+    """Of ``authors``: only those with at least this many matching posts ("how many
+    authors posted more than once": 2)."""
 
 
 @dataclass(frozen=True)
@@ -437,6 +440,13 @@ _AUTHORS = re.compile(
     r"\b(different|distinct|unique)\s+(authors|people|creators|posters|accounts|users)\b"
     r"|\bhow many (authors|creators|posters)\b"
 )
+_REPEATED = re.compile(
+    r"\b(?:(?P<twice>more than once|at least twice|twice or more|(?:two|2) or more times"
+    r"|multiple times|several times|repeatedly|more than one post|several posts"
+    r"|multiple posts)|(?:more than|over) (?P<over>\d+) (?:times|posts)"
+    r"|(?P<least>\d+) or more (?:times|posts)|at least (?P<least2>\d+) (?:times|posts))\b"
+)
+"""How often an author must have posted to be counted ("posted more than once")."""
 _MEAN = re.compile(r"\b(average|mean|on average)\b")
 _MEDIAN = re.compile(r"\bmedian\b")
 _SUM = re.compile(r"\b(total|sum|in total|altogether)\b")
@@ -1034,6 +1044,17 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
     if by and by[1] in lookup:
         _take_text(part, [by[1]])
         return lookup[by[1]], None, "desc"
+    versus = re.search(r"\b(?:vs|versus|compared (?:to|with)|against)\b", text)
+    if versus:
+        # "views on YouTube vs TikTok": a figure per value compared, not one of them pooled
+        named: dict[str, set[str]] = {}
+        for _, cond in part.conds:
+            if not cond.negate and cond.dim in DIMENSIONS:
+                named.setdefault(cond.dim, set()).update(cond.values)
+        compared = [dim for dim, values in named.items() if len(values) > 1]
+        if compared:
+            _take_text(part, versus[0].split())
+            return compared[0], None, "desc"
     return None, None, "desc"
 
 
@@ -1241,6 +1262,12 @@ def _read_part(
     )
     if measure == "share" and not comments_counted:
         where, share_part = _share_split(part, group)
+    min_posts = 1
+    repeated = _REPEATED.search(" ".join(tokens)) if measure == "authors" else None
+    if repeated is not None:  # "how many authors posted more than once"
+        _take_text(part, repeated[0].split())
+        least = repeated["least"] or repeated["least2"]
+        min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
     unknown = tuple(_unknown(part, names))
     asked = _metric(part.text)
     if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
@@ -1258,8 +1285,9 @@ def _read_part(
     if comments_counted:
         measure, metric, unit = "count", None, "comments"  # the comments, not their posts
     query = Query(
-        measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit
-    )
+        measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit,
+        min_posts,
+    )  # fmt: skip
     return query, part
 
 
@@ -1427,6 +1455,7 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
         query.notes,
         # "And on TikTok?" after a count of comments counts comments again.
         query.unit if asks_measure or query.unit != "posts" else previous.unit,
+        query.min_posts if asks_measure else previous.min_posts,  # "and on TikTok?" again
     )
 
 
@@ -1604,9 +1633,13 @@ def askable() -> str:
             for m in sorted(METRICS.values(), key=lambda m: m.name)
         ),
         "",
-        "Measures: " + ", ".join(f"`{m}`" for m in ("count", "share", *STATS, "authors")) + ";"
-        " posts ranked by a metric (`rank`) or listed (`list`). Grouping: by any dimension"
-        " above or by " + ", ".join(f"`{p}`" for p in PERIODS) + "; top / bottom k.",
+        "Measures: "
+        + ", ".join(f"`{m}`" for m in ("count", "share", *STATS, "authors"))
+        + ' (those who wrote at least N of the posts: "more than once", "at least 3 posts",'
+        " out of all authors); posts ranked by a metric (`rank`) or listed (`list`). Grouping:"
+        " by any dimension above or by " + ", ".join(f"`{p}`" for p in PERIODS) + "; top /"
+        ' bottom k; two values of one dimension compared ("YouTube vs TikTok", "compared to")'
+        " give a figure each.",
         "",
         "| Refused | Answer names |",
         "|---|---|",
