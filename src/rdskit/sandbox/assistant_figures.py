@@ -45,6 +45,7 @@ from rdskit.sandbox.assistant_posts import (
     cite,
     estimated_views_note,
     period_of,
+    periods_between,
     post_text,
     quote,
     sentence_label,
@@ -195,13 +196,15 @@ def select(conds: Sequence[Cond], table: Table, within: Sequence[int] | None = N
 class Result:
     """A query's figure: ``value`` (count, share %, statistic or distinct authors) over
     ``rows`` (the posts it is about), ``base`` the denominator of a share, ``groups``
-    [(key, value, n)] when grouped."""
+    [(key, value, n)] when grouped; ``tied`` the groups left out of a top / bottom k that
+    have the same value as the last one shown."""
 
     value: Any
     rows: list[int]
     base: int | None = None
     groups: list[tuple[str, Any, int]] = field(default_factory=list)
     cited: list[int] = field(default_factory=list)
+    tied: int = 0
 
 
 def _author(post: Any) -> str | None:
@@ -299,16 +302,28 @@ def run(query: Query, table: Table) -> Result:
     for key, inside in members.items():
         value, holding, _ = _measure(query, table, inside)
         groups.append((key, value, len(holding) if counts_comments else len(inside)))
+    if query.group in ("day", "week", "month") and query.measure == "count" and rows:
+        # A period without posts is a count of 0, not a period left out: "the quietest
+        # month" may be one nobody posted in, and a table of counts skips no period.
+        stamps = [float(table.posts[i].get("created_at") or 0) for i in rows]
+        groups += [
+            (period, 0, 0)
+            for period in periods_between(min(stamps), max(stamps), query.group)
+            if period not in members
+        ]
     if query.group in PERIODS and query.top is None:
         groups.sort(key=lambda g: g[0])
     else:
         sign = 1 if query.order == "asc" else -1
         groups.sort(key=lambda g: (g[1] is None, sign * (g[1] or 0), g[0]))
+    tied = 0
     if query.top:
-        groups = groups[: query.top]
+        shown = groups[: query.top]
+        tied = sum(1 for g in groups[query.top :] if shown and g[1] == shown[-1][1])
+        groups = shown
     kept = {key for key, _, _ in groups}
     cited = [i for i in rows if set(_keys(query, table, i)) & kept]
-    return Result(None, rows, None, groups, cited)
+    return Result(None, rows, None, groups, cited, tied)
 
 
 # --- the answer --------------------------------------------------------------------------
@@ -497,6 +512,14 @@ def write(
             out.line(f"No posts match ({total:,} posts in {where}).")
         else:
             out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
+            if result.tied:  # "the quietest day" is one of many with no post
+                key, value, _ = result.groups[-1]
+                out.line(
+                    f"_Note: {result.tied:,} more {said}{'' if result.tied == 1 else 's'} tie"
+                    f" with {key} at {_number(value, query.metric)}; the first in order is"
+                    " shown._"
+                )
+            _partial_periods(out, query, table, result)
         if views_note and rows:
             out.line(views_note)
         if query.measure == "count" and query.unit == "comments":
@@ -571,6 +594,23 @@ def write(
             out.line(views_note)
     _examples(out, table, result.cited)
     return figures
+
+
+def _partial_periods(out: Writer, query: Query, table: Table, result: Result) -> None:
+    """Say when a top / bottom period is the first or last of the posts: the collection
+    may start or stop part-way through it, so its figure may cover part of it only."""
+    if query.group not in PERIODS or not query.top or not result.rows:
+        return
+    order = sorted(result.rows, key=lambda i: float(table.posts[i].get("created_at") or 0))
+    ends = {"first": _keys(query, table, order[0])[0], "last": _keys(query, table, order[-1])[0]}
+    for key, _, _ in result.groups:
+        for which, period in ends.items():
+            if key == period:
+                out.line(
+                    f"_Note: {key} is the {which} {query.group} of these posts: the collection"
+                    f" may {'start' if which == 'first' else 'stop'} part-way through it, so"
+                    " its figure may cover part of it only._"
+                )
 
 
 def _comment_count(

@@ -449,7 +449,7 @@ _REPEATED = re.compile(
 """How often an author must have posted to be counted ("posted more than once")."""
 _MEAN = re.compile(r"\b(average|mean|on average)\b")
 _MEDIAN = re.compile(r"\bmedian\b")
-_SUM = re.compile(r"\b(total|sum|in total|altogether)\b")
+_SUM = re.compile(r"\b(total|sum|in total|altogether|overall|combined|in all)\b")
 _MAX = re.compile(r"\b(highest|maximum|max|largest|most)\b")
 _MIN = re.compile(r"\b(lowest|minimum|min|smallest|fewest|least)\b")
 _COUNT = re.compile(r"\b(how many|number of|count|counts|tally)\b")
@@ -628,7 +628,10 @@ class _Part:
 _NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor", "never"}
 
 
-_LINKS = frozenset({"from", "in", "on", "by", "mention", "about", "written", "posted", "published"})
+_LINKS = frozenset(
+    {"from", "in", "on", "by", "mention", "about", "written", "posted", "published", "come",
+     "comes", "came", "coming", "originate", "originating", "appear", "appearing", "made"}
+)  # fmt: skip
 """Words between a negator and what it negates ("not written in English")."""
 
 
@@ -724,11 +727,18 @@ _TOPIC_CUES = frozenset(
 
 def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
     """Words after a topic cue ("mention", "about", "talk about"...) and the data's topic
-    words anywhere: keyword conditions. The dataset's own name matches every post."""
+    words anywhere: keyword conditions. The dataset's own name or search words name the
+    scope ("posts in Oat milk"), except as the words a post is asked to say: "how many
+    posts mention oat milk" counts the posts that say it, which not every post collected
+    for the search does."""
     name_words = {tuple(_tokens(n.lower())) for n in names if n}
     for words in sorted(name_words, key=len, reverse=True):
-        while (at := part.find(words)) >= 0:
-            part.take(at, len(words))
+        start = 0
+        while (at := part.find(words, start)) >= 0:
+            start = at + 1
+            before = [t for t in part.tokens[max(0, at - 2) : at] if t not in ("the", "a")]
+            if not (before and before[-1] in _TOPIC_CUES - {"about"}):
+                part.take(at, len(words))
     topics = {tuple(_tokens(t.replace("_", " "))) for t in table.labels("topic")}
     tokens = part.tokens
     cues = _TOPIC_CUES
@@ -910,7 +920,9 @@ def _metric_words() -> str:
 
 
 _THRESHOLD = re.compile(
-    rf"\b(?:(?P<op>{_OP}) (?P<n>\d+(?:\.\d+)?)|(?P<zero>no|zero|0)) (?P<m>{_metric_words()})\b"
+    rf"\b(?:(?P<op>{_OP}) (?P<n>\d+(?:\.\d+)?)|(?P<zero>no|zero|0|without(?: any)?"
+    r"|(?:do|does|did) not (?:have|has|get|got|receive) any)) "
+    rf"(?P<m>{_metric_words()})\b"
     rf"|\b(?P<m2>{_metric_words()}) (?:(?:is|are|of|count) )?(?P<op2>{_OP}) (?P<n2>\d+(?:\.\d+)?)\b"
 )
 
@@ -1018,6 +1030,10 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
         text,
     )
     top_k = re.search(rf"\btop (\w+) ({alternatives}){plural}\b", text)
+    busiest = re.search(r"\b(busiest|peak|quietest|slowest) (day|week|month|year)\b", text)
+    if busiest:  # "what was the busiest week": the period with the most posts
+        _take_text(part, busiest[0].split())
+        return busiest[2], 1, "desc" if busiest[1] in ("busiest", "peak") else "asc"
     by = re.search(
         rf"\b(?:per|by|each|every|across|split of|split by|broken down by|down by|breakdown"
         rf" by|for each|in each|by each) (?:the |their |content |dominant )?({alternatives})"

@@ -1,0 +1,154 @@
+"""Fresh figure questions that were answered with a confident wrong figure: "how many
+authors posted more than once" counted every author, "views on YouTube vs TikTok" pooled the
+two platforms into one mean, "posts that did not come from Instagram" counted Instagram's,
+"posts that don't have any comments" and "posts that mention oat milk" counted every post,
+"the most likes overall" was a mean, and "the quietest day" left out the days without
+posts. Each figure is checked against pandas over the posts ``POST /v1/mentions`` returns,
+over real HTTP."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import httpx
+import pandas as pd
+import pytest
+from eval_support import ask_over_http, collect, read_all
+
+from rdskit.sandbox import SandboxHandle
+
+
+@pytest.fixture(scope="module")
+def oat(sandbox: SandboxHandle) -> Iterator[tuple[httpx.Client, str, pd.DataFrame]]:
+    created = sandbox.admin.create_account(plan="Pro")
+    with httpx.Client(
+        base_url=sandbox.url, headers={"x-api-key": created.api_key}, timeout=60
+    ) as http:
+        dataset_id = collect(http, "oat milk", 300)
+        posts = read_all(http, {"dataset_ids": [dataset_id]})
+        frame = pd.DataFrame(
+            {
+                "source": p["source"],
+                # An author is their profile link, else their name (the Mention's author).
+                "author": (p.get("author") or {}).get("title_url")
+                or (p.get("author") or {}).get("title"),
+                "views": p.get("num_views"),
+                "likes": p.get("num_likes"),
+                "comments": p.get("num_comments"),
+                "day": pd.Timestamp(p["created_at"], unit="s").strftime("%Y-%m-%d"),
+                "text": f"{p.get('title') or ''}\n{p.get('text') or ''}".lower(),
+            }
+            for p in posts
+        )
+        yield http, dataset_id, frame
+
+
+@pytest.mark.parametrize(
+    ("question", "least", "source"),
+    [("How many authors posted more than once?", 2, None),
+     ("How many distinct authors have at least 3 posts?", 3, None),
+     ("How many creators posted multiple times on Instagram?", 2, "instagram"),
+     ("How many authors posted more than 2 times?", 3, None)],
+)  # fmt: skip
+def test_authors_who_posted_often_are_counted_out_of_all_authors(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str, least: int, source: str | None
+) -> None:
+    http, dataset_id, posts = oat
+    scope = posts if source is None else posts[posts["source"] == source]
+    per_author = scope["author"].value_counts()
+    often = int((per_author >= least).sum())
+    assert 0 < often < len(per_author)  # the two readings differ here
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    found = re.search(
+        r"\*\*([\d,]+)\*\* of the ([\d,]+) distinct authors wrote at least (\d+)", text
+    )
+    assert found, text
+    assert (int(found[1]), int(found[2]), int(found[3])) == (often, len(per_author), least)
+    assert "did not understand" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "statistic", "sources"),
+    [("Average views per post on YouTube vs TikTok?", "views", "mean", ("youtube", "tiktok")),
+     ("Median likes on Reddit compared to Instagram", "likes", "median", ("reddit", "instagram"))],
+)  # fmt: skip
+def test_a_comparison_gives_one_figure_per_value_compared(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+    question: str,
+    metric: str,
+    statistic: str,
+    sources: tuple[str, str],
+) -> None:
+    http, dataset_id, posts = oat
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert "grouped by source" in text and "did not understand" not in text, text
+    rows = re.findall(r"^\| (\w+) \| ([\d,.]+) \| (\d+) \|$", text, re.MULTILINE)
+    assert {source for source, _, _ in rows} == set(sources), text
+    for source, value, n in rows:
+        values = posts.loc[posts["source"] == source, metric].dropna()
+        expected = values.mean() if statistic == "mean" else values.median()
+        assert float(value.replace(",", "")) == pytest.approx(expected, abs=0.01), source
+        assert int(n) == len(values), source
+
+
+def _count(text: str) -> int:
+    found = re.search(r"\*\*([\d,]+)\*\* posts? match", text)
+    assert found, text
+    return int(found[1].replace(",", ""))
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("How many posts did not come from Instagram?", lambda f: f["source"] != "instagram"),
+     ("How many posts don't come from Reddit?", lambda f: f["source"] != "reddit"),
+     ("How many posts doesn't have any comments?", lambda f: f["comments"] == 0),
+     ("How many posts without comments?", lambda f: f["comments"] == 0),
+     ("How many posts mention oat milk?", lambda f: f["text"].str.contains(r"\boat\W+milk\b"))],
+)  # fmt: skip
+def test_counts_that_were_read_without_their_condition(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+    question: str,
+    expected: Callable[[pd.DataFrame], pd.Series],
+) -> None:
+    http, dataset_id, posts = oat
+    n = int(expected(posts).sum())
+    assert 0 < n < len(posts)  # the condition matters here
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert _count(text) == n, text
+    assert "did not understand" not in text, text
+
+
+def test_the_most_overall_is_a_total(oat: tuple[httpx.Client, str, pd.DataFrame]) -> None:
+    http, dataset_id, posts = oat
+    totals = posts.groupby("author")["likes"].sum().sort_values(ascending=False)
+    assert totals.iloc[0] > totals.iloc[1]  # one author leads
+    text = ask_over_http(http, "Which author has the most likes overall?", None, dataset_id)
+    assert "sum of likes over all posts" in text["text"], text["text"]
+    assert f"| {totals.iloc[0]:,} |" in text["text"], (totals.head(3), text["text"])
+
+
+def test_the_quietest_day_counts_the_days_nobody_posted(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, posts = oat
+    days = pd.date_range(posts["day"].min(), posts["day"].max(), freq="D").strftime("%Y-%m-%d")
+    per_day = posts["day"].value_counts().reindex(days, fill_value=0)
+    empty = per_day[per_day == 0]
+    assert len(empty) > 1
+    text = ask_over_http(http, "Which day had the fewest posts?", None, dataset_id)["text"]
+    assert f"| {empty.index[0]} | 0 |" in text, text
+    assert f"{len(empty) - 1:,} more days tie with {empty.index[0]} at 0" in text, text
+
+
+def test_the_busiest_week_is_the_week_with_most_posts(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, posts = oat
+    weeks = pd.to_datetime(posts["day"]).dt.isocalendar()
+    keys = weeks["year"].astype(str) + "-W" + weeks["week"].astype(str).str.zfill(2)
+    counts = keys.value_counts()
+    most = counts[counts == counts.max()].sort_index()
+    text = ask_over_http(http, "What was the busiest week?", None, dataset_id)["text"]
+    assert f"| {most.index[0]} | {most.iloc[0]} |" in text, text
+    assert ("tie with" in text) == (len(most) > 1), text
