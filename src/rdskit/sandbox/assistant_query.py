@@ -957,11 +957,27 @@ def _numbers(text: str) -> str:
     return re.sub(r"\b(\d+(?:\.\d+)?)\+", r"at least \1", text)
 
 
+_BETWEEN = re.compile(
+    rf"\b(?:(?P<m>{_metric_words()}) (?:(?:is|are|of|count) )?)?between (?P<low>\d+(?:\.\d+)?)"
+    rf" and (?P<high>\d+(?:\.\d+)?)(?: (?P<m2>{_metric_words()}))?\b"
+)
+
+
 def _thresholds(part: _Part) -> None:
     """A metric compared with a number ("more than 1000 views", "likes over 500", "no
-    comments", "at least 10000 views"): the condition ``Cond(metric, (op, number))``."""
+    comments", "at least 10000 views"): the condition ``Cond(metric, (op, number))``; a
+    range ("likes between 100 and 500", both ends in) is two of them."""
     text = " ".join(part.tokens)
     said = {s: m.name for m in METRICS.values() if not m.comments for s in m.said}
+    for found in _BETWEEN.finditer(text):
+        if not (found["m"] or found["m2"]):
+            continue  # "between March and May": dates, read by the date reader
+        at = len(text[: found.start()].split())
+        metric = said[found["m"] or found["m2"]]
+        part.take(at, len(found[0].split()))
+        _add(part, at, Cond(metric, (">=", found["low"])))
+        _add(part, at, Cond(metric, ("<=", found["high"])))
+        part.text = part.text.replace(found[0], " ")
     for found in _THRESHOLD.finditer(text):
         at = len(text[: found.start()].split())
         if any(part.used[at : at + len(found[0].split())]):
@@ -1358,10 +1374,18 @@ def _rank_size(text: str) -> tuple[int, str]:
 
 
 def _merge(conds: Sequence[Cond]) -> tuple[Cond, ...]:
-    """Conditions on one dimension with the same sign become one (their values OR-ed)."""
-    merged: dict[tuple[str, bool], Cond] = {}
+    """Conditions on one dimension with the same sign become one (their values OR-ed);
+    each threshold on a metric stays a bound of its own ("over 100 likes and under 500
+    likes": both apply, the second does not replace the first).
+
+    >>> _merge([Cond("likes", (">", "100")), Cond("likes", ("<", "500"))])[1].values
+    ('<', '500')
+    """
+    merged: dict[tuple[str, bool] | int, Cond] = {}
     for cond in conds:
-        slot = (cond.dim, cond.negate)
+        slot: tuple[str, bool] | int = (cond.dim, cond.negate)
+        if cond.dim in METRICS:
+            slot = len(merged)
         if slot in merged and cond.dim not in ("days", "keyword", "comment", "asking"):
             old = merged[slot]
             merged[slot] = replace(old, values=tuple(dict.fromkeys(old.values + cond.values)))

@@ -104,7 +104,10 @@ def _count(text: str) -> int:
      ("How many posts don't come from Reddit?", lambda f: f["source"] != "reddit"),
      ("How many posts doesn't have any comments?", lambda f: f["comments"] == 0),
      ("How many posts without comments?", lambda f: f["comments"] == 0),
-     ("How many posts mention oat milk?", lambda f: f["text"].str.contains(r"\boat\W+milk\b"))],
+     ("How many posts mention oat milk?", lambda f: f["text"].str.contains(r"\boat\W+milk\b")),
+     ("How many posts had likes between 100 and 500?", lambda f: f["likes"].between(100, 500)),
+     ("How many posts have more than 100 likes and fewer than 500 likes?",
+      lambda f: (f["likes"] > 100) & (f["likes"] < 500))],
 )  # fmt: skip
 def test_counts_that_were_read_without_their_condition(
     oat: tuple[httpx.Client, str, pd.DataFrame],
