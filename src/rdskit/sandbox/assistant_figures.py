@@ -112,10 +112,16 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
         return in_period
     rows = table.rows
     name = cond.dim
-    if name in METRICS:  # a threshold: (operator, number); a post without the metric fails
-        compare = _COMPARE[cond.values[0]]
-        bound = float(cond.values[1])
-        return lambda i: rows[i].get(name) is not None and compare(float(rows[i][name]), bound)
+    if name in METRICS:  # (operator, number) pairs, any of which holds; a post without
+        # the metric fails ("fewer than 10 likes or more than 10000 likes": two pairs)
+        bounds = [
+            (_COMPARE[op], float(number))
+            for op, number in zip(cond.values[::2], cond.values[1::2], strict=True)
+        ]
+        return lambda i: (
+            rows[i].get(name) is not None
+            and any(compare(float(rows[i][name]), bound) for compare, bound in bounds)
+        )
     if values == ["any"]:
         return lambda i: bool(rows[i].get(name))
     if values == ["none"] and name != "media":
@@ -367,9 +373,11 @@ def _cond_text(cond: Cond, newest: float) -> str:
     elif cond.dim == "content_type" and cond.values == ("ad",) and cond.negate:
         return "content type is not ad (organic, or no content type)"
     elif cond.dim in METRICS:
-        op, number = cond.values
-        said = _COMPARE_SAID[op] or "is"
-        text = f"{cond.dim.replace('_', ' ')} {said} {_number(float(number), cond.dim)}"
+        text = " or ".join(
+            f"{cond.dim.replace('_', ' ')} {_COMPARE_SAID[op] or 'is'}"
+            f" {_number(float(number), cond.dim)}"
+            for op, number in zip(cond.values[::2], cond.values[1::2], strict=True)
+        )
     elif cond.dim == "cta" and cond.values in (("any",), ("none",)):
         text = "has a call to action" if cond.values == ("any",) else "has no call to action"
     elif cond.dim == "media":

@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -630,7 +631,8 @@ _NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor", "never
 
 _LINKS = frozenset(
     {"from", "in", "on", "by", "mention", "about", "written", "posted", "published", "come",
-     "comes", "came", "coming", "originate", "originating", "appear", "appearing", "made"}
+     "comes", "came", "coming", "originate", "originating", "appear", "appearing", "made",
+     "are", "is", "were", "was"}
 )  # fmt: skip
 """Words between a negator and what it negates ("not written in English")."""
 
@@ -978,6 +980,7 @@ def _thresholds(part: _Part) -> None:
         _add(part, at, Cond(metric, (">=", found["low"])))
         _add(part, at, Cond(metric, ("<=", found["high"])))
         part.text = part.text.replace(found[0], " ")
+    last: tuple[int, int, Cond] | None = None  # the threshold read before: start, end
     for found in _THRESHOLD.finditer(text):
         at = len(text[: found.start()].split())
         if any(part.used[at : at + len(found[0].split())]):
@@ -989,7 +992,14 @@ def _thresholds(part: _Part) -> None:
             op = _OPERATORS[found["op"] or found["op2"]]
             number = found["n"] or found["n2"]
         part.take(at, len(found[0].split()))
-        _add(part, at, Cond(metric, (op, number)))
+        cond, end = Cond(metric, (op, number)), at + len(found[0].split())
+        if last is not None and last[2].dim == metric and part.tokens[last[1] : at] == ["or"]:
+            # "fewer than 10 likes or more than 10000 likes": either bound, one condition
+            part.take(last[1], 1)
+            part.conds.remove((last[0], last[2]))
+            cond, at = Cond(metric, last[2].values + cond.values), last[0]
+        _add(part, at, cond)
+        last = (at, end, cond)
         part.text = part.text.replace(found[0], " ")  # the metric is a filter, not a measure
 
 
@@ -1267,7 +1277,17 @@ def _read_part(
     if measure in ("rank", "list"):
         sizes = [i for i, t in enumerate(tokens) if t.isdigit() and not part.used[i]]
         part.take(sizes[0] if sizes else len(tokens), 1)  # "top 5 posts", "show 3 posts"
-    conds = [cond for _, cond in sorted(part.conds, key=lambda item: item[0])]
+    ordered = sorted(part.conds, key=lambda item: item[0])
+    for (a_at, a), (b_at, b) in itertools.pairwise(ordered):
+        if a.dim != b.dim and "or" in part.tokens[a_at:b_at]:
+            # Filters on different dimensions are combined with "and" only: say so rather
+            # than answer "likes under 10 or views over 10000" as if it had been read.
+            part.notes.append(
+                f"'or' between {a.dim.replace('_', ' ')} and {b.dim.replace('_', ' ')} is read"
+                " as 'and' (filters on different fields are combined with 'and' only); ask"
+                " each in turn for either"
+            )
+    conds = [cond for _, cond in ordered]
     both = {(c.dim, c.values) for c in conds if c.negate} & {
         (c.dim, c.values) for c in conds if not c.negate and c.dim == group
     }

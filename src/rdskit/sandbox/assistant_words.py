@@ -408,12 +408,40 @@ BILINGUAL: Mapping[str, Mapping[str, str]] = {
 _SPLIT_WORDS = re.compile(r"[^\w%'-]+")
 
 
+NEGATIONS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    # "ne mentionnent pas le prix" -> "mention not price": "not" right before what it negates
+    "fr": (
+        (r"\bn(?:e |')(\S+) (?:pas|jamais|plus)(?: (?:le|la|les|l'|de|du|des|d'))?(?= )",
+         r"\1 not"),
+        (r"\b(?:aucun|aucune)\b", "no"),
+    ),
+    # "erwähnen den preis nicht?" -> "not mention price?": a clause-final "nicht" moves
+    # before its verb; elsewhere it is "not" where it stands ("sind nicht auf tiktok")
+    "de": (
+        (r"(\S+) (\S+) nicht(?= *(?:[?,.!]|$))", r"not \1 \2"),
+        (r"\bnicht\b", "not"),
+        (r"\bkein(?:e|en|er|em|es)?\b", "no"),
+        (r"\bohne\b", "without"),
+    ),
+    "es": ((r"\bno\b", "not"), (r"\bnunca\b", "never"), (r"\bsin\b", "without")),
+    "pt": ((r"\bnão\b", "not"), (r"\bnunca\b", "never"), (r"\bsem\b", "without")),
+}  # fmt: skip
+"""Negations of fr/es/de/pt as the English reader reads them, after the phrases: a
+negation the reader did not see would turn "posts that do not mention the price" into
+the posts that do."""
+
+
 def to_english(text: str, language: str) -> str:
-    """``text`` (lower-cased) with the lexicon's phrases of ``language`` in English.
+    """``text`` (lower-cased) with the lexicon's phrases of ``language`` in English, and
+    its negations where the English reader looks for them.
 
     Example:
         >>> to_english("combien de publications parlent du prix ?", "fr")
         'how many posts mention price ?'
+        >>> to_english("combien de publications ne mentionnent pas le prix ?", "fr")
+        'how many posts mention not price ?'
+        >>> to_english("wie viele beiträge erwähnen den preis nicht?", "de")
+        'how many posts not mention price?'
     """
     table = BILINGUAL.get(language)
     if not table:
@@ -421,6 +449,8 @@ def to_english(text: str, language: str) -> str:
     out = f" {text} "
     for phrase in sorted(table, key=len, reverse=True):
         out = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", table[phrase], out)
+    for pattern, english in NEGATIONS.get(language, ()):
+        out = re.sub(pattern, english, out)
     out = re.sub(r"^[\s¿¡]+", "", out)
     return " ".join(out.split())
 

@@ -107,15 +107,25 @@ def _count(text: str) -> int:
      ("How many posts mention oat milk?", lambda f: f["text"].str.contains(r"\boat\W+milk\b")),
      ("How many posts had likes between 100 and 500?", lambda f: f["likes"].between(100, 500)),
      ("How many posts have more than 100 likes and fewer than 500 likes?",
-      lambda f: (f["likes"] > 100) & (f["likes"] < 500))],
+      lambda f: (f["likes"] > 100) & (f["likes"] < 500)),
+     ("How many posts have fewer than 100 likes or more than 5000 likes?",
+      lambda f: (f["likes"] < 100) | (f["likes"] > 5000)),
+     ("Combien de publications ne sont pas en anglais ?", None),
+     ("Wie viele Beiträge sind nicht auf TikTok?", lambda f: f["source"] != "tiktok"),
+     ("¿Cuántas publicaciones no son de TikTok?", lambda f: f["source"] != "tiktok"),
+     ("Quantas publicações não são do TikTok?", lambda f: f["source"] != "tiktok")],
 )  # fmt: skip
 def test_counts_that_were_read_without_their_condition(
     oat: tuple[httpx.Client, str, pd.DataFrame],
     question: str,
-    expected: Callable[[pd.DataFrame], pd.Series],
+    expected: Callable[[pd.DataFrame], pd.Series] | None,
 ) -> None:
     http, dataset_id, posts = oat
-    n = int(expected(posts).sum())
+    if expected is None:  # the language is the service's label: the English question's n
+        english = "How many posts are not in English?"
+        n = _count(ask_over_http(http, english, None, dataset_id)["text"])
+    else:
+        n = int(expected(posts).sum())
     assert 0 < n < len(posts)  # the condition matters here
     text = ask_over_http(http, question, None, dataset_id)["text"]
     assert _count(text) == n, text
@@ -155,3 +165,34 @@ def test_the_busiest_week_is_the_week_with_most_posts(
     text = ask_over_http(http, "What was the busiest week?", None, dataset_id)["text"]
     assert f"| {most.index[0]} | {most.iloc[0]} |" in text, text
     assert ("tie with" in text) == (len(most) > 1), text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Combien de publications ne mentionnent pas le prix ?",
+     "Wie viele Beiträge erwähnen den Preis nicht?",
+     "¿Cuántas publicaciones no mencionan el precio?",
+     "Quantas publicações não mencionam o preço?"],
+)  # fmt: skip
+def test_a_negation_in_another_language_is_kept(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str
+) -> None:
+    http, dataset_id, posts = oat
+    mention = _count(
+        ask_over_http(http, "How many posts mention the price?", None, dataset_id)["text"]
+    )
+    assert 0 < mention < len(posts)
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert _count(text) == len(posts) - mention, text
+    assert 'NOT (title or text mentions "price")' in text, text
+
+
+def test_or_between_two_fields_is_said_to_be_read_as_and(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, posts = oat
+    question = "How many posts have fewer than 100 likes or more than 5000 views?"
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    both = int(((posts["likes"] < 100) & (posts["views"] > 5000)).sum())
+    assert _count(text) == both, text
+    assert "'or' between likes and views is read as 'and'" in text, text
