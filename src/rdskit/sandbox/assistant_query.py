@@ -1472,12 +1472,29 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
         den = [c for at, c in conds if at > among]
         num = [c for at, c in conds if at < among]
         return _merge([*den, *periods_said]), _merge(num)
-    den = [c for at, c in conds if at < verb]
-    num = [c for at, c in conds if at >= verb]
+    den = [(at, c) for at, c in conds if at < verb]
+    num = [(at, c) for at, c in conds if at >= verb]
     if not num and den:  # "the share of positive posts": all posts are the denominator
-        num = [c for at, c in conds if share_at < at]
-        den = [c for at, c in conds if at < share_at]
-    return _merge([*den, *periods_said]), _merge(num)
+        num = [(at, c) for at, c in conds if share_at < at]
+        den = [(at, c) for at, c in conds if at < share_at]
+    # "what share of posts are negative on TikTok", "the share of ads on Instagram": a
+    # platform, country, language or dataset said with "on" / "in" / "from" next to
+    # another condition is where the share is taken, not part of what it counts.
+    scoped = [
+        (at, c)
+        for at, c in num
+        if c.dim in ("source", "country", "language", "dataset")
+        and tokens[at - 1 : at] in (["on"], ["in"], ["from"], ["across"], ["within"])
+    ]
+    if scoped and len(scoped) < len(num):
+        num = [item for item in num if item not in scoped]
+        den += scoped
+        where = " and ".join(" ".join(tokens[at - 1 : at + 1]) for at, _ in scoped)
+        part.notes.append(
+            f"'{where}' is read as the posts the share is taken of; for the share of the"
+            f' matching posts that are {where}, ask "what share of ... are {where}?"'
+        )
+    return _merge([*(c for _, c in den), *periods_said]), _merge([c for _, c in num])
 
 
 def _parts(text: str) -> list[str]:

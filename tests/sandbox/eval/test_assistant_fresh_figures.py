@@ -196,3 +196,31 @@ def test_or_between_two_fields_is_said_to_be_read_as_and(
     both = int(((posts["likes"] < 100) & (posts["views"] > 5000)).sum())
     assert _count(text) == both, text
     assert "'or' between likes and views is read as 'and'" in text, text
+
+
+def _share(text: str) -> tuple[int, int]:
+    found = re.search(r"\*\*[\d.]+%\*\*: ([\d,]+) of the ([\d,]+) posts", text)
+    assert found, text
+    return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
+
+
+@pytest.mark.parametrize(
+    ("question", "plain", "source"),
+    [("What share of posts are negative on TikTok?", "What share of TikTok posts are negative?",
+      "tiktok"),
+     ("What's the share of ads on Instagram?", "What share of Instagram posts are ads?",
+      "instagram")],
+)  # fmt: skip
+def test_a_share_said_on_a_platform_is_taken_of_that_platform(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str, plain: str, source: str
+) -> None:
+    http, dataset_id, posts = oat
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    part, whole = _share(text)
+    assert whole == int((posts["source"] == source).sum()), text
+    assert (part, whole) == _share(ask_over_http(http, plain, None, dataset_id)["text"])
+    assert f"'on {source}' is read as the posts the share is taken of" in text, text
+    # Said as the predicate, the platform is what the share counts.
+    alone = _share(ask_over_http(http, f"What share of posts are on {source}?", None,
+                                 dataset_id)["text"])  # fmt: skip
+    assert alone == (int((posts["source"] == source).sum()), len(posts))
