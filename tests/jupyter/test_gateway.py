@@ -561,6 +561,32 @@ def test_sandbox_path_is_configurable(tmp_path: Path, clean_env: pytest.MonkeyPa
     assert app._sandbox_path() == (tmp_path / "trait.db").resolve()
 
 
+@pytest.mark.parametrize(
+    ("where", "by_env", "says"),
+    [(lambda tmp: tmp, False, "c.RdsGateway.sandbox_db='{path}' as the sandbox database: it is"
+      " a folder, not a file"),
+     (lambda tmp: tmp / "notes.txt" / "s.db", True, "RDSKIT_SANDBOX_DB='{path}' as the sandbox"
+      " database")],
+    ids=["a folder, by the trait", "under a file, by the environment"],
+)  # fmt: skip
+def test_an_unusable_sandbox_database_is_refused_naming_its_setting(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, where: Any, by_env: bool, says: str
+) -> None:
+    from rdskit.jupyter.gateway import Refused
+
+    (tmp_path / "notes.txt").write_text("not a folder")
+    path = where(tmp_path)
+    app = RdsGateway()
+    if by_env:
+        clean_env.setenv("RDSKIT_SANDBOX_DB", str(path))
+    else:
+        app.sandbox_db = str(path)
+    with pytest.raises(Refused) as refused:
+        app._start_sandbox()
+    assert (refused.value.status, refused.value.code) == (503, "gateway_sandbox_unusable")
+    assert f"cannot use {says.format(path=path.resolve())}" in refused.value.detail
+
+
 def test_the_bucket_returns_tokens_a_window_after_each_answer() -> None:
     from rdskit.jupyter.gateway import SharedBucket
 

@@ -883,16 +883,34 @@ class RdsGateway(ExtensionApp):
         mode), nothing opened through a symlink; the well-known default key is revoked and
         a random key, stored 0600 beside the database, replaces the previous one.
         """
-        from rdskit.sandbox import start
+        from rdskit.sandbox import ENV_DB, start
         from rdskit.sandbox.accounts import default_api_key
+        from rdskit.sandbox.db import DatabaseUnusable, why_unusable
 
         db = self._sandbox_path()
-        private_dir(db.parent)
-        private_file(db)
-        for suffix in ("-wal", "-shm"):
-            if db.with_name(db.name + suffix).exists():
-                private_file(db.with_name(db.name + suffix), create=False)
-        handle = start(db=db, speed=self.sandbox_speed)
+        # The error names the setting the path came from, so the fix is one edit away.
+        setting = (
+            "c.RdsGateway.sandbox_db"
+            if self.sandbox_db
+            else ENV_DB
+            if os.environ.get(ENV_DB, "").strip()
+            else "c.RdsGateway.sandbox_db (default)"
+        )
+        try:
+            private_dir(db.parent)
+            private_file(db)
+            for suffix in ("-wal", "-shm"):
+                if db.with_name(db.name + suffix).exists():
+                    private_file(db.with_name(db.name + suffix), create=False)
+            handle = start(db=db, speed=self.sandbox_speed)
+        except (DatabaseUnusable, OSError) as exc:
+            unusable = (
+                exc.named_by(setting)
+                if isinstance(exc, DatabaseUnusable)
+                else DatabaseUnusable(str(db), why_unusable(str(db), exc), setting)
+            )
+            self.log.error("rdskit gateway: %s", unusable)
+            raise Refused(503, "gateway_sandbox_unusable", str(unusable)) from None
         self._stop_sandbox = handle.stop
         key_file = db.with_name(db.name + ".key")
         old = [default_api_key(handle.store.seed)]

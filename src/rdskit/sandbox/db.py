@@ -48,6 +48,7 @@ __all__ = [
     "loads",
     "new_id",
     "row_or_404",
+    "why_unusable",
 ]
 
 CORE_SCHEMA = """
@@ -294,9 +295,9 @@ class DatabaseUnusable(ConfigurationError):
         return DatabaseUnusable(self.path, self.reason, option)
 
 
-def _why_unusable(path: str, error: sqlite3.Error) -> str:
-    """What is wrong with ``path``, which SQLite could not use (it says only "unable to
-    open database file" for most of these)."""
+def why_unusable(path: str, error: BaseException) -> str:
+    """What is wrong with ``path``, which SQLite (or the file system, ``error``) could not
+    use: SQLite says only "unable to open database file" for most of these."""
     target = Path(path)
     parent = target.parent
     if target.is_dir():
@@ -310,6 +311,8 @@ def _why_unusable(path: str, error: sqlite3.Error) -> str:
     if not os.access(parent, os.W_OK | os.X_OK):
         # SQLite writes its journal (-wal, -shm) next to the file.
         return f"this user cannot write in its folder {parent}"
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
     return f"SQLite: {error}"
 
 
@@ -371,7 +374,7 @@ class Store:
                 )
         except sqlite3.Error as exc:
             self.close()
-            raise DatabaseUnusable(self.path, _why_unusable(self.path, exc)) from exc
+            raise DatabaseUnusable(self.path, why_unusable(self.path, exc)) from exc
         except BaseException:
             self.close()
             raise
