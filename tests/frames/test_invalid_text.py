@@ -133,9 +133,13 @@ def _serving(*items: dict[str, Any]) -> rdskit.Client:
     page = {"status": "success", "data": list(items), "has_next": False, "cursor": None}
     missing = {"status": "error", "error_code": "not_found", "message": "not here"}
 
+    me = {"status": "success", "data": {"id": "seat_1", "account_id": "acc_1", "created_at": 0}}
+
     def answer(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v1/mentions":
             return httpx.Response(200, content=json.dumps(page).encode())
+        if request.url.path == "/v1/me":  # who the account is: the cache's key
+            return httpx.Response(200, content=json.dumps(me).encode())
         return httpx.Response(404, content=json.dumps(missing).encode())
 
     http = httpx.Client(transport=httpx.MockTransport(answer))
@@ -150,3 +154,80 @@ def test_text_from_the_service_with_a_lone_surrogate_loads() -> None:
     with _serving(*posts) as client, pytest.warns(InvalidTextWarning, match="text in id '1'"):
         df = client.mentions.to_frame()
     assert df["text"].tolist() == ["half an emoji \ufffd", "plain"]
+
+
+def _repair_steps(frame: Any) -> list[dict[str, Any]]:
+    return [s for s in frame.attrs["rdskit"].get("steps", []) if s["step"] == "repair_text"]
+
+
+def test_the_repair_is_a_provenance_step_and_a_methods_sentence() -> None:
+    posts = [
+        _post("1", text="a\ud800b", created_at=1767225600),
+        _post("2", created_at=1767225600,
+              comments=[{"id": "c1", "body": "x\udc80"}, {"id": "c2", "body": "\ud800"}]),
+    ]  # fmt: skip
+    with pytest.warns(InvalidTextWarning):
+        df = mentions_frame(posts)
+    (step,) = _repair_steps(df)
+    assert step["settings"] == {
+        "replaced_with": "U+FFFD",
+        "texts": 3,
+        "fields": {"text": 1, "comments[].body": 1},  # rows, by field
+    }
+    text = df.rds.methods().text
+    assert "In 3 texts, characters that are not Unicode text" in text, text
+    assert "(text: 1 row; comments[].body: 1 row)" in text, text
+    # A frame loaded clean says nothing of it.
+    clean = mentions_frame([_post("3", created_at=1767225600)])
+    assert _repair_steps(clean) == [] and "not Unicode text" not in clean.rds.methods().text
+
+
+def test_every_loader_records_its_repair() -> None:
+    with pytest.warns(InvalidTextWarning):
+        frames = [
+            profiles_frame([{"id": "p", "bio": "b\ud800"}]),
+            messages_frame([{"message_id": "tam_1", "agent_id": "ta_1", "text": "\ud800"}]),
+            pattern_items_frame({"id": "pt_1", "items": [{"item_id": "i", "title": "\udc00"}]}),
+        ]
+    assert [_repair_steps(f)[0]["settings"]["texts"] for f in frames] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_the_repair_step_survives_the_client_read_and_its_cache(
+    cache: bool, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RDSKIT_CACHE_DIR", str(tmp_path / "cache"))
+    posts = [_post("1", text="half an emoji \ud83d", created_at=1767225600)]
+    with _serving(*posts) as client, pytest.warns(InvalidTextWarning):
+        df = client.mentions.to_frame(cache=cache)
+    assert [s["settings"]["texts"] for s in _repair_steps(df)] == [1]
+    assert df.attrs["rdskit"]["fetches"], df.attrs  # the read is recorded beside it
+    assert "In 1 text, characters that are not Unicode text" in df.rds.methods().text
+    if cache:  # read again: the post is fetched again and replaces its cached copy
+        assert len(list((tmp_path / "cache").rglob("*.parquet"))) == 1
+        with _serving(*posts) as client, pytest.warns(InvalidTextWarning):
+            again = client.mentions.to_frame(cache=True)
+        assert again.loc[0, "text"] == "half an emoji \ufffd"
+        assert [s["settings"]["texts"] for s in _repair_steps(again)] == [1]  # not twice
+        # A fresh copy sent whole replaces the repaired one: nothing repaired is left.
+        with _serving(_post("1", text="whole", created_at=1767225600)) as client:
+            mended = client.mentions.to_frame(cache=True)
+        assert mended.loc[0, "text"] == "whole" and _repair_steps(mended) == []
+
+
+def test_a_cache_refresh_keeps_the_repair_of_the_rows_it_keeps(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RDSKIT_CACHE_DIR", str(tmp_path))
+    run = {"created_at": 1767225600, "dataset_run_at": 1767225600}
+    first = [_post("1", text="cut \ud83d", **run), _post("2", **run)]
+    with _serving(*first) as client, pytest.warns(InvalidTextWarning):
+        client.mentions.to_frame(cache=True)
+    # A later run adds post 3; the refresh stops at post 1, already cached, and keeps it.
+    later = _post("3", created_at=1767225600, dataset_run_at=1767312000)
+    with _serving(later, *first) as client:
+        df = client.mentions.to_frame(cache=True)
+    assert sorted(df["id"]) == ["1", "2", "3"]
+    assert [s["settings"] for s in _repair_steps(df)] == [
+        {"replaced_with": "U+FFFD", "texts": 1, "fields": {"text": 1}}
+    ]

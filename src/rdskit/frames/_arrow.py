@@ -25,8 +25,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rdskit.frames._surrogates import Replaced, repaired_rows
+from rdskit.frames._surrogates import Replaced, repair_settings, repaired_rows, repairs_of
 from rdskit.frames.columns import FRAMES, Column, Family, FrameSpec, pandas_dtype
+from rdskit.frames.provenance import add_step
 from rdskit.models._base import parse_datetime
 
 __all__ = [
@@ -506,6 +507,9 @@ def to_frame(table: pa.Table, kind: str) -> pd.DataFrame:
     frame = table.to_pandas(types_mapper=_pandas_type)
     fixed_categories(frame, kind)
     frame.attrs["rdskit"] = {"kind": kind}
+    repairs = repairs_of(table)
+    if repairs:  # what methods() and the provenance say was changed
+        add_step(frame, "repair_text", repair_settings(repairs))
     return frame
 
 

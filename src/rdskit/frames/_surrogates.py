@@ -28,9 +28,23 @@ import pyarrow as pa
 
 from rdskit.errors import InvalidTextWarning, warn
 
-__all__ = ["Replaced", "fixed", "repaired_dicts", "repaired_rows", "repaired_value"]
+__all__ = [
+    "REPAIRED",
+    "Replaced",
+    "fixed",
+    "repair_settings",
+    "repaired_dicts",
+    "repaired_rows",
+    "repaired_value",
+    "repairs_of",
+    "row_label",
+    "with_repairs",
+]
 
 _SHOWN = 5  # row labels named per field in the warning; the others are counted
+REPAIRED = b"rdskit.repaired_text"
+"""The schema metadata key of a table whose text was repaired: ``{field path: {row label:
+texts}}``; the frame made of it records the step ``repair_text``."""
 
 
 def fixed(text: str) -> str:
@@ -58,12 +72,30 @@ class Replaced:
     def __init__(self) -> None:
         self.places: dict[str, list[str]] = {}
         self.count = 0
+        self.texts: dict[str, dict[str, int]] = {}  # path -> row label -> texts repaired
 
     def add(self, path: str, label: str) -> None:
         self.count += 1
         labels = self.places.setdefault(path, [])
         if label not in labels:
             labels.append(label)
+        per_row = self.texts.setdefault(path, {})
+        per_row[label] = per_row.get(label, 0) + 1
+
+    def marked(self, table: pa.Table) -> pa.Table:
+        """``table`` with what was repaired in its schema metadata (:data:`REPAIRED`), for
+        the frame made of it to record as a provenance step; ``table`` itself when nothing
+        was.
+
+        Example:
+            >>> replaced = Replaced()
+            >>> replaced.add("text", "id 'p1'")
+            >>> json.loads(replaced.marked(pa.table({"a": [1]})).schema.metadata[REPAIRED])
+            {'text': {"id 'p1'": 1}}
+        """
+        if not self.count:
+            return table
+        return with_repairs(table, self.texts)
 
     def warn(self) -> None:
         """One :class:`~rdskit.errors.InvalidTextWarning` naming what changed (none when
@@ -84,10 +116,44 @@ class Replaced:
         )
 
 
+def repairs_of(table: pa.Table | None) -> dict[str, dict[str, int]]:
+    """What :meth:`Replaced.marked` recorded in ``table``: field path -> row -> texts."""
+    found = ((table.schema.metadata or {}) if table is not None else {}).get(REPAIRED)
+    return {} if found is None else dict(json.loads(found))
+
+
+def with_repairs(table: pa.Table, repairs: Mapping[str, Mapping[str, int]]) -> pa.Table:
+    """``table`` recording ``repairs`` (field path -> row label -> texts) in its metadata;
+    none recorded when there are none."""
+    metadata = {k: v for k, v in (table.schema.metadata or {}).items() if k != REPAIRED}
+    if any(repairs.values()):
+        metadata[REPAIRED] = json.dumps({k: dict(v) for k, v in repairs.items() if v}).encode()
+    return table.replace_schema_metadata(metadata or None)
+
+
+def repair_settings(repairs: Mapping[str, Mapping[str, int]]) -> dict[str, Any]:
+    """The provenance settings of a ``repair_text`` step: texts repaired, rows per field.
+
+    Example:
+        >>> repair_settings({"text": {"id 'a'": 1}, "comments[].body": {"id 'b'": 2}})
+        {'replaced_with': 'U+FFFD', 'texts': 3, 'fields': {'text': 1, 'comments[].body': 1}}
+    """
+    return {
+        "replaced_with": "U+FFFD",
+        "texts": sum(sum(rows.values()) for rows in repairs.values()),
+        "fields": {path: len(rows) for path, rows in repairs.items()},
+    }
+
+
+def row_label(row_id: str) -> str:
+    """The label a row with ``row_id`` has in a repair record (see :func:`_label`)."""
+    return f"id {fixed(row_id)[:60]!r}"
+
+
 def _label(row: Any, index: int) -> str:
     key = row.get("id") if isinstance(row, Mapping) else None
     if isinstance(key, str | int) and not isinstance(key, bool):
-        return f"id {fixed(str(key))[:60]!r}"
+        return row_label(str(key))
     return f"row {index}"
 
 

@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 from rdskit._files import CACHE_ENV, cache_dir, private_dir, read_private, writing
 from rdskit.errors import CacheWarning, warn
 from rdskit.frames import _arrow
+from rdskit.frames._surrogates import repairs_of, row_label, with_repairs
 from rdskit.frames.columns import MENTIONS
 from rdskit.frames.fetch import frame_datasets, mention_pages
 from rdskit.frames.mentions import mentions_table
@@ -168,7 +169,19 @@ def cached_mentions(
     )
     record = {"kind": "mentions", "fetches": [*earlier, fetch]}
     metadata = {**(table.schema.metadata or {}), **schema_metadata(record)}
-    table = table.replace_schema_metadata(metadata)
+    # Text repaired when the cached rows were read, and now: a cached row replaced by
+    # its fresh copy counts as the fresh copy was read (repaired again, or not at all).
+    refreshed = {row_label(str(i)) for i in fresh["id"].to_pylist()}
+    repairs = {
+        field_path: {
+            **{k: n for k, n in rows.items() if k not in refreshed},
+            **repairs_of(fresh).get(field_path, {}),
+        }
+        for field_path, rows in repairs_of(cached).items()
+    }
+    for field_path, rows in repairs_of(fresh).items():
+        repairs.setdefault(field_path, dict(rows))
+    table = with_repairs(table.replace_schema_metadata(metadata), repairs)
     with writing(path) as handle:  # atomic: a crash never leaves a half-written cache
         pq.write_table(table, handle)
     return _sorted(table, query)

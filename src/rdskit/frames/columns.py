@@ -626,7 +626,9 @@ def render_markdown() -> str:
         "Arrow-backed (`pd.ArrowDtype`), so integers and booleans are nullable. Text "
         "holding a lone surrogate (half of a UTF-16 pair, as JSON's `\\ud800` escape "
         "decodes: not Unicode text, which Arrow cannot store) is kept with U+FFFD in its "
-        "place, and an `rdskit.errors.InvalidTextWarning` names the fields and rows.",
+        "place, an `rdskit.errors.InvalidTextWarning` names the fields and rows, and the "
+        "frame records it (a `repair_text` step of its provenance, which `df.rds.methods()` "
+        "states).",
     ]
     lines += ["", *_PANDAS_VS_RDSKIT]
     for spec in FRAMES:

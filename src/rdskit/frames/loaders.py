@@ -77,8 +77,10 @@ _DATASET = pa.struct(
 
 
 def _frame(spec: FrameSpec, items: Iterable[Any], wire: pa.StructType, key: str) -> pd.DataFrame:
-    rows = _arrow.unique(_arrow.struct_array(_arrow.wire_rows(items), wire), (key,))
-    return _arrow.to_frame(_arrow.build_table(spec, rows), spec.name)
+    replaced = Replaced()  # one warning for the frame, and its provenance step
+    rows = _arrow.unique(_arrow.struct_array(_arrow.wire_rows(items), wire, replaced), (key,))
+    replaced.warn()
+    return _arrow.to_frame(replaced.marked(_arrow.build_table(spec, rows)), spec.name)
 
 
 def pattern_items_frame(pattern: Mapping[str, Any] | Any) -> pd.DataFrame:
@@ -96,7 +98,7 @@ def pattern_items_frame(pattern: Mapping[str, Any] | Any) -> pd.DataFrame:
     pattern_id = repaired_value(wire.get("id"), _S, "id", "the pattern", replaced)
     replaced.warn()
     derived = {"pattern_id": pa.array([pattern_id] * len(items), _S)}
-    table = _arrow.build_table(PATTERN_ITEMS, items, derived)
+    table = replaced.marked(_arrow.build_table(PATTERN_ITEMS, items, derived))
     return _arrow.to_frame(table, PATTERN_ITEMS.name)
 
 

@@ -227,7 +227,7 @@ def mentions_table_from_pages(
     if held or not chunks:
         chunks.append(_chunk(pa.concat_arrays(pending) if pending else _EMPTY, names))
     replaced.warn()
-    return _arrow.combine(chunks, MENTIONS, ("source", "id"))
+    return replaced.marked(_arrow.combine(chunks, MENTIONS, ("source", "id")))
 
 
 _EMPTY = pa.array([], WIRE)

@@ -218,6 +218,7 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
     parts += _plans(prov)
     parts += _fetches(prov)
     parts += _contents(frame, n)
+    parts += _repairs(prov)
     parts.append(_identity(frame, scope))
     parts += _pseudonymisation(prov, frame)
     parts += _comparisons(prov, n)
@@ -228,6 +229,32 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
         f"version {version})."
     )
     return MethodsText(" ".join(parts))
+
+
+def _repairs(prov: Provenance) -> list[str]:
+    """The text repaired on loading (lone surrogates replaced by U+FFFD), as recorded.
+
+    Example:
+        >>> from rdskit.frames.provenance import Step
+        >>> prov = Provenance(steps=(Step("repair_text", "", {"texts": 2,
+        ...     "fields": {"text": 1, "comments[].body": 1}}),))
+        >>> print(_repairs(prov)[0])  # doctest: +NORMALIZE_WHITESPACE
+        In 2 texts, characters that are not Unicode text (lone halves of UTF-16 surrogate
+        pairs, as when an emoji is cut in two) were replaced by U+FFFD on loading (text:
+        1 row; comments[].body: 1 row).
+    """
+    out = []
+    for step in prov.steps:
+        if step.step != "repair_text":
+            continue
+        fields = dict(step.settings.get("fields") or {})
+        where = "; ".join(f"{path}: {_plural(int(rows), 'row')}" for path, rows in fields.items())
+        out.append(
+            f"In {_plural(int(step.settings.get('texts') or 0), 'text')}, characters that are"
+            " not Unicode text (lone halves of UTF-16 surrogate pairs, as when an emoji is cut"
+            f" in two) were replaced by U+FFFD on loading ({where})."
+        )
+    return out
 
 
 def _plural(n: int, word: str) -> str:

@@ -105,7 +105,7 @@ def profiles_table(profiles: Iterable[Any]) -> pa.Table:
     }
     replaced.warn()
     derived = {"avatar_url": pc.struct_field(avatar, [0])}
-    return _arrow.build_table(PROFILES, wire, derived, families)
+    return replaced.marked(_arrow.build_table(PROFILES, wire, derived, families))
 
 
 def profiles_frame(profiles: Iterable[Any]) -> pd.DataFrame:

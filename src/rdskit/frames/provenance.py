@@ -517,6 +517,11 @@ def restore(frame: pd.DataFrame, record: Mapping[str, Any]) -> pd.DataFrame:
     if record:
         current = frame.attrs.get("rdskit") or {}
         merged = merge_records([record, current]) if current.get("fetches") else dict(record)
+        # Steps the frame recorded as it was made (a repair of its text) stay in it.
+        kept = merged.get("steps", [])
+        merged["steps"] = [*kept, *(s for s in current.get("steps", []) if s not in kept)]
+        if not merged["steps"]:
+            del merged["steps"]
         merged.setdefault("kind", current.get("kind") or record.get("kind"))
         versions = [f.get("rdskit_version") for f in merged.get("fetches", [])]
         merged.setdefault("rdskit_version", next((v for v in versions[::-1] if v), None))
