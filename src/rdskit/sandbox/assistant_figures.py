@@ -310,8 +310,11 @@ def run(query: Query, table: Table) -> Result:
         groups.append((key, value, len(holding) if counts_comments else len(inside)))
     if query.group in ("day", "week", "month") and query.measure == "count" and rows:
         # A period without posts is a count of 0, not a period left out: "the quietest
-        # month" may be one nobody posted in, and a table of counts skips no period.
-        stamps = [float(table.posts[i].get("created_at") or 0) for i in rows]
+        # month" may be one nobody posted in, and a table of counts skips no period. The
+        # periods run over the scope's posts in the window asked ("price posts per month"
+        # shows the months no post mentioned the price).
+        spanned = select([c for c in query.where if c.dim in TIME_DIMS], table)
+        stamps = [float(table.posts[i].get("created_at") or 0) for i in spanned]
         groups += [
             (period, 0, 0)
             for period in periods_between(min(stamps), max(stamps), query.group)
@@ -373,9 +376,12 @@ def _cond_text(cond: Cond, newest: float) -> str:
     elif cond.dim == "content_type" and cond.values == ("ad",) and cond.negate:
         return "content type is not ad (organic, or no content type)"
     elif cond.dim in METRICS:
+        # A rate or a score is above or below a value; a count is more or fewer.
+        said = _COMPARE_SAID | (
+            {">": "above", "<": "below"} if cond.dim.endswith(("_rate", "_score")) else {}
+        )
         text = " or ".join(
-            f"{cond.dim.replace('_', ' ')} {_COMPARE_SAID[op] or 'is'}"
-            f" {_number(float(number), cond.dim)}"
+            f"{cond.dim.replace('_', ' ')} {said[op] or 'is'} {_number(float(number), cond.dim)}"
             for op, number in zip(cond.values[::2], cond.values[1::2], strict=True)
         )
     elif cond.dim == "cta" and cond.values in (("any",), ("none",)):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -130,7 +131,7 @@ class Reading:
 
 # --- words ----------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\d+(?:\.\d+)+|@?[\w'%&-]+|[?;,.]")
+_TOKEN = re.compile(r"-?\d+(?:\.\d+)+|-\d+\b|@?[\w'%&-]+|[?;,.]")  # "-0.5": one number
 _FILLER = frozenset(
     [
         "there",
@@ -922,10 +923,11 @@ def _metric_words() -> str:
 
 
 _THRESHOLD = re.compile(
-    rf"\b(?:(?P<op>{_OP}) (?P<n>\d+(?:\.\d+)?)|(?P<zero>no|zero|0|without(?: any)?"
+    rf"\b(?:(?P<op>{_OP}) (?P<n>-?\d+(?:\.\d+)?)|(?P<zero>no|zero|0|without(?: any)?"
     r"|(?:do|does|did) not (?:have|has|get|got|receive) any)) "
     rf"(?P<m>{_metric_words()})\b"
-    rf"|\b(?P<m2>{_metric_words()}) (?:(?:is|are|of|count) )?(?P<op2>{_OP}) (?P<n2>\d+(?:\.\d+)?)\b"
+    rf"|\b(?P<m2>{_metric_words()}) (?:(?:is|are|of|count) )?(?P<op2>{_OP})"
+    r" (?P<n2>-?\d+(?:\.\d+)?)\b"
 )
 
 
@@ -1001,6 +1003,43 @@ def _thresholds(part: _Part) -> None:
         _add(part, at, cond)
         last = (at, end, cond)
         part.text = part.text.replace(found[0], " ")  # the metric is a filter, not a measure
+
+
+_AGAINST = re.compile(
+    rf"\b(?P<op>more|fewer|less|higher|lower) (?P<m>{_metric_words()}) than (?:the )?"
+    r"(?P<stat>average|mean|median)\b"
+    r"|\b(?P<op2>above|below)[ -](?:the )?(?P<stat2>average|mean|median)"
+    rf"(?: (?P<m2>{_metric_words()}))?\b"
+    rf"|\b(?P<m3>{_metric_words()}) (?:(?:is|are) )?(?P<op3>above|below|over|under) (?:the )?"
+    r"(?P<stat3>average|mean|median)\b"
+)
+_ABOVE = {"more", "higher", "above", "over"}
+
+
+def _against_statistic(part: _Part, table: Table) -> None:
+    """A metric compared with its own average or median ("more likes than average",
+    "above-average views"): a threshold at that figure of the scope's posts, which the
+    answer states in a note."""
+    text = " ".join(part.tokens)
+    said = {s: m.name for m in METRICS.values() if not m.comments for s in m.said}
+    for found in _AGAINST.finditer(text):
+        at = len(text[: found.start()].split())
+        named = found["m"] or found["m2"] or found["m3"]
+        if named is None or any(part.used[at : at + len(found[0].split())]):
+            continue
+        metric, stat = said[named], found["stat"] or found["stat2"] or found["stat3"]
+        values = [float(r[metric]) for r in table.rows if r.get(metric) is not None]
+        if not values:
+            continue
+        figure = statistics.median(values) if stat == "median" else statistics.fmean(values)
+        op = ">" if (found["op"] or found["op2"] or found["op3"]) in _ABOVE else "<"
+        part.take(at, len(found[0].split()))
+        _add(part, at, Cond(metric, (op, repr(figure) if figure % 1 else f"{figure:.0f}")))
+        part.notes.append(
+            f"the {'median' if stat == 'median' else 'average'} {named} of the"
+            f" {len(values):,} posts in scope is {figure:,.2f}"
+        )
+        part.text = part.text.replace(found[0], " ")  # a filter, not the measure
 
 
 def _comment(part: _Part) -> None:
@@ -1261,6 +1300,7 @@ def _read_part(
         part.take(len(part.text[: counted.end()].split()) - 1, 1)
     _time(part, table.newest())
     _thresholds(part)
+    _against_statistic(part, table)
     if "neither positive nor negative" in part.text:
         at = tokens.index("neither")
         part.take(at, 4)

@@ -36,6 +36,7 @@ def oat(sandbox: SandboxHandle) -> Iterator[tuple[httpx.Client, str, pd.DataFram
                 "views": p.get("num_views"),
                 "likes": p.get("num_likes"),
                 "comments": p.get("num_comments"),
+                "score": None if p.get("sentiment_score") is None else float(p["sentiment_score"]),
                 "day": pd.Timestamp(p["created_at"], unit="s").strftime("%Y-%m-%d"),
                 "text": f"{p.get('title') or ''}\n{p.get('text') or ''}".lower(),
             }
@@ -110,6 +111,11 @@ def _count(text: str) -> int:
       lambda f: (f["likes"] > 100) & (f["likes"] < 500)),
      ("How many posts have fewer than 100 likes or more than 5000 likes?",
       lambda f: (f["likes"] < 100) | (f["likes"] > 5000)),
+     ("How many posts got more likes than average?", lambda f: f["likes"] > f["likes"].mean()),
+     ("How many posts have above-average views?", lambda f: f["views"] > f["views"].mean()),
+     ("How many TikTok posts have likes above the median?",
+      lambda f: (f["source"] == "tiktok") & (f["likes"] > f["likes"].median())),
+     ("How many posts have a sentiment score below -0.5?", lambda f: f["score"] < -0.5),
      ("Combien de publications ne sont pas en anglais ?", None),
      ("Wie viele Beiträge sind nicht auf TikTok?", lambda f: f["source"] != "tiktok"),
      ("¿Cuántas publicaciones no son de TikTok?", lambda f: f["source"] != "tiktok"),
@@ -224,3 +230,23 @@ def test_a_share_said_on_a_platform_is_taken_of_that_platform(
     alone = _share(ask_over_http(http, f"What share of posts are on {source}?", None,
                                  dataset_id)["text"])  # fmt: skip
     assert alone == (int((posts["source"] == source).sum()), len(posts))
+
+
+def test_a_count_per_month_shows_the_months_with_none(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, posts = oat
+    months = pd.period_range(posts["day"].min(), posts["day"].max(), freq="M").astype(str)
+
+    def per_month(word: str) -> pd.Series:
+        said = posts[posts["text"].str.contains(rf"\b{word}")]
+        return said["day"].str[:7].value_counts().reindex(months, fill_value=0)
+
+    # A word some months never see (chosen from the data, not written for it).
+    word = next(w for w in ("foam", "sugar", "froth", "texture", "barista", "price")
+                if (per_month(w) == 0).any() and (per_month(w) > 0).any())  # fmt: skip
+    counts = per_month(word)
+    question = f"How many posts about {word} per month?"
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    rows = dict(re.findall(r"^\| (\d{4}-\d{2}) \| (\d+) \|$", text, re.MULTILINE))
+    assert {k: int(v) for k, v in rows.items()} == counts.to_dict(), text
