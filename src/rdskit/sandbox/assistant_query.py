@@ -923,11 +923,11 @@ def _metric_words() -> str:
 
 
 _THRESHOLD = re.compile(
-    rf"\b(?:(?P<op>{_OP}) (?P<n>-?\d+(?:\.\d+)?)|(?P<zero>no|zero|0|without(?: any)?"
+    rf"\b(?:(?P<op>{_OP}) (?P<n>-?\d+(?:\.\d+)?)(?P<pct>%)?|(?P<zero>no|zero|0|without(?: any)?"
     r"|(?:do|does|did) not (?:have|has|get|got|receive) any)) "
     rf"(?P<m>{_metric_words()})\b"
     rf"|\b(?P<m2>{_metric_words()}) (?:(?:is|are|of|count) )?(?P<op2>{_OP})"
-    r" (?P<n2>-?\d+(?:\.\d+)?)\b"
+    r" (?P<n2>-?\d+(?:\.\d+)?)(?:(?P<pct2>%)|\b)"
 )
 
 
@@ -993,6 +993,10 @@ def _thresholds(part: _Part) -> None:
         else:
             op = _OPERATORS[found["op"] or found["op2"]]
             number = found["n"] or found["n2"]
+            if found["pct"] or found["pct2"]:  # "under 1% engagement rate": a rate of 0.01
+                if not metric.endswith("_rate"):
+                    continue  # "1% of likes" is not a number of likes
+                number = repr(float(number) / 100)
         part.take(at, len(found[0].split()))
         cond, end = Cond(metric, (op, number)), at + len(found[0].split())
         if last is not None and last[2].dim == metric and part.tokens[last[1] : at] == ["or"]:
@@ -1355,7 +1359,14 @@ def _read_part(
     if measure == "share" and not comments_counted:
         where, share_part = _share_split(part, group)
     min_posts = 1
-    repeated = _REPEATED.search(" ".join(tokens)) if measure == "authors" else None
+    repeated = _REPEATED.search(" ".join(tokens))
+    if repeated is not None and measure != "authors":
+        # "posts that mention price more than once": how often a post says a word is not
+        # read; named, not dropped in silence (its words are all stop words).
+        part.notes.append(
+            f"'{repeated[0]}' is not read here: a post counts once however often it says a word"
+        )
+        repeated = None
     if repeated is not None:  # "how many authors posted more than once"
         _take_text(part, repeated[0].split())
         least = repeated["least"] or repeated["least2"]

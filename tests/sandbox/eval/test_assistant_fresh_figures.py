@@ -37,6 +37,7 @@ def oat(sandbox: SandboxHandle) -> Iterator[tuple[httpx.Client, str, pd.DataFram
                 "likes": p.get("num_likes"),
                 "comments": p.get("num_comments"),
                 "score": None if p.get("sentiment_score") is None else float(p["sentiment_score"]),
+                "rate": None if p.get("engagement_rate") is None else float(p["engagement_rate"]),
                 "day": pd.Timestamp(p["created_at"], unit="s").strftime("%Y-%m-%d"),
                 "text": f"{p.get('title') or ''}\n{p.get('text') or ''}".lower(),
             }
@@ -116,6 +117,8 @@ def _count(text: str) -> int:
      ("How many TikTok posts have likes above the median?",
       lambda f: (f["source"] == "tiktok") & (f["likes"] > f["likes"].median())),
      ("How many posts have a sentiment score below -0.5?", lambda f: f["score"] < -0.5),
+     ("How many posts with less than 3% engagement rate?", lambda f: f["rate"] < 0.03),
+     ("How many posts have an engagement rate above 5%?", lambda f: f["rate"] > 0.05),
      ("Combien de publications ne sont pas en anglais ?", None),
      ("Wie viele Beiträge sind nicht auf TikTok?", lambda f: f["source"] != "tiktok"),
      ("¿Cuántas publicaciones no son de TikTok?", lambda f: f["source"] != "tiktok"),
@@ -250,3 +253,12 @@ def test_a_count_per_month_shows_the_months_with_none(
     text = ask_over_http(http, question, None, dataset_id)["text"]
     rows = dict(re.findall(r"^\| (\d{4}-\d{2}) \| (\d+) \|$", text, re.MULTILINE))
     assert {k: int(v) for k, v in rows.items()} == counts.to_dict(), text
+
+
+def test_how_often_a_post_says_a_word_is_named_not_dropped(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+) -> None:
+    http, dataset_id, _ = oat
+    question = "How many posts mention price more than once?"
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert "'more than once' is not read here" in text, text
