@@ -196,17 +196,6 @@ def test_a_negation_in_another_language_is_kept(
     assert 'NOT (title or text mentions "price")' in text, text
 
 
-def test_or_between_two_fields_is_said_to_be_read_as_and(
-    oat: tuple[httpx.Client, str, pd.DataFrame],
-) -> None:
-    http, dataset_id, posts = oat
-    question = "How many posts have fewer than 100 likes or more than 5000 views?"
-    text = ask_over_http(http, question, None, dataset_id)["text"]
-    both = int(((posts["likes"] < 100) & (posts["views"] > 5000)).sum())
-    assert _count(text) == both, text
-    assert "'or' between likes and views is read as 'and'" in text, text
-
-
 def _share(text: str) -> tuple[int, int]:
     found = re.search(r"\*\*[\d.]+%\*\*: ([\d,]+) of the ([\d,]+) posts", text)
     assert found, text
@@ -255,10 +244,21 @@ def test_a_count_per_month_shows_the_months_with_none(
     assert {k: int(v) for k, v in rows.items()} == counts.to_dict(), text
 
 
-def test_how_often_a_post_says_a_word_is_named_not_dropped(
+@pytest.mark.parametrize(
+    ("question", "note", "expected"),
+    [("How many posts have fewer than 100 likes or more than 5000 views?",
+      "'or' between likes and views is read as 'and'",
+      lambda f: (f["likes"] < 100) & (f["views"] > 5000)),
+     ("How many posts mention price more than once?", "'more than once' is not read here",
+      lambda f: f["text"].str.contains(r"\bprice"))],
+)  # fmt: skip
+def test_what_is_read_otherwise_is_said_in_a_note(
     oat: tuple[httpx.Client, str, pd.DataFrame],
+    question: str,
+    note: str,
+    expected: Callable[[pd.DataFrame], pd.Series],
 ) -> None:
-    http, dataset_id, _ = oat
-    question = "How many posts mention price more than once?"
+    http, dataset_id, posts = oat
     text = ask_over_http(http, question, None, dataset_id)["text"]
-    assert "'more than once' is not read here" in text, text
+    assert _count(text) == int(expected(posts).sum()), text
+    assert note in text, text
