@@ -44,3 +44,19 @@ def test_a_stale_scope_is_found(tmp_path: Path) -> None:
     (tmp_path / "tests" / "test_here.py").write_text("")
     source = 'FIRST = (\n    "tests/test_here.py",\n    "tests/test_gone.py",\n)\n'
     assert stale(first_scopes(source), tmp_path) == ["tests/test_gone.py"]
+
+
+def test_the_fuzzed_operations_each_have_a_node_id_of_their_own() -> None:
+    # pytest-xdist sends tests to workers by node id: items sharing one (schemathesis's
+    # operations did) collapse into one, and the others never run, with nothing failing.
+    import subprocess
+    import sys
+
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
+         "-p", "no:cacheprovider", "tests/sandbox/test_openapi_fuzz.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    ids = [line for line in listed if "::test_no_server_error" in line]
+    assert len(ids) > 40, listed[-5:]  # every /v1 operation
+    assert len(set(ids)) == len(ids), sorted(i for i in ids if ids.count(i) > 1)[:3]

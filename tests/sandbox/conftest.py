@@ -153,3 +153,24 @@ class Api:
 def api() -> type[Api]:
     """Helpers: ``api.data``, ``api.error``, ``api.prompt_run``, ``api.wait_run``."""
     return Api
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give each operation schemathesis generates a node id of its own.
+
+    Its items are named ``test_x[GET /v1/me]`` but share the bare id ``...::test_x``.
+    pytest-xdist sends tests to its workers by node id, so the duplicates collapsed into
+    one and 48 of the 49 operations were never fuzzed under ``-n 3``, silently: the run
+    reported 48 fewer results than it collected, and nothing failed.
+    """
+    for item in items:
+        suffix = item.name.partition("[")[2]
+        if suffix and not item.nodeid.endswith("]"):
+            unique = f"{item.nodeid}[{suffix}"
+            if hasattr(item, "_id"):  # pytest 9 derives nodeid from a structured id
+                from _pytest.nodeid import coerce_node_id
+
+                item._id = coerce_node_id(unique)
+            else:
+                item._nodeid = unique
+            assert item.nodeid == unique, (item.nodeid, unique)
