@@ -57,6 +57,8 @@ from rdskit.sandbox.assistant_sections import Writer
 __all__ = ["Result", "describe", "describe_conds", "matcher", "run", "select", "write"]
 
 _DAY = 86_400
+MAX_FILLED = 5_000
+"""The most periods a count per day, week or month lists with the empty ones as 0."""
 _NONE = "(none)"
 _EXAMPLES = 3
 
@@ -211,6 +213,8 @@ class Result:
     groups: list[tuple[str, Any, int]] = field(default_factory=list)
     cited: list[int] = field(default_factory=list)
     tied: int = 0
+    unfilled: bool = False
+    """The periods without posts were not listed as 0 (more than :data:`MAX_FILLED`)."""
 
 
 def _author(post: Any) -> str | None:
@@ -289,6 +293,7 @@ def _ranked(query: Query, table: Table, rows: list[int]) -> list[int]:
 def run(query: Query, table: Table) -> Result:
     """The figure of ``query`` over ``table`` (see :class:`Result`)."""
     counts_comments = query.measure == "count" and query.unit == "comments"
+    unfilled = False
     # A counted comment passes each comment condition, so its post has one that does; a
     # negated one ("comments that don't mention the price") says nothing of the post.
     rows = select(
@@ -315,11 +320,17 @@ def run(query: Query, table: Table) -> Result:
         # shows the months no post mentioned the price).
         spanned = select([c for c in query.where if c.dim in TIME_DIMS], table)
         stamps = [float(table.posts[i].get("created_at") or 0) for i in spanned]
-        groups += [
-            (period, 0, 0)
-            for period in periods_between(min(stamps), max(stamps), query.group)
-            if period not in members
-        ]
+        # Bounded: one post dated 1970 or 9999 beside the rest would ask for millions of
+        # empty days; then only the periods with posts are listed, and the answer says so.
+        days = (max(stamps) - min(stamps)) / _DAY
+        if days / {"day": 1, "week": 7, "month": 28}[query.group] <= MAX_FILLED:
+            groups += [
+                (period, 0, 0)
+                for period in periods_between(min(stamps), max(stamps), query.group)
+                if period not in members
+            ]
+        else:
+            unfilled = True
     if query.group in PERIODS and query.top is None:
         groups.sort(key=lambda g: g[0])
     else:
@@ -332,7 +343,7 @@ def run(query: Query, table: Table) -> Result:
         groups = shown
     kept = {key for key, _, _ in groups}
     cited = [i for i in rows if set(_keys(query, table, i)) & kept]
-    return Result(None, rows, None, groups, cited, tied)
+    return Result(None, rows, None, groups, cited, tied, unfilled)
 
 
 # --- the answer --------------------------------------------------------------------------
@@ -526,6 +537,11 @@ def write(
             out.line(f"No posts match ({total:,} posts in {where}).")
         else:
             out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
+            if result.unfilled:
+                out.line(
+                    f"_Note: the posts span more than {MAX_FILLED:,} {said}s, so only the"
+                    f" {said}s with posts are listed; those without any are not shown as 0._"
+                )
             if result.tied:  # "the quietest day" is one of many with no post
                 key, value, _ = result.groups[-1]
                 out.line(

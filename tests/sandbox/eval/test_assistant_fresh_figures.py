@@ -262,3 +262,26 @@ def test_what_is_read_otherwise_is_said_in_a_note(
     text = ask_over_http(http, question, None, dataset_id)["text"]
     assert _count(text) == int(expected(posts).sum()), text
     assert note in text, text
+
+
+def test_an_outlier_date_does_not_fill_millions_of_empty_days() -> None:
+    # A hostile or broken server: one post dated 1970 beside posts of 2026. Filling every
+    # empty day between them would list ~20,000 rows; the periods with posts are listed
+    # instead, and the answer says the empty ones are not shown as 0.
+    from rdskit.sandbox.assistant_catalogue import Table
+    from rdskit.sandbox.assistant_figures import MAX_FILLED, run, write
+    from rdskit.sandbox.assistant_query import Query
+    from rdskit.sandbox.assistant_sections import Writer
+
+    posts = [{"source": "reddit", "id": str(i), "created_at": stamp}
+             for i, stamp in enumerate([0, 1767225600, 1767312000])]  # fmt: skip
+    query = Query("count", group="day")
+    result = run(query, Table(posts))
+    assert result.unfilled and len(result.groups) == 3
+    out = Writer("count")
+    write(out, query, Table(posts), "the test", "ads included")
+    assert f"more than {MAX_FILLED:,} days, so only the days with posts" in "\n".join(out.lines)
+    # A span within the bound is filled as before: the day between two posts is a 0.
+    near = Table([posts[1], {"source": "x", "id": "9", "created_at": 1767398400}])
+    filled = run(query, near)
+    assert not filled.unfilled and ("2026-01-02", 0, 0) in filled.groups
