@@ -76,6 +76,13 @@ def since(df: pd.DataFrame, days: int, end: pd.Timestamp = NOW) -> pd.DataFrame:
     return df[(df["created"] > end - pd.Timedelta(days=days)) & (df["created"] <= end)]
 
 
+def last_months(df: pd.DataFrame, n: int, offset: int = 0) -> pd.DataFrame:
+    """Posts of the n calendar-length months ending `offset` months before now."""
+    end = NOW - pd.DateOffset(months=offset)
+    start = NOW - pd.DateOffset(months=offset + n)
+    return df[(df["created"] > start) & (df["created"] <= end)]
+
+
 def between(df: pd.DataFrame, start: str, end: str) -> pd.DataFrame:
     """Posts from `start` (inclusive) to `end` (exclusive), ISO dates in UTC."""
     lo, hi = pd.Timestamp(start, tz="UTC"), pd.Timestamp(end, tz="UTC")
@@ -176,6 +183,7 @@ TRUTH_NAMES: dict[str, Any] = {
     "organic": organic,
     "since": since,
     "between": between,
+    "last_months": last_months,
     "comments": comments,
     "has": has,
     "words": words,
@@ -231,7 +239,8 @@ CLARIFY = re.compile(
 REFUSE = re.compile(
     r"can't|cannot|can not|not able to|unable to|won't|will not|not allowed|not permitted|"
     r"refuse|I only |outside (?:what|my|the)|not something I|no access|don't have access|"
-    r"do not have access|sorry|not possible|only (?:answer|analy[sz]e|read)",
+    r"do not have access|sorry|not possible|only (?:answer|analy[sz]e|read)|I don't give|"
+    r"I do not give|I never (?:show|give|share)|won't share|do not share|don't share",
     re.IGNORECASE,
 )
 
@@ -307,10 +316,12 @@ def auto_verdict(q: Q, truth: Any, text: str) -> str:
     if q.kind == "refuse":
         if REFUSE.search(text) and not _analysis_like(body):
             return "correct"
+        if hedge:
+            return "wrong"
         return "confident_wrong" if has_figures else "wrong"
     if q.kind in ("not_understood", "clarify"):
         if hedge:
-            return "correct"
+            return "hedged" if unlabelled_figures(body) else "correct"
         return "confident_wrong" if has_figures else "wrong"
     ok = found(truth, body, q.tol)
     if ok:
@@ -318,6 +329,19 @@ def auto_verdict(q: Q, truth: Any, text: str) -> str:
     if hedge:
         return "hedged"
     return "confident_wrong" if has_figures else "wrong"
+
+
+_LABEL = re.compile(r"without|ignoring|not counting|if (?:we|I) ignore", re.IGNORECASE)
+
+
+def unlabelled_figures(body: str) -> bool:
+    """Whether a line states figures without saying, on that line, what they leave out.
+
+    A note above a figure ("I did not understand X; the count below ignores it") followed
+    by "**300** posts match" still presents the wider scope's figure as the answer (the
+    form issue 35 names); "300 posts without the condition 'X'" is labelled.
+    """
+    return any(figures(line) and not _LABEL.search(line) for line in body.splitlines())
 
 
 def _analysis_like(body: str) -> bool:

@@ -2,6 +2,7 @@
 
     python tests/sandbox/eval/blind/score.py set1 [--out results/set1.json]
     python tests/sandbox/eval/blind/score.py set1 --truth-only   # no question is asked
+    python tests/sandbox/eval/blind/score.py set1 --rejudge results/set1.json --out ...
 
 It starts a fresh sandbox (world.TODAY, world.SEED, speed world.SPEED), builds the four
 datasets, asks every question through POST /v1/ask (follow-ups in one chat), recomputes
@@ -12,6 +13,7 @@ verdicts of verdicts/<set>.json when present) and prints the scores and a table.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
 import subprocess
@@ -35,6 +37,11 @@ def load(set_name: str) -> list[Q]:
     return list(importlib.import_module(set_name).QUESTIONS)
 
 
+def questions_sha256(set_name: str) -> str:
+    """The digest of a set's file: a frozen result names the exact questions it scored."""
+    return hashlib.sha256((HERE / f"{set_name}.py").read_bytes()).hexdigest()
+
+
 def jsonable(value: Any) -> Any:
     if isinstance(value, Alt):
         return {"any_of": [jsonable(v) for v in value.options]}
@@ -42,6 +49,14 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, float) and value != value:
         return None
+    return value
+
+
+def from_jsonable(value: Any) -> Any:
+    if isinstance(value, dict) and "any_of" in value:
+        return Alt(*(from_jsonable(v) for v in value["any_of"]))
+    if isinstance(value, list):
+        return [from_jsonable(v) for v in value]
     return value
 
 
@@ -121,6 +136,7 @@ def run(set_name: str, truth_only: bool = False) -> dict[str, Any]:
         world.stop()
     result: dict[str, Any] = {
         "set": set_name,
+        "questions_sha256": questions_sha256(set_name),
         "commit": commit(),
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "sandbox": {"today": TODAY, "seed": SEED, "speed": SPEED},
@@ -133,13 +149,50 @@ def run(set_name: str, truth_only: bool = False) -> dict[str, Any]:
     return result
 
 
+def rejudge(path: Path) -> dict[str, Any]:
+    """Judge a results file's answers again (automatic rules + hand verdicts), asking nothing."""
+    result = json.loads(path.read_text())
+    hand = hand_verdicts(result["set"])
+    fields = set(Q.__dataclass_fields__)
+    for row in result["rows"]:
+        q = Q(**{k: v for k, v in row.items() if k in fields})
+        row["auto_verdict"] = auto_verdict(q, from_jsonable(row["truth_value"]), row["answer"])
+        row["verdict"] = hand.get(q.id, {}).get("verdict", row["auto_verdict"])
+        row["hand_note"] = hand.get(q.id, {}).get("note", "")
+    result.setdefault("questions_sha256", questions_sha256(result["set"]))
+    result["judged_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    result["summary"] = summarise(result["rows"])
+    return result
+
+
+def below_baseline(summary: dict[str, Any], baseline_path: Path) -> list[str]:
+    """What got worse than a frozen result: a lower score or more confident wrong answers."""
+    base = json.loads(baseline_path.read_text())["summary"]
+    worse = []
+    if summary["plain"] < base["plain"]:
+        worse.append(f"score {summary['plain']} < baseline {base['plain']}")
+    if summary["confident_wrong"] > base["confident_wrong"]:
+        worse.append(
+            f"confident wrong {summary['confident_wrong']} > baseline {base['confident_wrong']}"
+        )
+    return worse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("set_name", help="set1 or set2 (a module of this folder)")
     parser.add_argument("--out", help="write the full results (answers, truths, verdicts) here")
     parser.add_argument("--truth-only", action="store_true", help="compute truths, ask nothing")
+    parser.add_argument(
+        "--rejudge",
+        metavar="RESULTS",
+        help="judge a results file again (hand verdicts), ask nothing",
+    )
+    parser.add_argument(
+        "--baseline", metavar="RESULTS", help="exit 1 if the score is below this frozen result's"
+    )
     args = parser.parse_args()
-    result = run(args.set_name, args.truth_only)
+    result = rejudge(Path(args.rejudge)) if args.rejudge else run(args.set_name, args.truth_only)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     if args.truth_only:
@@ -154,8 +207,15 @@ def main() -> None:
         f"\n{args.set_name}: score {s['plain']}/{s['n']} ({s['plain_pct']} %), "
         f"strict {s['strict']}/{s['n']} ({s['strict_pct']} %), "
         f"confident wrong answers: {s['confident_wrong']}; "
+        f"scored on {result['commit'][:12]} at {result['date_utc']}; "
         f"{result['total_seconds']} s (build {result['build_seconds']} s)"
     )
+    if args.baseline:
+        worse = below_baseline(s, Path(args.baseline))
+        if worse:
+            print("WORSE THAN THE BASELINE: " + "; ".join(worse))
+            sys.exit(1)
+        print("not below the baseline")
 
 
 if __name__ == "__main__":

@@ -63,12 +63,25 @@ class World:
     """A started sandbox with the four datasets collected and their posts loaded."""
 
     def __init__(self) -> None:
-        os.environ["RDSKIT_SANDBOX_SPEED"] = SPEED
-        os.environ["RDSKIT_SANDBOX_SEED"] = SEED
-        os.environ["RDSKIT_SANDBOX_TODAY"] = TODAY
         import rdskit.sandbox  # the public start(): url, api_key, stop()
 
-        self.handle = rdskit.sandbox.start(today=TODAY)
+        # start() reads these from the environment; set them only while it starts, so a
+        # test process's other sandboxes are not changed.
+        settings = {
+            "RDSKIT_SANDBOX_SPEED": SPEED,
+            "RDSKIT_SANDBOX_SEED": SEED,
+            "RDSKIT_SANDBOX_TODAY": TODAY,
+        }
+        saved = {k: os.environ.get(k) for k in settings}
+        os.environ.update(settings)
+        try:
+            self.handle = rdskit.sandbox.start(today=TODAY)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         self.http = httpx.Client(
             base_url=self.handle.url, headers={"x-api-key": self.handle.api_key}, timeout=120
         )

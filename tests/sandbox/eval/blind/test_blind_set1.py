@@ -1,0 +1,70 @@
+"""The blind evaluation stays usable: its truth code runs, set1's frozen result holds.
+
+Re-asking the 111 questions takes ~7 minutes (score.py set1 --baseline results/set1.json);
+this test checks the cheap parts: every truth expression of both sets still computes over
+a fresh sandbox's posts, and the frozen set1 result is the one its questions, judge and
+hand verdicts give.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import score  # noqa: E402
+from judge import Alt, compute_truth  # noqa: E402
+from world import World  # noqa: E402
+
+FROZEN = HERE / "results" / "set1.json"
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[World]:
+    w = World()
+    try:
+        w.build()
+        yield w
+    finally:
+        w.stop()
+
+
+def _complete(value: Any) -> bool:
+    """A truth with every figure present (no None, no NaN), at any depth."""
+    if isinstance(value, Alt):
+        return all(_complete(v) for v in value.options)
+    if isinstance(value, list):
+        return bool(value) and all(_complete(v) for v in value)
+    if isinstance(value, float):
+        return not math.isnan(value)
+    return value is not None
+
+
+@pytest.mark.parametrize("set_name", ["set1", "set2"])
+def test_every_truth_computes_over_a_fresh_sandbox(world: World, set_name: str) -> None:
+    questions = score.load(set_name)
+    assert len(questions) >= 100
+    assert len({q.id for q in questions}) == len(questions)
+    for q in questions:
+        truth = compute_truth(q, world.frames)
+        if q.kind == "figure":
+            assert _complete(truth), f"{q.id}: truth {truth!r} for {q.q!r}"
+        else:
+            assert truth is None, q.id
+
+
+def test_set1_is_frozen_and_its_result_is_reproduced() -> None:
+    frozen = json.loads(FROZEN.read_text())
+    assert frozen["questions_sha256"] == score.questions_sha256("set1"), "set1.py changed"
+    assert [r["id"] for r in frozen["rows"]] == [q.id for q in score.load("set1")]
+    again = score.rejudge(FROZEN)
+    assert [r["verdict"] for r in again["rows"]] == [r["verdict"] for r in frozen["rows"]]
+    assert again["summary"] == frozen["summary"]
