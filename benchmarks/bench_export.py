@@ -12,9 +12,10 @@ its peak RSS is read from the kernel (``wait4``'s ``ru_maxrss``):
 - memory: 100,000 and 1,000,000 mentions with the client's rate limit off; the figure is
   peak RSS at 1M as a ratio of peak RSS at 100k. Target: at most 1.5 (flat: memory holds
   one part, not the dataset).
-- speed (measured first: seconds, where 1M takes minutes): 3,000 mentions (30 pages) with
-  the service's 5 requests/s limit on; the figure is mentions/s as a ratio of the ceiling,
-  5 x 100 = 500 mentions/s. Target: at least 0.8.
+- speed (measured first: under a minute, where 1M takes minutes): 20,000 mentions (200
+  pages, so one page more or less moves the ratio by 0.005) with the service's 5
+  requests/s limit on; the figure is mentions/s as a ratio of the ceiling, 5 x 100 = 500
+  mentions/s. Target: at least 0.8.
 
 Exit status 1 when a target is missed. Timings are inflated on a loaded machine.
 
@@ -38,6 +39,7 @@ from pathlib import Path
 KEY = "bz_test_0123456789abcdef0123456789abcdef"
 PAGE = 100
 RATE_LIMIT = 5.0
+SPEED_PAGES = 200  # pages exported under the rate limit for the speed figure
 CEILING = RATE_LIMIT * PAGE
 MAX_RSS_RATIO = 1.5
 MIN_SPEED_RATIO = 0.8
@@ -183,13 +185,14 @@ def main() -> int:
             with socket.create_connection(("127.0.0.1", int(port_file.read_text())), 5):
                 pass
             # Speed first: it takes seconds, the 1M export takes minutes.
-            speed_rows = 30 * PAGE
+            speed_rows = SPEED_PAGES * PAGE
             rows, seconds, _ = measured(url, speed_rows, True, work, "speed")
             if rows != speed_rows:
                 sys.exit(f"exported {rows} of {speed_rows} mentions")
             speed_ratio = rows / seconds / CEILING
             print(
-                f"export speed under the 5 req/s limit: {rows / seconds:,.0f} mentions/s = "
+                f"export speed under the 5 req/s limit, {SPEED_PAGES} pages: "
+                f"{rows / seconds:,.0f} mentions/s = "
                 f"{speed_ratio:.2f}x the ceiling of {CEILING:.0f}/s (target >= {MIN_SPEED_RATIO}x)",
                 flush=True,
             )

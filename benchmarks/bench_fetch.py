@@ -6,10 +6,18 @@ each of four topics (a run is capped at the plan's research depth), then
 ``rdskit.frames.mentions_to_frame`` fetches all of them, 100 per page.
 
 The ceiling is the limit itself: 5 requests/s x 100 mentions per page = 500 mentions/s.
-Reported: end-to-end mentions/s (requests, parsing, flattening) as a ratio of that ceiling
-and the number of 429 responses (the client's own limiter should keep it at zero).
+No client reaches it: besides the 200 pages, fetching needs a few requests of its own
+(the datasets' lookups), and a request sent at the cap waits its turn. So the baseline is
+a **perfect client** making the same requests: one every 0.2 s, the first at once, no time
+spent parsing or flattening, i.e. ``(requests - 1) / 5`` seconds.
 
-Targets: at least 90% of the ceiling, zero 429s. Exit status 1 on a miss.
+Reported: end-to-end mentions/s (requests, parsing, flattening) as a ratio of the ceiling
+(for the record) and, the figure that counts, the perfect client's time as a ratio of
+ours; the requests beyond the pages; the number of 429 responses (the client's own
+limiter should keep it at zero).
+
+Targets: at least 0.95 of the perfect client, at most one extra request per dataset plus
+one, zero 429s. Exit status 1 on a miss.
 
 Usage:
     python benchmarks/bench_fetch.py
@@ -27,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
+from _stats import load_line
 
 import rdskit
 from rdskit.frames import mentions_to_frame
@@ -102,18 +111,32 @@ def main() -> int:
             started = time.perf_counter()
             frame = mentions_to_frame(client, dataset_ids=datasets)
             elapsed = time.perf_counter() - started
+    requests = sum(statuses.values())
+    pages = -(-len(frame) // PAGE)
+    extra = requests - pages
+    perfect = (requests - 1) / RATE_LIMIT
+    efficiency = perfect / elapsed
     rate = len(frame) / elapsed
-    ratio = rate / CEILING
     too_many = statuses[429]
+    print(f"fetched {len(frame):,} mentions in {elapsed:.1f} s, {requests} requests; {load_line()}")
     print(
-        f"fetched {len(frame):,} mentions in {elapsed:.1f} s with {sum(statuses.values())} requests"
+        f"throughput: {rate:.0f} mentions/s = {rate / CEILING:.1%} of the {CEILING:.0f}/s ceiling"
     )
-    print(
-        f"throughput: {rate:.0f} mentions/s = {ratio:.1%} of the {CEILING:.0f} mentions/s "
-        f"ceiling (target >= 90%: {'met' if ratio >= 0.9 else 'NOT met'})"
-    )
-    print(f"429 responses: {too_many} (target 0: {'met' if too_many == 0 else 'NOT met'})")
-    return 0 if ratio >= 0.9 and too_many == 0 else 1
+    checks = [
+        (
+            f"a perfect client making the same {requests} requests takes {perfect:.1f} s: "
+            f"{efficiency:.1%} of its speed (target >= 95%)",
+            efficiency >= 0.95,
+        ),
+        (
+            f"requests beyond the {pages} pages: {extra} (target <= {len(TOPICS) + 1})",
+            extra <= len(TOPICS) + 1,
+        ),
+        (f"429 responses: {too_many} (target 0)", too_many == 0),
+    ]
+    for line, ok in checks:
+        print(f"{line}: {'met' if ok else 'NOT met'}")
+    return 0 if all(ok for _, ok in checks) else 1
 
 
 if __name__ == "__main__":

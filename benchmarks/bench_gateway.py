@@ -15,10 +15,14 @@ Printed, as ratios:
 - the same share for one rdskit client calling the sandbox directly, measured in this run
   (the baseline a gateway should match).
 
+Each share counts the requests sent in ``--seconds`` whole windows: 40 s by default, 200
+requests at the cap, so one request more or less moves a share by 0.005 (a 6 s window
+moved it in steps of 0.033, coarser than the differences it was meant to show).
+
 Exit status 1 when a scenario misses a target.
 
 Usage:
-    python benchmarks/bench_gateway.py [--seconds 6]
+    python benchmarks/bench_gateway.py [--seconds 40]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from _stats import load_line
 
 from rdskit.jupyter.gateway import Gateway
 
@@ -146,12 +151,16 @@ def direct(url: str, key: str, seconds: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--seconds", type=float, default=6.0, help="measured seconds per run")
+    parser.add_argument("--seconds", type=float, default=40.0, help="measured seconds per run")
     args = parser.parse_args()
     ok = True
     with sandbox() as (url, key):
         baseline = direct(url, key, args.seconds)
-        print(f"direct client (baseline): {baseline:.2f} of the {CAP:g} req/s cap")
+        window = int(args.seconds)
+        print(
+            f"direct client (baseline): {baseline:.3f} of the {CAP:g} req/s cap "
+            f"(n={round(baseline * window * CAP)} requests in {window} s; {load_line()})"
+        )
         for kernels in KERNELS:
             got, too_many = through_gateway(url, key, kernels, args.seconds)
             # the next scenario starts with a full service window
@@ -160,7 +169,8 @@ def main() -> int:
             ok = ok and verdict == "ok"
             ratio = got / baseline if baseline else float("nan")
             print(
-                f"{kernels} kernel(s) through the gateway: {got:.2f} of the cap "
+                f"{kernels} kernel(s) through the gateway: {got:.3f} of the cap "
+                f"(n={round(got * window * CAP)}) "
                 f"(target >= {TARGET_SHARE:.2f}), {ratio:.2f}x the direct client, "
                 f"429s: {too_many} (target 0) -> {verdict}"
             )

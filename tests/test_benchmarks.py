@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,3 +72,40 @@ def d():
 """
     found = _unfixed_clocks(ast.parse(source))
     assert [line.split(":")[0] for line in found] == ["line 3", "line 6", "line 8"]
+
+
+def _run_all() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_all", BENCHMARKS[0].parent / "run_all.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("run_all", module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_script_is_in_the_table_and_the_readme_is_its_rendering() -> None:
+    """``run_all.BENCHMARKS`` describes every script (and no other), and the README's table
+    is what ``run_all.py --render`` writes from it and ``results.json``: a script added
+    without its row, or a hand-edited table, fails here."""
+    import json
+
+    run_all: Any = _run_all()
+    assert sorted(run_all.BENCHMARKS) == [path.stem for path in BENCHMARKS]
+    results = json.loads(run_all.RESULTS.read_text()) if run_all.RESULTS.exists() else {}
+    readme = run_all.README.read_text()
+    table = readme.split(run_all.START, 1)[1].split(run_all.END, 1)[0].strip()
+    assert table == run_all.render(results)
+    for path in BENCHMARKS:
+        assert f"`{path.name}`" in table
+
+
+def test_the_table_says_when_a_figure_missed_its_target() -> None:
+    run_all: Any = _run_all()
+    missed = {"figures": ["x: 3.1x (target <= 2x: NOT met)"], "exit": 1, "date": "2026-01-02",
+              "machine": "cpu, 2 cores", "load": "1.0 before, 1.2 after"}  # fmt: skip
+    rendered = run_all.render({"bench_research": missed})
+    row = next(line for line in rendered.splitlines() if "bench_research.py" in line)
+    assert "MISSED (exit 1)" in row and "NOT met" in row and "load 1.0 before" in row
+    assert "not run yet" in next(line for line in rendered.splitlines() if "bench_abuse" in line)
