@@ -50,7 +50,7 @@ import pandas as pd
 import pyarrow as pa
 
 from rdskit.frames import mentions_frame
-from rdskit.sandbox.text import corpus, enrichment
+from rdskit.sandbox.synth import corpus, enrichment
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 

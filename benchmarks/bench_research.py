@@ -40,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from rdskit.frames import mentions_frame
-from rdskit.sandbox.text import corpus
+from rdskit.sandbox.synth import corpus
 
 KEY = "benchmark key, 32 characters long"
 TARGET = 5.0  # each candidate at most 5x the baseline
