@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from rdskit.frames import mentions_frame
-from rdskit.sandbox.text import corpus
+from rdskit.sandbox.synth import corpus
 
 # Best process CPU time of repeats: the research benchmark's timer, not a copy of it.
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -65,7 +65,7 @@ import pyarrow.json as pa_json
 from _stats import fetch_seconds, load_line, waited_line
 
 from rdskit.frames import mentions_frame
-from rdskit.sandbox.text import corpus, enrichment
+from rdskit.sandbox.synth import corpus, enrichment
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 SHARE = 0.02  # flattening at most 2% of the time the same mentions take to fetch

@@ -38,7 +38,7 @@ import httpx
 import pyarrow as pa
 
 import rdskit
-from rdskit.sandbox.text import corpus, enrichment
+from rdskit.sandbox.synth import corpus, enrichment
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 PAGE = 100

@@ -37,7 +37,7 @@ import httpx
 import rdskit
 from rdskit.frames.mentions import mentions_table, mentions_table_from_pages
 from rdskit.resources.mentions import wire_pages
-from rdskit.sandbox.text import corpus, enrichment
+from rdskit.sandbox.synth import corpus, enrichment
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 PAGE = 100

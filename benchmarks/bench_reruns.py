@@ -30,7 +30,7 @@ from decimal import Decimal
 
 import rdskit
 from rdskit.sandbox import start
-from rdskit.sandbox.clock import NOTEBOOK_TODAY  # a lesson's date, as the course runs
+from rdskit.sandbox.runtime.clock import NOTEBOOK_TODAY  # a lesson's date, as the course runs
 
 QUERY = {
     "type": "prompt",

@@ -59,7 +59,7 @@ from _stats import fetch_seconds, load_line, waited_line
 
 from rdskit.errors import AdvertiserWarning
 from rdskit.frames import mentions_frame
-from rdskit.sandbox.text import corpus
+from rdskit.sandbox.synth import corpus
 
 KEY = "benchmark key, 32 characters long"
 HASH_KEY = "0123456789abcdef"  # pd.util.hash_array takes a 16-character key

@@ -53,7 +53,7 @@ import httpx
 from rdskit.sandbox import start
 from rdskit.sandbox.backend.datasets import seed_mentions
 from rdskit.sandbox.backend.mention_query import MentionQuery, search
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.store.db import Store
 
 TARGET = 1.5  # page 900 may cost at most this many times page 1
 PAGE_P50_MS = 10.0  # the 100-analysed-mention page's median, in milliseconds

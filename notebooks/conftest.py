@@ -36,15 +36,15 @@ import pytest
 from nbval.kernel import RunningKernel
 from nbval.plugin import IPyNbCell, IPyNbFile
 
-from rdskit.sandbox.clock import ENV_TODAY, NOTEBOOK_TODAY
+from rdskit.sandbox.runtime.clock import ENV_TODAY, NOTEBOOK_TODAY
 
 KERNEL_ENV = {"RDSKIT_SANDBOX_SPEED": "50", ENV_TODAY: NOTEBOOK_TODAY}
 """The sandbox of the notebooks' kernels under test. Simulated time at 50x: what a lesson
 prints does not depend on it (durations and clock times are sanitized), and the committed
 outputs, made at the default speed a student runs, compare equal at both; it saves minutes
-of waiting on runs. The fixed date :data:`~rdskit.sandbox.clock.NOTEBOOK_TODAY` the committed
-outputs were made under (docs/notebooks.md), so a lesson prints the same dates, windows and
-posts on any day. Set only in the kernels' environment (not this process's, which other
+of waiting on runs. The fixed date :data:`~rdskit.sandbox.runtime.clock.NOTEBOOK_TODAY`
+the committed outputs were made under (docs/notebooks.md), so a lesson prints the same
+dates, windows and posts on any day. Set only in the kernels' environment (not this process's, which other
 tests share); a variable already set explicitly still wins."""
 
 _OUTPUT_MESSAGES = ("display_data", "execute_result", "stream", "error")

@@ -189,7 +189,7 @@ def measure() -> dict[str, float]:
     import nbformat
     from nbclient import NotebookClient
 
-    from rdskit.sandbox.clock import ENV_TODAY, NOTEBOOK_TODAY
+    from rdskit.sandbox.runtime.clock import ENV_TODAY, NOTEBOOK_TODAY
 
     found = {}
     for path in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb")):

@@ -32,7 +32,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from rdskit.sandbox.clock import ENV_TODAY, NOTEBOOK_TODAY
+from rdskit.sandbox.runtime.clock import ENV_TODAY, NOTEBOOK_TODAY
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 

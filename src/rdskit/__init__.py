@@ -56,7 +56,7 @@ _LAYER_HOOKS = {
     "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
     "jupyter.progress": "rdskit.jupyter.progress:reporter",
     "jupyter.announce_client": "rdskit.jupyter.session:announce_client",
-    "sandbox.embedded": "rdskit.sandbox:embedded",
+    "sandbox.embedded": "rdskit.sandbox.server:embedded",
 }
 for _name, _target in _LAYER_HOOKS.items():
     _hooks.provide(_name, _target)

@@ -40,9 +40,9 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, after printing how to connect."""
     from rdskit.errors import ConfigurationError
     from rdskit.sandbox import start
-    from rdskit.sandbox.chaos import from_option
-    from rdskit.sandbox.clock import parse_today, today_from_env
-    from rdskit.sandbox.db import DatabaseUnusable
+    from rdskit.sandbox.runtime.chaos import from_option
+    from rdskit.sandbox.runtime.clock import parse_today, today_from_env
+    from rdskit.sandbox.store.db import DatabaseUnusable
 
     try:
         controls = [

@@ -42,7 +42,8 @@ from rdskit.errors import (
 from rdskit.models import Dataset, DateRange, PromptSearchQuery
 from rdskit.models.account import INSTANCE_HEADER
 from rdskit.resources._reuse import LEDGER, account_identity, comparable
-from rdskit.sandbox import SandboxHandle, clock, start
+from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.runtime import clock
 
 REVERSED = {**PROMPT, "sources": list(reversed(PROMPT["sources"]))}
 SCHEDULE = {"frequency": "weekly", "time": "09:00", "day": "monday"}

@@ -15,7 +15,7 @@ import rdskit
 from rdskit.frames import mentions as frame_mentions
 from rdskit.frames.mentions import mentions_table, mentions_table_from_pages
 from rdskit.resources.mentions import wire_pages
-from rdskit.sandbox.text import corpus, enrichment
+from rdskit.sandbox.synth import corpus, enrichment
 
 
 @pytest.fixture(scope="module")

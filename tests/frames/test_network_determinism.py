@@ -16,7 +16,7 @@ from types import ModuleType
 import pyarrow as pa
 import pytest
 
-from rdskit.sandbox import clock
+from rdskit.sandbox.runtime import clock
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_research.py"
 ROWS = 400

@@ -33,7 +33,7 @@ from rdskit._gateway_auth import GatewayKey, kernel_proof
 from rdskit.errors import ConfigurationError
 from rdskit.jupyter.gateway import Gateway, upstream_path
 from rdskit.sandbox import SandboxHandle
-from rdskit.sandbox.accounts import default_api_key
+from rdskit.sandbox.store.accounts import default_api_key
 
 UPSTREAM_KEY = "bz_test_" + "7" * 32
 

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_info
 
 from rdskit.frames.compare import log_odds
 from rdskit.sandbox.backend.datasets import PARAM_KEYS, collect_mentions
-from rdskit.sandbox.text.clustering import Doc, detect_patterns, summarize
+from rdskit.sandbox.synth.clustering import Doc, detect_patterns, summarize
 
 # Lesson 04's run and question, and a second, larger dataset on another topic.
 CASES = [

@@ -29,7 +29,7 @@ from rdskit.answers import Answer
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, assistant
 from rdskit.sandbox.assistant import Related, Scope, Turn
-from rdskit.sandbox.text.enrichment import score_text
+from rdskit.sandbox.synth.enrichment import score_text
 
 OAT = Scope("ds_oat", "Oat milk")
 SOY = Scope("ds_soy", "Soy drinks")

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.text.corpus import parse_profile_url
+from rdskit.sandbox.synth.corpus import parse_profile_url
 
 PROFILE_FIELDS = {
     "id", "run_id", "source", "username", "display_name", "bio", "external_link", "is_verified",

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from rdskit.sandbox import SandboxHandle, start, wallet
-from rdskit.sandbox.accounts import bootstrap, create_account, set_plan
+from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.api._common import ApiError
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.store import wallet
+from rdskit.sandbox.store.accounts import bootstrap, create_account, set_plan
+from rdskit.sandbox.store.db import Store
 
 if TYPE_CHECKING:
     from conftest import Account, Api

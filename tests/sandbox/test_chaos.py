@@ -19,8 +19,8 @@ import pytest
 
 from rdskit import Client, errors
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.chaos import from_option
-from rdskit.sandbox.db import loads
+from rdskit.sandbox.runtime.chaos import from_option
+from rdskit.sandbox.store.db import loads
 
 PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
 SPEED = 20.0  # slow enough that "in flight" is observable, fast enough for tests

@@ -1,4 +1,4 @@
-"""The sandbox's one clock (issue 21.2): no wall-clock read outside ``sandbox/clock.py``, a
+"""The sandbox's one clock (issue 21.2): no wall-clock read outside ``sandbox/runtime/clock.py``, a
 fixed date (``--today``, ``start(today=)``, ``RDSKIT_SANDBOX_TODAY``) that every entry point
 honours, and results that stay the same when the real clock moves a year ahead."""
 
@@ -20,11 +20,12 @@ import pytest
 
 import rdskit
 from rdskit.errors import ConfigurationError
-from rdskit.sandbox import SandboxHandle, clock, start
-from rdskit.sandbox.db import Store
+from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.runtime import clock
+from rdskit.sandbox.store.db import Store
 
 SANDBOX = Path(__file__).resolve().parents[2] / "src" / "rdskit" / "sandbox"
-CLOCK_MODULE = SANDBOX / "clock.py"
+CLOCK_MODULE = SANDBOX / "runtime" / "clock.py"
 YEAR = 365 * 86_400
 NOON = datetime(2026, 11, 20, 12, tzinfo=UTC).timestamp()
 

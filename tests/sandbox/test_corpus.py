@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from rdskit.sandbox.profiles import TIERS, Hints, creator_tier, synthesize
-from rdskit.sandbox.text import corpus
+from rdskit.sandbox.synth import corpus
+from rdskit.sandbox.synth.profiles import TIERS, Hints, creator_tier, synthesize
 
 END = datetime(2026, 1, 1, tzinfo=UTC)
 START = END - timedelta(days=365)

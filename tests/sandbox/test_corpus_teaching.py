@@ -18,9 +18,9 @@ import pytest
 
 from rdskit.models import vocab
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.previews import estimate_results
-from rdskit.sandbox.text import corpus, lexicons
-from rdskit.sandbox.text.enrichment import dominant, enrich, score_text
+from rdskit.sandbox.synth import corpus, lexicons
+from rdskit.sandbox.synth.enrichment import dominant, enrich, score_text
+from rdskit.sandbox.synth.preview_samples import estimate_results
 
 if TYPE_CHECKING:
     from tests.sandbox.conftest import Api

@@ -13,7 +13,7 @@ import pytest
 
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.backend.custom_parameters import FLAKY_TOKEN, QUOTA, model_gives_up
-from rdskit.sandbox.text.extractor import UnprocessablePost, compile_rule, extract
+from rdskit.sandbox.synth.extractor import UnprocessablePost, compile_rule, extract
 
 if TYPE_CHECKING:
     from conftest import Account, Api

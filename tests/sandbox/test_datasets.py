@@ -16,7 +16,7 @@ from rdskit import Client
 from rdskit.errors import DatasetNotFound, InsufficientCreditsDatasetRun
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.backend.datasets import STEPS
-from rdskit.sandbox.worker import schedule
+from rdskit.sandbox.runtime.worker import schedule
 
 if TYPE_CHECKING:
     from conftest import Account, Api

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from rdskit.sandbox.text import corpus
-from rdskit.sandbox.text.enrichment import EMOTIONS, dominant, enrich, score_text
+from rdskit.sandbox.synth import corpus
+from rdskit.sandbox.synth.enrichment import EMOTIONS, dominant, enrich, score_text
 
 ALL = ["sentiment", "hook", "cta"]
 ANALYSIS = {

@@ -22,12 +22,13 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from rdskit.sandbox import SandboxHandle, guard, start
+from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.app import create_app
 from rdskit.sandbox.backend.datasets import collect_mentions
-from rdskit.sandbox.db import Store
-from rdskit.sandbox.ratelimit import RateLimiter
+from rdskit.sandbox.runtime import guard
+from rdskit.sandbox.runtime.ratelimit import RateLimiter
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.store.db import Store
 
 PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
 
@@ -368,7 +369,7 @@ def test_every_response_has_a_request_id(http: httpx.Client) -> None:
 
 def test_limiter_buckets_are_evicted_when_idle(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [1_000.0]
-    monkeypatch.setattr("rdskit.sandbox.ratelimit.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("rdskit.sandbox.runtime.ratelimit.time.monotonic", lambda: now[0])
     limiter = RateLimiter(5)
     for n in range(10_000):
         limiter.hit(f"random-key-{n}")

@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.cursors import Order, Sort, keyset
-from rdskit.sandbox.db import Store
-from rdskit.sandbox.ratelimit import RateLimiter
-from rdskit.sandbox.worker import Worker, register, schedule
+from rdskit.sandbox.runtime.ratelimit import RateLimiter
+from rdskit.sandbox.runtime.worker import Worker, register, schedule
+from rdskit.sandbox.store.cursors import Order, Sort, keyset
+from rdskit.sandbox.store.db import Store
 
 if TYPE_CHECKING:
     from conftest import Account, Api
@@ -484,7 +484,7 @@ def test_keyset_pages_are_index_searches(
 def test_rate_limit_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     """Five calls per one-second window per key, whatever the pace inside the window."""
     now = [100.0]
-    monkeypatch.setattr("rdskit.sandbox.ratelimit.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("rdskit.sandbox.runtime.ratelimit.time.monotonic", lambda: now[0])
     limiter = RateLimiter(5)
     burst = [limiter.hit("key") for _ in range(6)]
     assert [d.allowed for d in burst] == [True] * 5 + [False]
@@ -516,7 +516,7 @@ def test_worker_survives_a_write_lock_longer_than_busy_timeout(
         with store.transaction() as conn:
             schedule(conn, "test.after_lock", "x")
         blocker.execute("BEGIN IMMEDIATE")  # e.g. a huge seed holding the write lock
-        with caplog.at_level(logging.WARNING, logger="rdskit.sandbox.worker"):
+        with caplog.at_level(logging.WARNING, logger="rdskit.sandbox.runtime.worker"):
             deadline = time.monotonic() + 10
             while "database busy" not in caplog.text:
                 assert time.monotonic() < deadline, "the worker never hit the lock"

@@ -20,9 +20,9 @@ from mcp_types import CallToolResult
 from rdskit.mcp import McpSession, McpToolError
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.db import Store
 from rdskit.sandbox.mcp_server import build_server
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.store.db import Store
 
 T = TypeVar("T")
 TOOLS = {
@@ -320,7 +320,7 @@ def test_mcp_shares_the_rest_rate_limit() -> None:
 
 
 def test_arguments_past_the_rest_bounds_are_tool_errors(setup: Setup) -> None:
-    # The same bounds as REST bodies (sandbox/guard.py), by argument name, before any work.
+    # The same bounds as REST bodies (sandbox/runtime/guard.py), by argument name, before any work.
     async def work(client: Client) -> list[Any]:
         calls = [
             ("service__ask", {"message": "x" * 50_000}),

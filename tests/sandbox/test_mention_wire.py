@@ -29,8 +29,8 @@ from rdskit.models.mentions import Mention
 from rdskit.sandbox import start
 from rdskit.sandbox.backend import datasets, mention_query
 from rdskit.sandbox.backend.mention_wire import encode
-from rdskit.sandbox.db import dumps
-from rdskit.sandbox.text import corpus, enrichment
+from rdskit.sandbox.store.db import dumps
+from rdskit.sandbox.synth import corpus, enrichment
 
 NOW = 1_790_000_000.0
 CURSOR = re.compile(rb'"cursor":"[^"]*"')

@@ -15,8 +15,8 @@ import pytest
 from rdskit.sandbox import SandboxHandle
 from rdskit.sandbox.backend.datasets import seed_mentions
 from rdskit.sandbox.backend.mention_query import SORTS, MentionQuery, hydrate, search
-from rdskit.sandbox.cursors import Page
-from rdskit.sandbox.text.enrichment import dominant
+from rdskit.sandbox.store.cursors import Page
+from rdskit.sandbox.synth.enrichment import dominant
 
 Mention = dict[str, Any]
 ACTIONS = ["sentiment", "hook", "cta"]

@@ -30,7 +30,7 @@ from schemathesis.config import SchemathesisConfig
 
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.app import Settings, create_app
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.store.db import Store
 
 EXAMPLES = int(os.environ.get("RDSKIT_FUZZ_EXAMPLES", "25"))
 """Generated cases per operation (raise it locally for a longer hunt)."""

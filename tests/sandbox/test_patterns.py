@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from rdskit.sandbox import SandboxHandle
-from rdskit.sandbox.text.clustering import MAX_PATTERNS, Doc, detect_patterns, summarize
+from rdskit.sandbox.synth.clustering import MAX_PATTERNS, Doc, detect_patterns, summarize
 
 if TYPE_CHECKING:
     from conftest import Account, Api

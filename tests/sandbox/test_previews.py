@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from rdskit.sandbox import SandboxHandle
-from rdskit.sandbox.previews import relative_date, resolve_url, time_window
+from rdskit.sandbox.synth.preview_samples import relative_date, resolve_url, time_window
 
 if TYPE_CHECKING:
     from conftest import Account, Api

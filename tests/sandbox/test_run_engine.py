@@ -22,12 +22,13 @@ from typing import Any
 import pytest
 
 from rdskit.models.vocab import RUN_KIND_CATEGORIES
-from rdskit.sandbox import registry, wallet
-from rdskit.sandbox.accounts import bootstrap
+from rdskit.sandbox import registry
 from rdskit.sandbox.backend import audiences, custom_parameters, datasets, patterns, tracking
 from rdskit.sandbox.backend.runs import Again, Done, Failed, Outcome, RunKind, RunTable, Step
-from rdskit.sandbox.db import Connection, Store, loads
-from rdskit.sandbox.worker import Job, Worker
+from rdskit.sandbox.runtime.worker import Job, Worker
+from rdskit.sandbox.store import wallet
+from rdskit.sandbox.store.accounts import bootstrap
+from rdskit.sandbox.store.db import Connection, Store, loads
 
 TABLE = """
 CREATE TABLE IF NOT EXISTS fake_runs (

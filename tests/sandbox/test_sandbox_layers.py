@@ -2,14 +2,14 @@
 
 An AST scan of every module under ``src/rdskit/sandbox`` (imports inside functions count;
 ``if TYPE_CHECKING:`` blocks do not, they never run). The API is ``api/*``, ``app.py``,
-``registry.py`` and ``mcp_server.py``; the package root composes (it starts the server).
-Everything else is below the API (``backend/*``, ``text/*``, ``errors.py``, ``db.py``,
-``wallet.py``, ``accounts.py``, ``cursors.py``, ``chaos.py``, ``worker.py``...) and:
+``registry.py`` and ``mcp_server.py``; the package root and ``server.py`` compose (they
+start the server). Everything else is below the API (``backend/*``, ``store/*``,
+``runtime/*``, ``synth/*``, ``errors.py``...) and:
 
 - imports no API module (no ``api``, ``app``, ``registry`` or ``mcp_server``);
 - imports no HTTP framework (``fastapi``, ``starlette``).
 
-The text tools (``text/*``) sit lower still: no store, no HTTP. The split was done part by
+The synthetic world (``synth/*``) sits lower still: no store, no HTTP. The split was done part by
 part: :data:`NOT_SPLIT` named the parts whose api module still held SQL, and a test keeps
 it honest both ways (a split part's api module has no SQL; a listed part's has some); it is
 empty now, so an api module that grows SQL again fails.
@@ -30,7 +30,7 @@ API = (
     "rdskit.sandbox.registry",
     "rdskit.sandbox.mcp_server",
 )
-COMPOSER = "rdskit.sandbox"
+COMPOSERS = ("rdskit.sandbox", "rdskit.sandbox.server")
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
 SPLIT = {
@@ -84,7 +84,7 @@ def imported_names(path: Path) -> set[str]:
 
 
 MODULES = {module_name(path): path for path in sorted(SANDBOX.rglob("*.py"))}
-BELOW_API = sorted(name for name in MODULES if name != COMPOSER and not name.startswith(API))
+BELOW_API = sorted(name for name in MODULES if name not in COMPOSERS and not name.startswith(API))
 
 
 def _within(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -108,7 +108,7 @@ def test_the_backend_package_is_below_the_api() -> None:
     assert {"rdskit.sandbox.backend.tables", "rdskit.sandbox.backend.patterns"} <= set(backend)
     for name in (
         "rdskit.sandbox.errors",
-        "rdskit.sandbox.db",
+        "rdskit.sandbox.store.db",
         "rdskit.sandbox.backend.mention_query",
     ):
         assert name in BELOW_API
@@ -116,11 +116,11 @@ def test_the_backend_package_is_below_the_api() -> None:
 
 def test_the_scan_sees_what_it_must() -> None:
     # The rules must be able to fail: route modules import FastAPI and the backend, the
-    # package root imports the app lazily (inside a function), and the store reads the
-    # table list lazily too.
+    # server imports the app lazily (inside a function), and the store reads the table list
+    # lazily too.
     assert "fastapi" in imported_names(MODULES["rdskit.sandbox.api.datasets"])
-    assert "rdskit.sandbox.app" in imported_names(MODULES[COMPOSER])
-    assert "rdskit.sandbox.backend.tables" in imported_names(MODULES["rdskit.sandbox.db"])
+    assert "rdskit.sandbox.app" in imported_names(MODULES["rdskit.sandbox.server"])
+    assert "rdskit.sandbox.backend.tables" in imported_names(MODULES["rdskit.sandbox.store.db"])
 
 
 def test_the_list_of_parts_not_split_is_honest() -> None:
@@ -147,13 +147,13 @@ def test_the_mcp_server_holds_no_sql() -> None:
     assert "rdskit.sandbox.backend.chats" in names and "sqlite3" not in names
 
 
-TEXT_TOOLS = sorted(name for name in MODULES if name.startswith("rdskit.sandbox.text"))
+TEXT_TOOLS = sorted(name for name in MODULES if name.startswith("rdskit.sandbox.synth"))
 # The clock: a caller that passes no collection time gets the sandbox's one wall-clock read.
 TEXT_MAY_USE = (
     "rdskit.models",
-    "rdskit.sandbox.text",
-    "rdskit.sandbox.budget",
-    "rdskit.sandbox.clock",
+    "rdskit.sandbox.synth",
+    "rdskit.sandbox.runtime.cpu_budget",
+    "rdskit.sandbox.runtime.clock",
 )
 
 
@@ -174,4 +174,4 @@ def test_the_text_tools_know_no_store_and_no_http(module: str) -> None:
 
 
 def test_the_text_tools_are_scanned() -> None:
-    assert {"rdskit.sandbox.text.corpus", "rdskit.sandbox.text.extractor"} <= set(TEXT_TOOLS)
+    assert {"rdskit.sandbox.synth.corpus", "rdskit.sandbox.synth.extractor"} <= set(TEXT_TOOLS)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import rdskit
-import rdskit.sandbox as sandbox
+import rdskit.sandbox.server as sandbox
 from rdskit.sandbox import start
-from rdskit.sandbox.db import DatabaseUnusable
+from rdskit.sandbox.store.db import DatabaseUnusable
 
 
 def _free_port() -> int:

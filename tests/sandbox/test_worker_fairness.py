@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rdskit.sandbox import SandboxHandle, budget, start
-from rdskit.sandbox.db import Store
-from rdskit.sandbox.worker import Job, Worker, register, schedule
+from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.runtime import cpu_budget
+from rdskit.sandbox.runtime.worker import Job, Worker, register, schedule
+from rdskit.sandbox.store.db import Store
 
 PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
 
@@ -33,7 +34,7 @@ def _burn(store: Store, job: Job) -> None:
         _started_cpu[job.ref_id] = begun
     until = begun + job.payload.get("seconds", 0.0)
     while time.thread_time() < until:
-        budget.check()
+        cpu_budget.check()
         sum(range(2_000))
     with _lock:
         _done[job.ref_id] = time.monotonic()

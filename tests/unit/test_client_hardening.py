@@ -195,7 +195,7 @@ def test_repr_of_a_half_built_client_does_not_raise(monkeypatch: pytest.MonkeyPa
 
 
 def test_sandbox_account_repr_hides_the_key() -> None:
-    from rdskit.sandbox.accounts import NewAccount
+    from rdskit.sandbox.store.accounts import NewAccount
 
     key = make_key()
     shown = repr(NewAccount("acc_1", "seat_1", key))

@@ -884,8 +884,8 @@ class RdsGateway(ExtensionApp):
         a random key, stored 0600 beside the database, replaces the previous one.
         """
         from rdskit.sandbox import ENV_DB, start
-        from rdskit.sandbox.accounts import default_api_key
-        from rdskit.sandbox.db import DatabaseUnusable, why_unusable
+        from rdskit.sandbox.store.accounts import default_api_key
+        from rdskit.sandbox.store.db import DatabaseUnusable, why_unusable
 
         db = self._sandbox_path()
         # The error names the setting the path came from, so the fix is one edit away.

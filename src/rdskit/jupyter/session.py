@@ -50,7 +50,7 @@ SANDBOX_ORIGIN = "the embedded sandbox (offline, no key; its data lasts until th
 
 
 def _embedded_url() -> str | None:
-    sandbox = sys.modules.get("rdskit.sandbox")  # never started (or imported) just to look
+    sandbox = sys.modules.get("rdskit.sandbox.server")  # never started (or imported) just to look
     embedded = getattr(sandbox, "_embedded", None)
     return None if embedded is None else str(embedded.url)
 

@@ -6,7 +6,7 @@ mounts the MCP server (``sandbox/mcp_server.py``) at ``/mcp/`` (built in the
 background, see :class:`DeferredMcp`), and starts/stops the worker with the app's lifespan.
 
 Example:
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.db import Store
     >>> store = Store()
     >>> app = create_app(store, Settings())
     >>> "/v1/datasets" in app.openapi()["paths"]
@@ -33,14 +33,16 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from rdskit.sandbox import accounts, chaos, guard, openapi, registry
-from rdskit.sandbox.accounts import key_digest
+from rdskit.sandbox import openapi, registry
 from rdskit.sandbox.api._common import error_response, install_error_handlers
-from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError
-from rdskit.sandbox.ratelimit import RateLimiter
+from rdskit.sandbox.runtime import chaos, guard
+from rdskit.sandbox.runtime.ratelimit import RateLimiter
+from rdskit.sandbox.runtime.worker import Worker
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.worker import Worker
+from rdskit.sandbox.store import accounts
+from rdskit.sandbox.store.accounts import key_digest
+from rdskit.sandbox.store.db import Store
 
 __all__ = [
     "GUARDED_PREFIXES",
@@ -200,7 +202,7 @@ class _RepeatFilter(logging.Filter):
 _REPEATS = _RepeatFilter()
 
 GUARDED_PREFIXES = ("/v1", "/sandbox")
-"""Paths whose JSON bodies pass :func:`rdskit.sandbox.guard.check_body` before any route."""
+"""Paths whose JSON bodies pass :func:`rdskit.sandbox.runtime.guard.check_body` before any route."""
 
 
 class RequestIdMiddleware:

@@ -52,7 +52,7 @@ from rdskit.sandbox.assistant_sections import (
     _unit,
     posts_phrase,
 )
-from rdskit.sandbox.text import enrichment
+from rdskit.sandbox.synth import enrichment
 
 __all__ = ["WRITERS", "is_ad", "spikes"]
 

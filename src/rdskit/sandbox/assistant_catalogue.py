@@ -43,7 +43,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from rdskit.models.mentions import Comment, Mention
-from rdskit.sandbox.text.enrichment import dominant
+from rdskit.sandbox.synth.enrichment import dominant
 
 __all__ = [
     "DIMENSIONS",

@@ -27,7 +27,7 @@ Function, instruction and cue words of every supported language are never terms;
 dataset's name and search words (shared by every post) neither. A word in topic position
 that no post contains, or a quoted phrase no post contains, is a ``missing`` term: the
 answer says it found nothing.
-Words are compared by the sandbox stemmer (:func:`rdskit.sandbox.text.extractor.stem`) on
+Words are compared by the sandbox stemmer (:func:`rdskit.sandbox.synth.extractor.stem`) on
 both sides.
 
 Example:
@@ -66,8 +66,8 @@ from rdskit.sandbox.assistant_lexicon import (
     detect_language,
     translate,
 )
-from rdskit.sandbox.text.corpus import BRANDS
-from rdskit.sandbox.text.extractor import stem
+from rdskit.sandbox.synth.corpus import BRANDS
+from rdskit.sandbox.synth.extractor import stem
 
 __all__ = ["INTENTS", "MAX_PLANNED_CHARS", "Intent", "Plan", "Slots", "Vocabulary", "plan"]
 

@@ -32,9 +32,9 @@ from functools import cache, lru_cache
 from typing import Any
 
 from rdskit.models import vocab
-from rdskit.sandbox.text import enrichment
-from rdskit.sandbox.text.corpus import GENERIC, Category, topic_of
-from rdskit.sandbox.text.extractor import stem
+from rdskit.sandbox.synth import enrichment
+from rdskit.sandbox.synth.corpus import GENERIC, Category, topic_of
+from rdskit.sandbox.synth.extractor import stem
 
 __all__ = [
     "SENTIMENTS",
@@ -170,7 +170,7 @@ def matches(
 ) -> bool:
     """Whether the post names every one of the plan's content terms, brands, hashtags and
     authors. A word term matches a word of the title or text starting with the term's stem
-    (:func:`rdskit.sandbox.text.extractor.stem`: "prices" for "price"); a phrase matches as whole
+    (:func:`rdskit.sandbox.synth.extractor.stem`: "prices" for "price"); a phrase matches as whole
     words; a brand matches ``mentioned_brands`` or the text as whole words, ignoring case; a
     hashtag matches ``#tag``; an author matches the author's display name.
 

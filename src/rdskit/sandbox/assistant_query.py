@@ -51,7 +51,7 @@ from rdskit.sandbox.assistant_words import (
     refusal_for,
     to_english,
 )
-from rdskit.sandbox.text.extractor import stem
+from rdskit.sandbox.synth.extractor import stem
 
 __all__ = [
     "COMMENT_DIMS",

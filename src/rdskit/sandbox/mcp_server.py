@@ -21,7 +21,7 @@ HTTP 403 (JSON-RPC error bodies); 429 comes from the app's shared rate limiter (
 bucket, keyed by the key digest). Every other failure is a tool error: the tool result
 holds ``{error: {code, message, status}}`` with the REST code and HTTP status, and
 ``isError`` is true. Tool arguments are held to the REST bounds by name
-(:mod:`rdskit.sandbox.guard`: a 50,000-character ``message``, a lone surrogate, 5,000
+(:mod:`rdskit.sandbox.runtime.guard`: a 50,000-character ``message``, a lone surrogate, 5,000
 ``dataset_ids``) and refused as a ``validation_error`` (422) naming the argument, before any
 work or charge; a body past ``guard.MAX_BODY_BYTES`` is an HTTP 413. Every tool calls the
 backend (``backend.chats``, ``backend.mentions``, ``backend.previews``); no SQL here.
@@ -37,7 +37,7 @@ the slash answers 307 to ``/mcp/`` (the app's slash redirect).
 background: the SDK takes about a second to import).
 
 Example:
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.db import Store
     >>> from rdskit.sandbox.settings import Settings
     >>> store = Store()
     >>> endpoint, running = mcp_app(store, Settings())
@@ -68,13 +68,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from rdskit.models import MentionsQuery
 from rdskit.models.chats import AskRequest
 from rdskit.models.common import SOURCES
-from rdskit.sandbox import guard
-from rdskit.sandbox.accounts import key_digest, key_owner, plan_of
 from rdskit.sandbox.api._common import Principal
 from rdskit.sandbox.backend import chats, mentions, previews
-from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError, FieldError
+from rdskit.sandbox.runtime import guard
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.store.accounts import key_digest, key_owner, plan_of
+from rdskit.sandbox.store.db import Store
 
 __all__ = ["TOOL_PREFIX", "ArgumentGuard", "McpGate", "build_server", "mcp_app"]
 
@@ -279,7 +279,7 @@ async def _run(
 ) -> CallToolResult:
     """Run blocking ``work(principal)`` on a thread; map service errors to tool errors.
 
-    ``arguments`` (the tool's own) first pass the REST bounds of :mod:`rdskit.sandbox.guard`
+    ``arguments`` (the tool's own) first pass the REST bounds of :mod:`rdskit.sandbox.runtime.guard`
     by field name (a 50,000-character message, a lone surrogate, 5,000 dataset ids): a
     ``validation_error`` (422) naming the argument, before any work or charge.
     """

@@ -8,7 +8,7 @@ tool needs and FastAPI cannot know (the routes return plain envelopes):
 - response schemas built from the shared models (``rdskit.models``), in the success
   envelope ``{status, data}`` or the list envelope ``{status, data, has_next, cursor}``;
 - the error responses (400, 401, 402, 404, 409, 413, 422, 429, 500, 503) with their bodies;
-- the request bounds of :mod:`rdskit.sandbox.guard` on every request schema and parameter.
+- the request bounds of :mod:`rdskit.sandbox.runtime.guard` on every request schema and parameter.
 
 No FastAPI import: it rewrites a schema dict.
 
@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter
 
 from rdskit import models as m
-from rdskit.sandbox import guard
+from rdskit.sandbox.runtime import guard
 
 __all__ = ["ERROR_STATUSES", "RESPONSES", "complete"]
 

@@ -36,7 +36,7 @@ from rdskit.sandbox.backend import datasets as datasets_backend
 from rdskit.sandbox.backend import patterns as patterns_backend
 from rdskit.sandbox.backend import tracking as tracking_backend
 from rdskit.sandbox.backend.runs import RunKind
-from rdskit.sandbox.worker import JobKind
+from rdskit.sandbox.runtime.worker import JobKind
 
 __all__ = ["JOBS", "ROUTERS", "RUN_KINDS"]
 

@@ -30,7 +30,7 @@ class Settings:
     worker_threads: int = 2
     job_cpu_budget: float | None = 30.0
     chaos: tuple[tuple[str, dict[str, Any]], ...] = ()
-    """Chaos controls set at start: ``(control, body)`` pairs (``rdskit.sandbox.chaos``)."""
+    """Chaos controls set at start: ``(control, body)`` pairs (``rdskit.sandbox.runtime.chaos``)."""
 
     @property
     def top_up_url(self) -> str:

@@ -13,7 +13,7 @@ import httpx
 from assistant_case import Case
 
 from rdskit.sandbox.assistant_planner import Intent, Plan, Vocabulary, plan
-from rdskit.sandbox.text.extractor import stem
+from rdskit.sandbox.synth.extractor import stem
 
 _TIME_UNITS = {"day", "week", "month", "time"}
 SOURCES = ["reddit", "tiktok", "youtube", "instagram", "linkedin"]

@@ -28,13 +28,13 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rdskit.sandbox.accounts import key_digest, key_owner
 from rdskit.sandbox.backend.mention_wire import encode
-from rdskit.sandbox.clock import Clock
-from rdskit.sandbox.cursors import ListParams, page
-from rdskit.sandbox.db import Store, row_or_404
 from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
+from rdskit.sandbox.runtime.clock import Clock
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.store.accounts import key_digest, key_owner
+from rdskit.sandbox.store.cursors import ListParams, page
+from rdskit.sandbox.store.db import Store, row_or_404
 
 __all__ = [
     "Admin",

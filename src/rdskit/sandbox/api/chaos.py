@@ -1,11 +1,11 @@
-"""Sandbox-only chaos endpoints under ``/sandbox/chaos`` (thin: state in ``sandbox/chaos.py``).
+"""Sandbox-only chaos endpoints under ``/sandbox/chaos`` (thin: state in ``runtime/chaos.py``).
 
 All need the ``x-admin-token`` header.
 
 - ``GET /sandbox/chaos``: the current controls;
 - ``DELETE /sandbox/chaos``: everything off;
 - ``POST /sandbox/chaos/{control}``: set one control (``source``, ``failure``, ``fault``,
-  ``assistant``, ``parameter_posts``; bodies in :data:`rdskit.sandbox.chaos.CONTROLS`);
+  ``assistant``, ``parameter_posts``; bodies in :data:`rdskit.sandbox.runtime.chaos.CONTROLS`);
 - ``PUT /sandbox/chaos/datasets/{dataset_id}/content_type``: ``{content_type}``, so a run
   of the other type gets ``collection_content_type_mismatch``.
 
@@ -22,8 +22,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body
 from pydantic import BaseModel
 
-from rdskit.sandbox import chaos
 from rdskit.sandbox.api._common import Admin, ApiError, StoreDep, ok, parse_body
+from rdskit.sandbox.runtime import chaos
 
 __all__ = ["router"]
 
@@ -51,7 +51,7 @@ def reset_chaos(store: StoreDep) -> dict[str, Any]:
 def set_control(
     control: str, store: StoreDep, raw: Annotated[dict[str, Any], Body()]
 ) -> dict[str, Any]:
-    """Set one control from its body (see :data:`rdskit.sandbox.chaos.CONTROLS`)."""
+    """Set one control from its body (see :data:`rdskit.sandbox.runtime.chaos.CONTROLS`)."""
     model = chaos.CONTROLS.get(control)
     if model is None:
         known = ", ".join(chaos.CONTROLS)

@@ -15,10 +15,10 @@ from decimal import Decimal
 from typing import Any
 
 from rdskit.models import Account, Prices, UsageRow
-from rdskit.sandbox import wallet
-from rdskit.sandbox.accounts import plan_of
-from rdskit.sandbox.cursors import BY_CREATED, fetch_page
-from rdskit.sandbox.db import Store
+from rdskit.sandbox.store import wallet
+from rdskit.sandbox.store.accounts import plan_of
+from rdskit.sandbox.store.cursors import BY_CREATED, fetch_page
+from rdskit.sandbox.store.db import Store
 
 __all__ = ["me", "prices", "usage_history"]
 

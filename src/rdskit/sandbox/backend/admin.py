@@ -11,8 +11,8 @@ its path parameters: 422 naming the parameter), and wallet amounts by
 :data:`MAX_WALLET_USD` (a wallet of ``1e40`` USD made every later ``/v1/me`` fail).
 
 Example:
-    >>> from rdskit.sandbox.accounts import bootstrap
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.accounts import bootstrap
+    >>> from rdskit.sandbox.store.db import Store
     >>> store = Store()
     >>> with store.transaction() as conn:  # the plan catalog and the default account
     ...     _ = bootstrap(conn)
@@ -31,9 +31,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from rdskit.sandbox import accounts, wallet
-from rdskit.sandbox.db import Store
 from rdskit.sandbox.errors import ApiError
+from rdskit.sandbox.store import accounts, wallet
+from rdskit.sandbox.store.db import Store
 
 __all__ = [
     "ID_PATTERN",

@@ -12,8 +12,8 @@ live datasets' names (hydrated posts list them). Any change makes a new entry; e
 are evicted oldest first beyond :data:`MAX_POSTS` posts per store.
 
 Example:
-    >>> from rdskit.sandbox.accounts import bootstrap
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.accounts import bootstrap
+    >>> from rdskit.sandbox.store.db import Store
     >>> store = Store()
     >>> with store.transaction() as conn:
     ...     account_id = bootstrap(conn)

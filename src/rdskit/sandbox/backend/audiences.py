@@ -27,17 +27,17 @@ from typing import Any
 
 from rdskit.models.audiences import AudienceDataset, AudienceRun, AudienceRunCreate
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
-from rdskit.sandbox import chaos
 from rdskit.sandbox.backend.containers import Containers
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.backend.mention_query import fingerprint, keyset_page, page_limit
 from rdskit.sandbox.backend.runs import ChildRuns, Done, Outcome, RunKind, RunTable, Step
-from rdskit.sandbox.cursors import Sort
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.errors import ApiError, invalid
-from rdskit.sandbox.profiles import Hints, synthesize
+from rdskit.sandbox.runtime import chaos
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.text import corpus
+from rdskit.sandbox.store.cursors import Sort
+from rdskit.sandbox.store.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.synth import corpus
+from rdskit.sandbox.synth.profiles import Hints, synthesize
 
 __all__ = [
     "AUDIENCE_DATASETS",

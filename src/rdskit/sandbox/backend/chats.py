@@ -36,8 +36,8 @@ chat); no HTTP here. The tables are :data:`SCHEMA` (listed in
 
 Example:
     >>> from rdskit.models.chats import AskRequest
-    >>> from rdskit.sandbox.accounts import bootstrap
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.accounts import bootstrap
+    >>> from rdskit.sandbox.store.db import Store
     >>> from rdskit.sandbox.settings import Settings
     >>> store = Store()
     >>> with store.transaction() as conn:
@@ -61,14 +61,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
-from rdskit.sandbox import assistant, assistant_posts, chaos, wallet
+from rdskit.sandbox import assistant, assistant_posts
 from rdskit.sandbox.backend import ask_cache
 from rdskit.sandbox.backend.admin import AssistantFailure
-from rdskit.sandbox.cursors import ListParams, Sort, child_page
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id, row_or_404
 from rdskit.sandbox.errors import ApiError, FieldError
+from rdskit.sandbox.runtime import chaos
+from rdskit.sandbox.runtime.worker import Job, JobKind, schedule
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.worker import Job, JobKind, schedule
+from rdskit.sandbox.store import wallet
+from rdskit.sandbox.store.cursors import ListParams, Sort, child_page
+from rdskit.sandbox.store.db import Connection, Store, dumps, loads, new_id, row_or_404
 
 __all__ = [
     "JOBS",

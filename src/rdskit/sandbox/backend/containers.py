@@ -6,8 +6,8 @@ shape. :class:`Containers` holds those differences; the routes of
 :mod:`rdskit.sandbox.api._containers` call its methods.
 
 Example:
-    >>> from rdskit.sandbox.accounts import bootstrap
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.accounts import bootstrap
+    >>> from rdskit.sandbox.store.db import Store
     >>> things = Containers("datasets", "ds", "dataset_not_found", "Dataset",
     ...                     wire=lambda conn, row, settings: {"name": row["name"]})
     >>> with Store(":memory:") as store, store.transaction() as conn:
@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rdskit.sandbox.cursors import BY_CREATED, ListParams, fetch_page
-from rdskit.sandbox.db import Connection, new_id, row_or_404
 from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.store.cursors import BY_CREATED, ListParams, fetch_page
+from rdskit.sandbox.store.db import Connection, new_id, row_or_404
 
 __all__ = ["Containers"]
 

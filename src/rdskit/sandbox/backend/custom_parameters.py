@@ -1,6 +1,6 @@
 """Custom parameters: state, SQL and rules (routes: :mod:`rdskit.sandbox.api.custom_parameters`).
 
-A parameter is a named extraction instruction; :mod:`rdskit.sandbox.text.extractor` carries it out,
+A parameter is a named extraction instruction; :mod:`rdskit.sandbox.synth.extractor` carries it out,
 the same way for the free preview and for runs. A run over a dataset:
 
 - is accepted with ``mentions_total`` = the dataset's mentions, reserving that many
@@ -52,13 +52,13 @@ from rdskit.models import (
     CustomParameterRunStarted,
     CustomParameterUpdate,
 )
-from rdskit.sandbox import chaos
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.backend.runs import Again, ChildRuns, Done, Outcome, RunKind, RunTable, Step
-from rdskit.sandbox.db import Connection, dumps, loads, new_id, row_or_404
 from rdskit.sandbox.errors import ApiError, invalid, parse_body
+from rdskit.sandbox.runtime import chaos
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.text.extractor import (
+from rdskit.sandbox.store.db import Connection, dumps, loads, new_id, row_or_404
+from rdskit.sandbox.synth.extractor import (
     VALUE_TYPES,
     Extraction,
     Rule,

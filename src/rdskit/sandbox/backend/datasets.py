@@ -25,18 +25,18 @@ from typing import Any
 
 from rdskit.models import Dataset, DatasetRun, DatasetRunCreate, Mention
 from rdskit.models._base import parse_datetime, to_iso
-from rdskit.sandbox import budget, chaos, guard
-from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.backend.containers import Containers
 from rdskit.sandbox.backend.mention_wire import encode, stored_body, unique
 from rdskit.sandbox.backend.runs import ChildRuns, Done, Failed, Outcome, RunKind, RunTable, Step
-from rdskit.sandbox.clock import indexed_until
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id
 from rdskit.sandbox.errors import ApiError, invalid
-from rdskit.sandbox.previews import FAIL_TOKEN
+from rdskit.sandbox.runtime import chaos, cpu_budget, guard
+from rdskit.sandbox.runtime.clock import indexed_until
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.text import corpus
-from rdskit.sandbox.text.corpus import SOURCES
+from rdskit.sandbox.store.accounts import plan_of
+from rdskit.sandbox.store.db import Connection, Store, dumps, loads, new_id
+from rdskit.sandbox.synth import corpus
+from rdskit.sandbox.synth.corpus import SOURCES
+from rdskit.sandbox.synth.preview_samples import FAIL_TOKEN
 
 __all__ = [
     "DATASETS",
@@ -157,7 +157,7 @@ def accepted_run_wire(row: sqlite3.Row) -> dict[str, Any]:
 # -- accepting a run ---------------------------------------------------------------
 def _window(request: dict[str, Any], now: float) -> tuple[datetime | None, datetime | None]:
     """The collection window: explicit range, else the past 365 days (up to the start of the
-    hour, :func:`~rdskit.sandbox.clock.indexed_until`); none for url search."""
+    hour, :func:`~rdskit.sandbox.runtime.clock.indexed_until`); none for url search."""
     if request["search_query"]["type"] == "url":
         return None, None
     date_range = request.get("date_range")
@@ -256,8 +256,8 @@ def collect_mentions(
     """The run's mentions: synthetic corpus posts, enriched with the requested analyses.
 
     ``now`` is the collection time (the run's creation on the sandbox clock; see
-    :func:`rdskit.sandbox.text.corpus.collect`)."""
-    from rdskit.sandbox.text import enrichment
+    :func:`rdskit.sandbox.synth.corpus.collect`)."""
+    from rdskit.sandbox.synth import enrichment
 
     posts = corpus.collect(
         seed,
@@ -282,7 +282,7 @@ def collect_mentions(
     transcribe = bool(params.get("enable_transcribing"))
     enriched = []
     for post in unique.values():
-        budget.check()  # a job over its CPU budget fails (refunded) instead of blocking
+        cpu_budget.check()  # a job over its CPU budget fails (refunded) instead of blocking
         out = enrichment.enrich(post, actions, searched)
         if transcribe:
             out["speech_tempo"] = enrichment.speech_tempo(out)

@@ -10,7 +10,7 @@ Everything a query asks is pushed into one SQL statement over ``mentions m``:
   uses the same token matching);
 - order: one of :data:`SORTS`, each backed by an index ``(account_id, sort)`` whose implicit
   last column, the rowid, breaks ties; paged with signed keyset cursors
-  (:mod:`rdskit.sandbox.cursors`), never ``OFFSET``.
+  (:mod:`rdskit.sandbox.store.cursors`), never ``OFFSET``.
   Walking the index in order and stopping after ``limit + 1`` matches makes page 900 cost
   what page 1 costs (see :func:`keyset_page` for ties).
 
@@ -20,7 +20,7 @@ Derived values:
   of the run that first collected it, ``mentions.first_seen_at``);
 - ``datasets`` lists every live dataset holding the post;
 - the dominant sentiment/emotion is the largest share, ties to neutral
-  (:func:`rdskit.sandbox.text.enrichment.dominant`);
+  (:func:`rdskit.sandbox.synth.enrichment.dominant`);
 - ``metric_change`` ``changed_by`` compares a metric with its value when the post was
   first collected (kept by a trigger, see ``SCHEMA``).
 
@@ -51,10 +51,10 @@ from rdskit.sandbox.backend.mention_wire import (
     unique,
 )
 from rdskit.sandbox.backend.patterns import pattern_assignments
-from rdskit.sandbox.cursors import Page, Sort, decode_cursor, page_of
-from rdskit.sandbox.db import Connection, dumps, keys_table, loads
 from rdskit.sandbox.errors import invalid
-from rdskit.sandbox.text.enrichment import dominant
+from rdskit.sandbox.store.cursors import Page, Sort, decode_cursor, page_of
+from rdskit.sandbox.store.db import Connection, dumps, keys_table, loads
+from rdskit.sandbox.synth.enrichment import dominant
 
 
 def mention_defaults() -> dict[str, Any]:
@@ -435,7 +435,7 @@ def keyset_page(
 ) -> Page:
     """One page of ``SELECT * FROM {source} WHERE {where}`` after the cursor's key.
 
-    Like :func:`rdskit.sandbox.cursors.fetch_page`, but as at most two index range scans:
+    Like :func:`rdskit.sandbox.store.cursors.fetch_page`, but as at most two index range scans:
     a row-value bound ``(sort, tie) < (?, ?)`` only narrows the index on ``sort``, so a
     deep page inside one big tie group (100k posts of one run share ``dataset_run_at``)
     would re-scan the group from its start. Reading the rest of the tie group (``sort = ?

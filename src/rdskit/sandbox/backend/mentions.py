@@ -23,8 +23,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from rdskit.models.mentions import MentionsQuery
 from rdskit.sandbox.backend import mention_query
-from rdskit.sandbox.db import Connection, Store
 from rdskit.sandbox.errors import ApiError, invalid
+from rdskit.sandbox.store.db import Connection, Store
 
 __all__ = [
     "MentionsJson",

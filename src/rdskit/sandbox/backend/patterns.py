@@ -4,7 +4,7 @@ A detection reserves ``post_processing`` for the posts of the dataset's latest c
 run (402 ``insufficient_credits_pattern_detection`` starts nothing) and starts ``pending``
 with no steps. The worker then walks it through the steps ``sampling`` -> ``clustering``
 -> ``summarizing`` (status ``working``) to ``completed`` with a ``pattern_id``:
-:mod:`rdskit.sandbox.text.clustering` groups the dataset's newest posts (as many as that run
+:mod:`rdskit.sandbox.synth.clustering` groups the dataset's newest posts (as many as that run
 collected) into items. The processed posts are charged; a failure (dataset deleted, or a
 name or question containing ``__fail__``) refunds the whole reservation. The lifecycle is
 :class:`rdskit.sandbox.backend.runs.RunKind`'s; :data:`RUN` supplies the rest.
@@ -25,12 +25,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
-from rdskit.sandbox import chaos
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.backend.runs import Done, Outcome, RunKind, RunTable, Step
-from rdskit.sandbox.db import Connection, Store, dumps, keys_table, loads, new_id, row_or_404
+from rdskit.sandbox.runtime import chaos
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.text.clustering import Doc, Item, detect_patterns, summarize
+from rdskit.sandbox.store.db import Connection, Store, dumps, keys_table, loads, new_id, row_or_404
+from rdskit.sandbox.synth.clustering import Doc, Item, detect_patterns, summarize
 
 __all__ = [
     "JOBS",
@@ -331,7 +331,7 @@ def pattern_assignments(
     posts in no item are left out.
 
     Example:
-        >>> from rdskit.sandbox.db import Store
+        >>> from rdskit.sandbox.store.db import Store
         >>> with Store(":memory:") as store, store.read() as conn:
         ...     pattern_assignments(conn, "acc_1", [("reddit", "1")])
         {}

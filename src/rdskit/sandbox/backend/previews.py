@@ -14,10 +14,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rdskit.models import PromptPreviewRequest, ResearchPreview, UrlPreviewRequest
-from rdskit.sandbox import chaos, guard, wallet
-from rdskit.sandbox.db import Connection, dumps, loads, new_id, row_or_404
 from rdskit.sandbox.errors import ApiError, invalid, parse_body
-from rdskit.sandbox.previews import (
+from rdskit.sandbox.runtime import chaos, guard
+from rdskit.sandbox.settings import Settings
+from rdskit.sandbox.store import wallet
+from rdskit.sandbox.store.db import Connection, dumps, loads, new_id, row_or_404
+from rdskit.sandbox.synth.preview_samples import (
     FAIL_TOKEN,
     SOURCES,
     estimate_results,
@@ -26,7 +28,6 @@ from rdskit.sandbox.previews import (
     sample_posts,
     time_window,
 )
-from rdskit.sandbox.settings import Settings
 
 __all__ = ["SCHEMA", "create_preview", "get_preview"]
 

@@ -18,7 +18,7 @@ the run leaves the queue), and a tick that finds the run elsewhere (re-run after
 restart) does nothing.
 
 Example:
-    >>> from rdskit.sandbox.accounts import bootstrap
+    >>> from rdskit.sandbox.store.accounts import bootstrap
     >>> runs = RunTable("thing_runs", live=("pending", "working"), steps=True)
     >>> with Store(":memory:") as store, store.transaction() as conn:
     ...     account = bootstrap(conn)
@@ -45,10 +45,10 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from rdskit.models.vocab import RUN_KIND_CATEGORIES
-from rdskit.sandbox import wallet
-from rdskit.sandbox.cursors import ListParams, child_page
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id, row_or_404
-from rdskit.sandbox.worker import ErrorHandler, Job, JobKind, schedule
+from rdskit.sandbox.runtime.worker import ErrorHandler, Job, JobKind, schedule
+from rdskit.sandbox.store import wallet
+from rdskit.sandbox.store.cursors import ListParams, child_page
+from rdskit.sandbox.store.db import Connection, Store, dumps, loads, new_id, row_or_404
 
 __all__ = [
     "Again",

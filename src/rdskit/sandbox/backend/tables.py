@@ -1,8 +1,8 @@
 """Every table section of the sandbox's schema, listed explicitly, in creation order.
 
-:class:`rdskit.sandbox.db.Store` creates :data:`rdskit.sandbox.db.CORE_SCHEMA` (accounts,
-keys, wallet, datasets, runs, mentions, jobs) followed by these sections. A new part adds
-its ``SCHEMA`` here; routers and job kinds are listed in :mod:`rdskit.sandbox.registry`.
+:class:`rdskit.sandbox.store.db.Store` creates :data:`rdskit.sandbox.store.db.CORE_SCHEMA`
+(accounts, keys, wallet, datasets, runs, mentions, jobs) followed by these sections. A new
+part adds its ``SCHEMA`` here; routers and job kinds are listed in :mod:`rdskit.sandbox.registry`.
 The list lives in the backend (not in the registry) because the store needs it and the
 store sits below the API.
 

@@ -36,16 +36,16 @@ from rdskit.models import (
 )
 from rdskit.models.vocab import FREQUENCIES, SCHEDULE_TIME, WEEKDAYS
 from rdskit.references import rewrite_post_links
-from rdskit.sandbox.accounts import plan_of
 from rdskit.sandbox.backend import chats
 from rdskit.sandbox.backend.datasets import DEFAULT_COUNT, start_run
 from rdskit.sandbox.backend.runs import Again, Done, Failed, Outcome, RunKind, RunTable, Step
-from rdskit.sandbox.cursors import BY_CREATED, fetch_page
-from rdskit.sandbox.db import Connection, Store, dumps, loads, new_id, row_or_404
 from rdskit.sandbox.errors import ApiError, FieldError
+from rdskit.sandbox.runtime.worker import Job, JobKind, schedule
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.text.extractor import UnprocessablePost, compile_rule
-from rdskit.sandbox.worker import Job, JobKind, schedule
+from rdskit.sandbox.store.accounts import plan_of
+from rdskit.sandbox.store.cursors import BY_CREATED, fetch_page
+from rdskit.sandbox.store.db import Connection, Store, dumps, loads, new_id, row_or_404
+from rdskit.sandbox.synth.extractor import UnprocessablePost, compile_rule
 
 __all__ = [
     "CYCLE",

@@ -27,8 +27,8 @@ from typing import Any
 
 from rdskit.models import InsufficientCreditsDetail
 from rdskit.models.vocab import CREDIT_PLACES, PRICE_CATEGORIES
-from rdskit.sandbox.db import Connection, loads, new_id
 from rdskit.sandbox.errors import ApiError
+from rdskit.sandbox.store.db import Connection, loads, new_id
 
 __all__ = [
     "CATEGORIES",

@@ -1,6 +1,6 @@
 """Sentiment lexicons for the sandbox's non-English posts (es, fr, de, pt) and a language guess.
 
-English text is scored by VADER (:mod:`rdskit.sandbox.text.enrichment`); VADER's word list
+English text is scored by VADER (:mod:`rdskit.sandbox.synth.enrichment`); VADER's word list
 is English only, so "Sinceramente oat milk me decepcionó" came out neutral. Each
 :class:`Lexicon` here carries what VADER's scorer uses, per language: word valences
 (VADER's -4..4 scale), negations, intensifiers and dampeners, and the contrast word

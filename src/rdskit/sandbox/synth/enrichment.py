@@ -15,8 +15,8 @@ Heuristics:
 
 - Sentiment is VADER (lexicon bundled with ``vaderSentiment``), one call per post on title
   + text, for English; Spanish, French, German and Portuguese text is scored the same way
-  with that language's lexicon (:mod:`rdskit.sandbox.text.lexicons`). The language is read
-  from the text (:func:`~rdskit.sandbox.text.lexicons.detect_language`; the post's
+  with that language's lexicon (:mod:`rdskit.sandbox.synth.lexicons`). The language is read
+  from the text (:func:`~rdskit.sandbox.synth.lexicons.detect_language`; the post's
   ``language`` field breaks ties): an English ad shown to a Spanish audience is English.
   The compound score ``c`` is the ``sentiment_score`` (three decimals, -1..1); the
   class shares are a softmax of ``3c`` (positive), ``-3c`` (negative) and ``3(0.1 - |c|)``
@@ -29,7 +29,7 @@ Heuristics:
 - Hooks, narrative structure, CTAs, tone and intention are ordered cue-phrase rules (the
   first rule that fires wins; a hook may carry several types). Topics are the category
   aspects a post names, then content-word pairs or words it repeats. Brands are every corpus
-  brand the text or its hashtags name (:func:`~rdskit.sandbox.text.corpus.brands_in`: as
+  brand the text or its hashtags name (:func:`~rdskit.sandbox.synth.corpus.brands_in`: as
   written for plain-word brands like "On", in any case otherwise), an ad's advertiser when
   the text names it, plus capitalised words after comparison cues ("switched to X", "X vs Y").
 
@@ -55,8 +55,8 @@ from typing import Any
 
 from rdskit.models import vocab
 from rdskit.models.vocab import CONTENT_ANALYSIS_ACTIONS
-from rdskit.sandbox.text import lexicons
-from rdskit.sandbox.text.corpus import (
+from rdskit.sandbox.synth import lexicons
+from rdskit.sandbox.synth.corpus import (
     CATEGORIES,
     GENERIC,
     Gazetteer,

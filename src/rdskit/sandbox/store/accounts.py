@@ -10,7 +10,7 @@ account's first key is derived from the seed, so ``rdskit sandbox --seed N`` alw
 the same key (a local test key, not a secret).
 
 Example:
-    >>> from rdskit.sandbox.db import Store
+    >>> from rdskit.sandbox.store.db import Store
     >>> with Store(":memory:") as store, store.transaction() as conn:
     ...     _ = bootstrap(conn)
     ...     acct = create_account(conn, team_name="Acme", plan="Starter", email="a@acme.test")
@@ -29,8 +29,8 @@ from typing import Any
 
 from rdskit._config import mask_key
 from rdskit.models.vocab import PLAN_FEATURES
-from rdskit.sandbox.db import Connection, dumps, loads, new_id
 from rdskit.sandbox.errors import ApiError
+from rdskit.sandbox.store.db import Connection, dumps, loads, new_id
 
 __all__ = [
     "CATALOG_VERSION",
@@ -80,7 +80,7 @@ def key_owner(conn: sqlite3.Connection, digest: str) -> sqlite3.Row | None:
     (``None`` for an unknown or revoked key).
 
     Example:
-        >>> from rdskit.sandbox.db import Store
+        >>> from rdskit.sandbox.store.db import Store
         >>> with Store(":memory:") as store, store.transaction() as conn:
         ...     account_id = bootstrap(conn)
         ...     owner = key_owner(conn, key_digest(default_api_key(conn.store.seed)))

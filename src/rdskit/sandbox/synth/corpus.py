@@ -7,7 +7,7 @@ come from a pool of recurring authors, carry heavy-tailed metrics, comments by r
 commenters, media, instagram sounds and full ``ad_meta`` on ads.
 
 Determinism and overlap. Everything is a function of ``(seed, query)`` and the collection
-time ``now`` (a sandbox passes its clock's, :mod:`rdskit.sandbox.clock`): a ``url`` search
+time ``now`` (a sandbox passes its clock's, :mod:`rdskit.sandbox.runtime.clock`): a ``url`` search
 is anchored on that day, and a window ends at most :data:`FUTURE_SLACK_DAYS` after it. Posts of
 a ``prompt`` search live on a fixed per-query timeline: day ``d`` of source ``s`` holds an
 endless sequence of posts ``(d, 0), (d, 1), ...`` whose ids, authors, texts and dates never
@@ -49,7 +49,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rdskit.models import vocab
-from rdskit.sandbox import budget, clock
+from rdskit.sandbox.runtime import clock, cpu_budget
 
 __all__ = [
     "BRANDS",
@@ -980,7 +980,7 @@ LOCAL_TEMPLATES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 }
 """Non-English posts: short lines per language and mood (``positive``, ``negative``,
 ``neutral``); a post's voice picks the mood (:data:`LOCAL_MOOD`). Enrichment scores them with
-the language's lexicon (:mod:`rdskit.sandbox.text.lexicons`)."""
+the language's lexicon (:mod:`rdskit.sandbox.synth.lexicons`)."""
 
 LOCAL_MOOD = {"praise": "positive", "story": "positive", "complaint": "negative"}
 """The mood of a non-English post by its voice (any other voice: ``neutral``)."""
@@ -1612,7 +1612,7 @@ def collect(
     ``date_to`` or ``now``). ``content_type: ad`` returns only ads; organic searches include
     a few sponsored posts. ``language``/``country_code`` pin every post's locale. ``now``
     is the collection time in Unix seconds: the sandbox passes its clock's; without it, the
-    real clock's (:func:`rdskit.sandbox.clock.wall_time`).
+    real clock's (:func:`rdskit.sandbox.runtime.clock.wall_time`).
 
     Example:
         >>> url = {"type": "url", "source_urls": ["https://www.tiktok.com/@maya"]}
@@ -1675,7 +1675,7 @@ def _timeline(req: _Request, source: str, slots: Iterator[_Slot]) -> list[dict[s
     timeline = f"{req.topic.key}|ads" if req.ads_only else req.topic.key
     out = []
     for slot in slots:
-        budget.check()
+        cpu_budget.check()
         rng = _post_rng(req, source, slot, timeline)
         ad = req.ads_only or rng.random() < AD_SHARE
         if ad:
@@ -1710,7 +1710,7 @@ def _collect_urls(base: _Request, urls: list[str], count: int) -> list[dict[str,
         if base.ads_only:  # the profile is the advertiser (ad_meta and copy name it)
             req = replace(req, topic=replace(req.topic, brand=author.display_name))
         for slot in _profile_slots(base.seed, source, name, n, end_of_day, base.ordinal):
-            budget.check()
+            cpu_budget.check()
             rng = _post_rng(req, source, slot, timeline)
             posts.append(_post(req, source, slot, timeline, author, base.ads_only, rng))
     return posts

@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rdskit.sandbox.db import Connection
 from rdskit.sandbox.errors import ApiError
+from rdskit.sandbox.store.db import Connection
 
 __all__ = [
     "BY_CREATED",
@@ -171,7 +171,7 @@ def fetch_page(
     changes the result: a parent id, a filter fingerprint).
 
     Example:
-        >>> from rdskit.sandbox.db import Store
+        >>> from rdskit.sandbox.store.db import Store
         >>> store = Store(":memory:")
         >>> with store.transaction() as conn:
         ...     _ = conn.execute("CREATE TEMP TABLE t (id TEXT, at REAL)")

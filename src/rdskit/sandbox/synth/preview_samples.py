@@ -1,6 +1,6 @@
 """Research preview generation: what a quick look at a search or at profiles would find.
 
-Pure functions over the synthetic corpus (:mod:`rdskit.sandbox.text.corpus`); the route
+Pure functions over the synthetic corpus (:mod:`rdskit.sandbox.synth.corpus`); the route
 (``backend/previews.py``) handles billing and storage.
 
 URL previews resolve each ``source_urls`` entry deterministically from the URL itself, so
@@ -32,8 +32,8 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from rdskit.models._base import parse_datetime
-from rdskit.sandbox.clock import indexed_until
-from rdskit.sandbox.text import corpus
+from rdskit.sandbox.runtime.clock import indexed_until
+from rdskit.sandbox.synth import corpus
 
 __all__ = [
     "FAIL_TOKEN",
@@ -94,7 +94,7 @@ def time_window(
     time_filter: str | None, date_since: str | None, date_until: str | None, now: datetime
 ) -> tuple[datetime, datetime]:
     """The preview window from exactly one of ``time_filter`` (ending at the start of the
-    hour: :func:`~rdskit.sandbox.clock.indexed_until`) or the ``date_*`` pair.
+    hour: :func:`~rdskit.sandbox.runtime.clock.indexed_until`) or the ``date_*`` pair.
 
     Raises ``ValueError`` naming the problem (the route turns it into a 422).
 
@@ -143,7 +143,7 @@ def estimate_results(
     seed: int, query: str, sources: Sequence[str], since: datetime, until: datetime
 ) -> int:
     """How many posts a full collection would find: the query's daily volume x each source's
-    share (:func:`~rdskit.sandbox.text.corpus.source_mix`, the proportions a collection
+    share (:func:`~rdskit.sandbox.synth.corpus.source_mix`, the proportions a collection
     splits its count by) x the window's days.
 
     Example:

@@ -4,7 +4,7 @@
 ``(seed, source, username)`` and the :class:`Hints` read from the person's posts (display
 name, topic category, language, country, whether they posted or only commented). Values
 agree with the corpus: follower counts scale with the author's reach multiplier
-(:func:`rdskit.sandbox.text.corpus.popularity`), the posting cadence with their gap between
+(:func:`rdskit.sandbox.synth.corpus.popularity`), the posting cadence with their gap between
 posts, brand affinities and niches with the category they wrote about.
 
 Creator tiers by followers: nano < 10k <= micro < 100k <= mid < 500k <= macro < 1M <= mega.
@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from rdskit.sandbox.text.corpus import (
+from rdskit.sandbox.synth.corpus import (
     CATEGORIES,
     COUNTRY_LANGUAGE,
     GENERIC,

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from rdskit.errors import ConfigurationError
-from rdskit.sandbox.clock import Clock
 from rdskit.sandbox.errors import ApiError
+from rdskit.sandbox.runtime.clock import Clock
 
 __all__ = [
     "CORE_SCHEMA",
@@ -132,7 +132,7 @@ CREATE TABLE IF NOT EXISTS usage_rows (
 );
 CREATE INDEX IF NOT EXISTS usage_rows_account ON usage_rows(account_id, created_at, id);
 
--- ===== core: background jobs (sandbox/worker.py) ====================================
+-- ===== core: background jobs (sandbox/runtime/worker.py) ====================================
 CREATE TABLE IF NOT EXISTS jobs (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     kind       TEXT NOT NULL,
@@ -327,10 +327,10 @@ class Store:
     ``path=None`` uses a fresh temporary file (removed by ``close()``); ``":memory:"``
     is only for single-threaded use such as doctests; a real path persists across restarts.
     ``seed`` makes ids and the synthetic corpus deterministic; a reopened database keeps the
-    seed it was created with. ``speed`` and ``today`` make its :class:`~rdskit.sandbox.clock.Clock`
-    (``store.clock``, the sandbox's one "now"). ``busy_timeout`` is how long (seconds) a
-    statement waits for another thread's write lock before ``sqlite3.OperationalError``
-    "database is locked".
+    seed it was created with. ``speed`` and ``today`` make its
+    :class:`~rdskit.sandbox.runtime.clock.Clock` (``store.clock``, the sandbox's one "now").
+    ``busy_timeout`` is how long (seconds) a statement waits for another thread's write lock
+    before ``sqlite3.OperationalError`` "database is locked".
 
     Example:
         >>> with Store(":memory:") as store, store.transaction() as conn:

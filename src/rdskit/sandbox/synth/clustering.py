@@ -50,7 +50,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from rdskit.sandbox.text.extractor import STOPWORDS, stem
+from rdskit.sandbox.synth.extractor import STOPWORDS, stem
 
 __all__ = [
     "MAX_PATTERNS",

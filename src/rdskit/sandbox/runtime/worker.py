@@ -24,7 +24,7 @@ work (generating mentions) without holding the write lock.
 Fairness: every job carries the ``account_id`` whose work it is. A free thread takes the
 due job of the account served least recently among those below their share of threads
 (``threads - 1`` each when there are two or more, so one thread is always free for
-another account), and every job runs under a CPU budget (:mod:`rdskit.sandbox.budget`):
+another account), and every job runs under a CPU budget (:mod:`rdskit.sandbox.runtime.cpu_budget`):
 over it, the handler's ``on_error`` fails the run and refunds it. Jobs re-queued after a
 restart are claimed by the same rule.
 """
@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rdskit.sandbox import budget
-from rdskit.sandbox.db import Connection, Store, StoreClosed, dumps, loads
+from rdskit.sandbox.runtime import cpu_budget
+from rdskit.sandbox.store.db import Connection, Store, StoreClosed, dumps, loads
 
 __all__ = ["Job", "JobKind", "Worker", "register", "schedule"]
 
@@ -283,7 +283,7 @@ class Worker:
             if registration is None:
                 raise LookupError(f"no handler registered for job kind {job.kind!r}")
             _current.account = job.account_id
-            with budget.limited(self.budget_seconds):
+            with cpu_budget.limited(self.budget_seconds):
                 if registration.atomic:
                     with self.store.transaction():
                         registration.handler(self.store, job)
