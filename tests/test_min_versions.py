@@ -12,10 +12,11 @@ versions: they are not rdskit's dependencies.
 
 :data:`TESTED` is not the whole suite a second time: it is the tests of the code that calls
 the floor-sensitive libraries (the client on httpx and pydantic, the frames on pandas,
-pyarrow, numpy, scipy, networkx and openpyxl, the sandbox's HTTP layer on FastAPI, uvicorn
-and pydantic, its MCP server on mcp, its text tools on numpy and vaderSentiment). The
-sandbox's state, rules and assistant are SQLite and plain Python whose tests would repeat
-at the floors what the main run already proves; they are listed in :data:`NOT_TESTED` with
+pyarrow, numpy, scipy, networkx and openpyxl, the validation statistics on krippendorff,
+the sandbox's HTTP layer on FastAPI, uvicorn and pydantic, its MCP server on mcp, its
+text tools on numpy and vaderSentiment). The sandbox's state, rules and assistant are
+SQLite and plain Python whose tests would repeat at the floors what the main run already
+proves; they are listed in :data:`NOT_TESTED` with
 the reason, and a test below keeps the two lists covering every sandbox test file.
 
 It is the longest single test of the suite, so the suite's scheduler (``conftest.py``)
@@ -85,6 +86,7 @@ NOT_TESTED = {
 TESTED = (
     "tests/unit",
     "tests/frames",  # it caught pyarrow 20's utf8_normalize (tests/frames/test_pseudonymise*)
+    "tests/validation",  # krippendorff (0.6 uses np.float_, gone in numpy 2), scipy, numpy
     *(f"tests/sandbox/{name}" for name in SANDBOX_TESTED),
 )
 WORKERS = 2

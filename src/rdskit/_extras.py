@@ -21,7 +21,7 @@ __all__ = ["EXTRAS", "MissingExtra", "require"]
 EXTRAS: dict[str, tuple[str, ...]] = {
     "sandbox": ("fastapi", "uvicorn", "mcp", "vaderSentiment"),
     "mcp": ("mcp", "httpx2"),
-    "research": ("networkx", "scipy", "openpyxl"),
+    "research": ("networkx", "scipy", "openpyxl", "krippendorff", "yaml"),
     "jupyter": ("IPython", "ipywidgets", "matplotlib", "mistune"),
     "teaching": ("sklearn",),
 }

@@ -1,0 +1,306 @@
+"""Validity of a labeller against a human reference, and shares corrected for its errors.
+
+:func:`validity` crosses the service's label with the human code on a validation sample:
+
+- a **design-weighted confusion matrix** (rows: the service's label, columns: the human
+  code; with ``weights``, estimated counts in the collection);
+- per class, **precision** (of the posts the service gives the label, the share humans
+  code so) and **recall** (of the posts humans code so, the share the service finds), with
+  BCa bootstrap intervals (or none and why);
+- **corrected shares**: the share of each class in the collection once the labels' errors
+  are removed. With ``M[j, k] = P(service says j | human code k)`` estimated from the
+  sample and ``p`` the service's raw shares over the whole collection, the corrected
+  shares solve ``M @ pi = p`` (matrix inversion; with two classes this is the
+  Rogan-Gladen estimator, ``(p + specificity - 1) / (sensitivity + specificity - 1)``).
+  A solution outside [0, 1] is clipped and renormalised, and the result says so. The
+  intervals resample the validation sample (within strata), so they carry its
+  uncertainty; the raw shares are a census of the collection and are held fixed.
+
+Example:
+    >>> from rdskit.validation import Codebook
+    >>> book = Codebook.of("complaint", ["no", "yes"])
+    >>> service = ["yes"] * 10 + ["no"] * 30
+    >>> human = ["yes"] * 8 + ["no"] * 2 + ["no"] * 27 + ["yes"] * 3
+    >>> v = validity(service, human, book, population=["yes"] * 250 + ["no"] * 750)
+    >>> v.method, float(v.per_class.loc["yes", "raw_share"])
+    ('Rogan-Gladen', 0.25)
+    >>> round(float(v.per_class.loc["yes", "corrected_share"]), 3)
+    0.275
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rdskit.errors import InvalidParameter
+from rdskit.frames._table import html_table, text_table
+from rdskit.validation.codebook import Codebook
+from rdskit.validation.intervals import Interval, bootstrap
+
+__all__ = ["Validity", "validity"]
+
+
+def _confusions(s: np.ndarray, h: np.ndarray, w: np.ndarray, q: int, idx: np.ndarray) -> np.ndarray:
+    """Weighted confusion matrices (rows service, columns human), one per row of ``idx``."""
+    b = len(idx)
+    flat = (np.arange(b)[:, None] * q * q + (s * q + h)[idx]).ravel()
+    return np.bincount(flat, weights=w[idx].ravel(), minlength=b * q * q).reshape(b, q, q)
+
+
+def _correct(c: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Corrected shares of confusion matrices ``c`` (batch, q, q) given the raw shares, and
+    whether each was clipped; NaN where the error matrix cannot be inverted."""
+    per_truth = c.sum(axis=1)
+    ok = (per_truth > 0).all(axis=1)
+    m = c / np.where(per_truth > 0, per_truth, 1)[:, None, :]
+    ok &= np.abs(np.linalg.det(m)) > 1e-9
+    m[~ok] = np.eye(len(raw))
+    pi = np.linalg.solve(m, np.broadcast_to(raw, (len(c), len(raw)))[..., None])[..., 0]
+    clipped = ((pi < -1e-12) | (pi > 1 + 1e-12)).any(axis=1)
+    pi = np.clip(pi, 0, 1)
+    total = pi.sum(axis=1, keepdims=True)
+    pi = np.where(total > 0, pi / np.where(total > 0, total, 1), pi)
+    pi[~ok] = np.nan
+    return pi, clipped & ok
+
+
+def _rates(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Precision (per service label) and recall (per human code) of confusion matrices."""
+    hits = np.diagonal(c, axis1=1, axis2=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return hits / c.sum(axis=2), hits / c.sum(axis=1)
+
+
+def _share_interval(i: Interval, digits: int) -> str:
+    if not i.defined:
+        return " (no interval)"
+    return f" ({i.confidence:.0%} interval {i.low:.{digits}%} to {i.high:.{digits}%})".replace(
+        "% interval", " % interval"
+    )
+
+
+@dataclass(frozen=True)
+class Validity:
+    """The result of :func:`validity` (see the module docs)."""
+
+    per_class: pd.DataFrame
+    confusion: pd.DataFrame
+    n: int
+    codebook: str
+    design_weighted: bool
+    method: str
+    clipped: bool
+    population: int
+    intervals: dict[str, dict[str, Interval]]
+    notes: tuple[str, ...] = ()
+
+    def corrected(self) -> pd.Series:
+        """Corrected share per class (NaN where the errors cannot be inverted)."""
+        return self.per_class["corrected_share"]
+
+    def sentence(self, *, label: str = "the service's labels", digits: int = 0) -> str:
+        """A report sentence: every class's errors and its raw and corrected share."""
+        pc = self.per_class
+        errors = "; ".join(
+            f"{name}: {1 - r.recall:.{digits}%} of the posts coded {name} were labelled "
+            f"otherwise, {1 - r.precision:.{digits}%} of those labelled {name} were coded "
+            "otherwise"
+            for name, r in pc.iterrows()
+        )
+        shares = ", ".join(
+            f"{name} {r.raw_share:.{digits}%} raw, "
+            + (
+                "not correctable"
+                if r.corrected_share != r.corrected_share
+                else f"{r.corrected_share:.{digits}%} corrected"
+                + _share_interval(self.intervals[name]["corrected_share"], digits)
+            )
+            for name, r in pc.iterrows()
+        )
+        weighted = "design-weighted " if self.design_weighted else ""
+        clipped = " (clipped to 0-1 and renormalised)" if self.clipped else ""
+        return (
+            f"Against {self.n} hand-coded posts ({weighted}estimates, codebook "
+            f"{self.codebook}), {label} erred as follows: {errors}. Shares of the "
+            f"{self.population:,} posts corrected for these errors by {self.method}"
+            f"{clipped}: {shares}."
+        )
+
+    def _rows(self) -> list[list[str]]:
+        def cell(x: float) -> str:
+            return "–" if x != x else f"{x:.3f}"
+
+        def iv(name: str, what: str) -> str:
+            i = self.intervals[name][what]
+            return f"{i.low:.2f} to {i.high:.2f}" if i.defined else "none"
+
+        return [
+            [
+                str(name),
+                f"{int(r.n_human):,}",
+                cell(r.precision),
+                iv(str(name), "precision"),
+                cell(r.recall),
+                iv(str(name), "recall"),
+                cell(r.raw_share),
+                cell(r.corrected_share),
+                iv(str(name), "corrected_share"),
+            ]
+            for name, r in self.per_class.iterrows()
+        ]
+
+    _HEADERS = (
+        "class",
+        "n coded",
+        "precision",
+        "interval",
+        "recall",
+        "interval",
+        "raw share",
+        "corrected",
+        "interval",
+    )
+
+    def _note(self) -> str:
+        why = sorted(
+            {i.reason for d in self.intervals.values() for i in d.values() if not i.defined}
+        )
+        return " ".join(
+            [
+                f"{self.n} posts coded (codebook {self.codebook}); "
+                + (
+                    "design-weighted to the collection."
+                    if self.design_weighted
+                    else "unweighted (the sample as drawn)."
+                ),
+                f"Raw shares: the service's labels over {self.population:,} posts; "
+                f"corrected by {self.method}"
+                + (" (clipped to 0-1 and renormalised)." if self.clipped else "."),
+                "BCa bootstrap intervals resample the validation sample.",
+                *(f"No interval: {w}." for w in why),
+                *self.notes,
+            ]
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Validity of the labels against the human codes\n"
+            f"{text_table(list(self._HEADERS), self._rows())}\n{self._note()}"
+        )
+
+    def _repr_html_(self) -> str:
+        return html_table(
+            list(self._HEADERS),
+            self._rows(),
+            title="Validity of the labels against the human codes",
+            note=self._note(),
+        )
+
+
+def validity(
+    service: Sequence[Any],
+    human: Sequence[Any],
+    codebook: Codebook,
+    *,
+    population: Sequence[Any],
+    weights: Sequence[float] | None = None,
+    strata: Sequence[Any] | None = None,
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Validity:
+    """The service's labels ``service`` against the human codes ``human`` on a validation
+    sample, and the shares of ``population`` (the service's label of every post of the
+    collection) corrected for the errors measured (see the module docs).
+
+    Example:
+        >>> book = Codebook.of("x", ["a", "b"])
+        >>> v = validity(["a", "b"] * 15, ["a", "b"] * 15, book, population=["a", "a", "b"])
+        >>> v.per_class["corrected_share"].round(3).tolist()
+        [0.667, 0.333]
+    """
+    for name, values in (("service", service), ("human", human), ("population", population)):
+        codebook.check(list(values), field=name)
+    s_list, h_list = list(service), list(human)
+    if len(s_list) != len(h_list):
+        raise InvalidParameter(
+            "human", f"needs one code per service label ({len(s_list)}), not {len(h_list)}"
+        )
+    if any(v is None or v != v for v in [*s_list, *h_list]):
+        raise InvalidParameter("human", "every sampled post needs a label and a code")
+    values = codebook.values
+    q, index = len(values), {v: i for i, v in enumerate(codebook.values)}
+    s = np.array([index[str(v)] for v in s_list], dtype=np.int64)
+    h = np.array([index[str(v)] for v in h_list], dtype=np.int64)
+    n = len(s)
+    if not n:
+        raise InvalidParameter("human", "validity needs at least one coded post")
+    w = np.ones(n) if weights is None else np.asarray(list(weights), dtype="float64")
+    if len(w) != n or not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
+        raise InvalidParameter("weights", f"must be {n} finite numbers, 0 or more, not all 0")
+    pop = pd.Series([str(v) for v in population if v is not None and v == v], dtype="object")
+    if pop.empty:
+        raise InvalidParameter("population", "needs the service's label of every post")
+    raw = pop.value_counts(normalize=True).reindex(list(values), fill_value=0.0).to_numpy()
+    everything = np.arange(n)[None, :]
+    c = _confusions(s, h, w, q, everything)
+    corrected_all, clipped_all = _correct(c, raw)
+    corrected, clipped = corrected_all[0], bool(clipped_all[0])
+    precision, recall = (r[0] for r in _rates(c))
+    c = c[0]
+
+    def boot(fn: Any) -> Interval:
+        return bootstrap(fn, n, strata=strata, confidence=confidence, n_boot=n_boot, seed=seed)
+
+    def stat(k: int, what: str) -> Any:
+        def batch(idx: np.ndarray) -> np.ndarray:
+            ci = _confusions(s, h, w, q, idx)
+            if what == "corrected_share":
+                return _correct(ci, raw)[0][:, k]
+            return _rates(ci)[0 if what == "precision" else 1][:, k]
+
+        return batch
+
+    intervals = {
+        v: {what: boot(stat(k, what)) for what in ("precision", "recall", "corrected_share")}
+        for k, v in enumerate(values)
+    }
+    per_class = pd.DataFrame(
+        {
+            "n_human": np.bincount(h, minlength=q),
+            "n_service": np.bincount(s, minlength=q),
+            "precision": precision,
+            "recall": recall,
+            "raw_share": raw,
+            "corrected_share": corrected,
+        },
+        index=pd.Index(list(values), name="class"),
+    )
+    confusion = pd.DataFrame(
+        c,
+        index=pd.Index(list(values), name="service"),
+        columns=pd.Index(list(values), name="human"),
+    )
+    notes = []
+    if np.isnan(corrected).any():
+        notes.append(
+            "The errors cannot be inverted (a class no post was coded as, or a singular "
+            "error matrix): no corrected shares."
+        )
+    return Validity(
+        per_class=per_class,
+        confusion=confusion,
+        n=n,
+        codebook=codebook.label,
+        design_weighted=weights is not None,
+        method="Rogan-Gladen" if q == 2 else "matrix inversion",
+        clipped=clipped,
+        population=len(pop),
+        intervals=intervals,
+        notes=tuple(notes),
+    )
