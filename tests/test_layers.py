@@ -1,4 +1,5 @@
-"""The layers of rdskit, enforced: core -> frames -> jupyter; the sandbox apart.
+"""The layers of rdskit, enforced: core -> frames and validation -> jupyter; the sandbox
+apart.
 
 An AST scan of every module under ``src/rdskit``: each ``import`` / ``from ... import``
 (top level or inside a function: a lazy import is still a dependency; ``if TYPE_CHECKING:``
@@ -8,7 +9,8 @@ blocks excepted, they never run) is resolved to the rdskit module it names. The 
   progress domain...) imports nothing from ``rdskit.frames``, ``rdskit.jupyter`` or
   ``rdskit.sandbox``; it reaches them only through named hooks (``rdskit._hooks``) that the
   package root wires;
-- ``rdskit.frames`` imports neither ``rdskit.jupyter`` nor ``rdskit.sandbox``;
+- ``rdskit.frames`` and ``rdskit.validation`` (the statistics of validating labels, beside
+  the frames) import neither ``rdskit.jupyter`` nor ``rdskit.sandbox``;
 - ``rdskit.sandbox`` imports neither ``rdskit.frames`` nor ``rdskit.jupyter``;
 - the core has no import cycle (a module that needs another lazily "to avoid a cycle" is
   a cycle all the same).
@@ -29,12 +31,13 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "rdskit"
-LAYERS = ("rdskit.frames", "rdskit.jupyter", "rdskit.sandbox")
+LAYERS = ("rdskit.frames", "rdskit.validation", "rdskit.jupyter", "rdskit.sandbox")
 COMPOSERS = {"rdskit", "rdskit.cli", "rdskit.demo", "rdskit.__main__"}
 FORBIDDEN = {
     "core": LAYERS,
     "rdskit.frames": ("rdskit.jupyter", "rdskit.sandbox"),
-    "rdskit.sandbox": ("rdskit.frames", "rdskit.jupyter"),
+    "rdskit.validation": ("rdskit.jupyter", "rdskit.sandbox"),
+    "rdskit.sandbox": ("rdskit.frames", "rdskit.validation", "rdskit.jupyter"),
 }
 
 

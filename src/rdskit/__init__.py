@@ -52,6 +52,8 @@ _LAYER_HOOKS = {
     "frames.pattern_items_to_frame": "rdskit.frames.fetch:pattern_items_to_frame",
     "frames.messages_to_frame": "rdskit.frames.fetch:messages_to_frame",
     "jupyter.html": "rdskit.jupyter.reprs:html_of",
+    "jupyter.code": "rdskit.jupyter.coding:coding_widget",
+    "jupyter.adjudicate": "rdskit.jupyter.coding:adjudication_widget",
     "jupyter.traceback": "rdskit.jupyter.errors:short_traceback",
     "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
     "jupyter.progress": "rdskit.jupyter.progress:reporter",

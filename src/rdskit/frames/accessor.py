@@ -22,7 +22,7 @@ import copy
 import numbers
 import os
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from rdskit.frames.compare import Comparison
     from rdskit.frames.methods import MethodsText
     from rdskit.frames.plots import RdsPlots
+    from rdskit.validation import Codebook
 
 __all__ = [
     "MAX_POST_REFS",
@@ -670,6 +671,43 @@ class RdsAccessor:
         from rdskit.frames.agreement import frame_agreement
 
         return frame_agreement(self._df, reference, **options)
+
+    def code(self, codebook: Codebook, *, coder: str, **options: Any) -> Any:
+        """Code posts by keyboard in Jupyter: one post at a time, a key per code, every
+        decision appended to ``<directory>/<coder>.jsonl`` (crash-safe; it resumes at the
+        first uncoded post). Options (see :mod:`rdskit.jupyter.coding`): ``sample`` (a
+        frame of source and id, e.g. :func:`rdskit.validation.validation_sample`'s;
+        default every post), ``directory="codes"``, ``blind=True`` (hide the service's
+        label), ``label="sentiment"``, ``pseudonymise`` (a key: show pseudonymised posts).
+
+        Example:
+            >>> df.rds.code(Codebook.from_yaml("book.yaml"), coder="ann")  # doctest: +SKIP
+        """
+        from rdskit import _hooks
+
+        return _hooks.call("jupyter.code", self._df, codebook, coder=coder, **options)
+
+    def adjudicate(
+        self, codebook: Codebook, *, coders: Sequence[str], adjudicator: str, **options: Any
+    ) -> Any:
+        """Settle the posts ``coders`` coded differently: each coder's code and note shown,
+        the adjudicator's key recorded as an adjudication (``<adjudicator>.adjudication
+        .jsonl``, read by ``read_codes(directory, adjudications=True)``). Options:
+        ``sample``, ``directory="codes"``, ``label``.
+
+        Example:
+            >>> df.rds.adjudicate(book, coders=["ann", "bob"], adjudicator="cy")  # doctest: +SKIP
+        """
+        from rdskit import _hooks
+
+        return _hooks.call(
+            "jupyter.adjudicate",
+            self._df,
+            codebook,
+            coders=coders,
+            adjudicator=adjudicator,
+            **options,
+        )
 
     def to_excel(self, path: str | os.PathLike[str]) -> Path:
         """An .xlsx workbook: ``posts``, ``comments`` and ``provenance`` sheets, lists

@@ -143,12 +143,14 @@ class CodingLog:
         code: str,
         *,
         unsure: bool = False,
+        note: str = "",
         codes: dict[str, str] | None = None,
     ) -> None:
         """Record ``code`` for the post (``codes``: an adjudication's coders' codes)."""
         self.codebook.check([code], field="code")
         event: dict[str, Any] = {"event": "adjudicate" if codes else "code"}
         event |= {"source": source, "id": post_id, "code": code, "unsure": unsure}
+        event |= {"note": note} if note else {}
         self._append(event | ({"codes": codes} if codes else {}))
 
     def undo(self, source: str, post_id: str) -> None:
@@ -162,6 +164,17 @@ class CodingLog:
     def events(self) -> list[dict[str, Any]]:
         """Every decision recorded, in order."""
         return _lines(self.path)
+
+    def last_coded(self) -> tuple[str, str] | None:
+        """The post of the latest code still in force (what an undo takes back)."""
+        order: list[tuple[str, str]] = []
+        for e in self.events():
+            key = (str(e["source"]), str(e["id"]))
+            if e["event"] in ("code", "adjudicate"):
+                order.append(key)
+            elif e["event"] == "undo" and key in order:
+                del order[len(order) - 1 - order[::-1].index(key)]
+        return order[-1] if order else None
 
     def state(self) -> dict[tuple[str, str], Decision]:
         """Each coded post's current decision."""
