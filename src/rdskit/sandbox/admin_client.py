@@ -112,6 +112,21 @@ class AdminClient:
         """``ai_assistant_unavailable``, ``ai_assistant_timeout`` or ``None`` (healthy)."""
         self._call("PUT", f"/accounts/{account_id}/assistant", {"failure": failure})
 
+    def truth(self, posts: list[dict[str, str]]) -> list[dict[str, Any]]:
+        """The emulator's truth of ``posts`` (``[{"source", "id"}, ...]``, up to 5,000):
+        each one's ``voice`` and ``latent_sentiment`` as the generator wrote it, ``found``
+        false for a post the sandbox never collected. Sandbox only: for a class to check
+        a validation against (:mod:`rdskit.sandbox.synth.truth`).
+
+        Example:
+            >>> from rdskit.sandbox import start
+            >>> with start(speed=100) as sb:
+            ...     sb.admin.truth([{"source": "reddit", "id": "none"}])[0]["found"]
+            False
+        """
+        found: list[dict[str, Any]] = self._call("POST", "/truth", {"posts": posts})
+        return found
+
     def chaos(self, control: str, **body: Any) -> dict[str, Any]:
         """Set a chaos control (``source``, ``failure``, ``fault``, ``assistant``,
         ``parameter_posts``; see ``rdskit.sandbox.runtime.chaos``); returns the chaos state.

@@ -28,6 +28,7 @@ from rdskit.sandbox.backend.admin import (
     NewAccountBody,
     NewSeatBody,
     PlanBody,
+    TruthBody,
     WalletBody,
 )
 
@@ -107,6 +108,13 @@ def set_assistant_failure(
     """Make Ask fail with ``ai_assistant_unavailable``/``ai_assistant_timeout`` (null: heal)."""
     backend.set_assistant_failure(store, account_id, body.failure)
     return ok({"account_id": account_id, "failure": body.failure})
+
+
+@admin.post("/truth")
+def emulator_truth(body: TruthBody, store: StoreDep) -> dict[str, Any]:
+    """The emulator's truth of each post: the voice and latent sentiment the generator
+    wrote it from (teaching only: the real service has no such truth)."""
+    return ok(backend.emulator_truth(store, body))
 
 
 router.include_router(admin)

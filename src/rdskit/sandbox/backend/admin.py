@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.store import accounts, wallet
 from rdskit.sandbox.store.db import Store
+from rdskit.sandbox.synth import truth
 
 __all__ = [
     "ID_PATTERN",
@@ -47,7 +48,10 @@ __all__ = [
     "PlanBody",
     "WalletBody",
     "account_summary",
+    "PostRef",
+    "TruthBody",
     "create_account",
+    "emulator_truth",
     "create_seat",
     "delete_seat",
     "mint_key",
@@ -116,6 +120,44 @@ class AssistantBody(BaseModel):
     """``PUT /sandbox/accounts/{id}/assistant``: a failure to simulate, or null to heal."""
 
     failure: AssistantFailure | None = None
+
+
+class PostRef(BaseModel):
+    """A post by its key."""
+
+    source: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    id: str = Field(min_length=1, max_length=200)
+
+
+class TruthBody(BaseModel):
+    """``POST /sandbox/truth``: the posts whose emulator truth to reveal (up to 5,000)."""
+
+    posts: list[PostRef] = Field(min_length=1, max_length=5000)
+
+
+def emulator_truth(store: Store, body: TruthBody) -> list[dict[str, Any]]:
+    """Each post's voice and latent sentiment as the generator wrote it
+    (:mod:`rdskit.sandbox.synth.truth`): the emulator's truth, for teaching validation.
+    A post the sandbox never collected has ``found: false`` and nulls."""
+    out = []
+    with store.read() as conn:
+        for ref in body.posts:
+            row = conn.execute(
+                "SELECT json_extract(body, '$.text'), content_type FROM mentions "
+                "WHERE source = ? AND id = ? LIMIT 1",
+                (ref.source, ref.id),
+            ).fetchone()
+            text, kind = row if row else (None, None)
+            out.append(
+                {
+                    "source": ref.source,
+                    "id": ref.id,
+                    "found": row is not None,
+                    "voice": truth.voice_of(text, kind) if row else None,
+                    "latent_sentiment": truth.latent_sentiment(text, kind) if row else None,
+                }
+            )
+    return out
 
 
 def create_account(store: Store, body: NewAccountBody) -> dict[str, Any]:
