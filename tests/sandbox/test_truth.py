@@ -104,7 +104,9 @@ def test_the_admin_route_reveals_the_truth_of_collected_posts(
         dataset.id, search_query=query, count=40, content_analysis_actions=["sentiment"]
     ).wait(progress=False)
     posts = rds.mentions.to_frame(dataset_ids=[dataset.id])
-    refs = [{"source": str(s), "id": str(i)} for s, i in zip(posts["source"], posts["id"])]
+    refs = [
+        {"source": str(s), "id": str(i)} for s, i in zip(posts["source"], posts["id"], strict=True)
+    ]
     revealed = sandbox.admin.truth([*refs, {"source": "reddit", "id": "never-collected"}])
     assert len(revealed) == len(posts) + 1
     for row, text, kind in zip(revealed, posts["text"], posts["content_type"], strict=False):
