@@ -63,11 +63,15 @@ def test_unweighted_kappa_is_cohens() -> None:
     assert per.loc["positive", "precision"] == pytest.approx(3 / 4)
     assert per.loc["positive", "recall"] == pytest.approx(3 / 5)
     assert per.loc["positive", "error_rate"] == pytest.approx(2 / 5)
+    # Twelve items cannot support a bootstrap interval: none, and the note says why.
+    assert np.isnan(res.kappa_ci).all() and np.isnan(res.observed_ci).all()
+    assert "No interval for Cohen's kappa: 12 units: a bootstrap needs 20" in repr(res)
+    # Three times the items: BCa intervals around the (same) values, seeded.
+    res = agreement(a * 3, b * 3, n_boot=500)
     low, high = res.kappa_ci
     assert low < res.kappa < high and res.observed_ci[0] < res.observed < res.observed_ci[1]
-    # Seeded: the same intervals again; another seed, other ones.
-    assert agreement(a, b, n_boot=500).kappa_ci == res.kappa_ci
-    assert agreement(a, b, n_boot=500, seed=1).kappa_ci != res.kappa_ci
+    assert agreement(a * 3, b * 3, n_boot=500).kappa_ci == res.kappa_ci
+    assert agreement(a * 3, b * 3, n_boot=500, seed=1).kappa_ci != res.kappa_ci
 
 
 def test_weighted_kappa_on_a_stratified_sample_matches_a_hand_calculation() -> None:
@@ -92,10 +96,11 @@ def test_weighted_kappa_on_a_stratified_sample_matches_a_hand_calculation() -> N
     # The unweighted figures (the sample as is) come along, and differ.
     assert res.unweighted is not None and res.unweighted.kappa == pytest.approx(0.375)
     text = repr(res)
-    assert "weighted" in text and "unweighted" in text and "0.339" in text and "0.375" in text
+    assert "design-weighted" in text and "unweighted" in text
+    assert "0.339" in text and "0.375" in text
     assert "<style" not in res._repr_html_()
-    # Resampled within strata: every resample keeps 4 of each, so the interval is finite.
-    assert all(np.isfinite(res.kappa_ci)) and res.kappa_ci[0] < res.kappa < res.kappa_ci[1]
+    # Twelve items: no interval (the repr says why), rather than a falsely precise one.
+    assert np.isnan(res.kappa_ci).all() and "No interval for Cohen's kappa" in text
 
 
 def test_a_stratum_missing_from_the_sample_is_said() -> None:

@@ -1,5 +1,7 @@
 """Agreement between two labellings: the service's labels against a hand-coded
-reference, or two coders (``df.rds.agreement(reference)``, :func:`agreement`).
+reference, or two coders (``df.rds.agreement(reference)``, :func:`agreement`). For more
+coders, Krippendorff's alpha, Gwet's AC1, weighted kappa for ordinal codes, a codebook's
+check and corrected shares, see :mod:`rdskit.validation` (whose intervals this module uses).
 
 For ``a`` (the labels judged: the service's, or coder 1) and ``b`` (the reference, or
 coder 2), of equal length:
@@ -22,8 +24,14 @@ kappa and the per-class rates are computed from it. ``df.rds.agreement(...,
 strata="sentiment")`` builds those weights from the frame (the whole collection) and
 gives the unweighted figures too (``.unweighted``).
 
-**Intervals.** Percentile bootstrap (``n_boot`` resamples, seeded: the same input gives
-the same intervals), resampling within each stratum when ``strata`` are given.
+**Design weights.** The weighted figures are "design-weighted" (weights from the sampling
+design), not Cohen's weighted kappa (ordinal disagreement weights:
+:func:`rdskit.validation.cohen_weighted_kappa`).
+
+**Intervals.** BCa bootstrap (``n_boot`` resamples, seeded: the same input gives the same
+intervals), resampling within each stratum when ``strata`` are given; none (``nan``), with
+the reason in the notes, when the sample cannot support one: fewer than 20 items, or every
+resample giving the same value (see :mod:`rdskit.validation.intervals`).
 
 numpy only: no scikit-learn or statsmodels is needed.
 
@@ -35,7 +43,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +52,7 @@ import pandas as pd
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames._table import html_table, interval, text_table
+from rdskit.validation.intervals import bootstrap
 
 __all__ = ["Agreement", "agreement", "frame_agreement", "stratum_weights"]
 
@@ -66,7 +75,7 @@ class Agreement:
     notes: tuple[str, ...] = ()
 
     def _rows(self) -> list[list[str]]:
-        shown = [("weighted" if self.weighted else "unweighted", self)]
+        shown = [("design-weighted" if self.weighted else "unweighted", self)]
         if self.unweighted is not None:
             shown.append(("unweighted", self.unweighted))
         return [
@@ -95,9 +104,9 @@ class Agreement:
         ]
 
     def _note(self) -> str:
-        level = f"{self.confidence:.0%} percentile bootstrap intervals ({self.n_boot:,} resamples)"
+        level = f"{self.confidence:.0%} BCa bootstrap intervals ({self.n_boot:,} resamples)"
         read = (
-            "Weighted figures estimate the collection (each stratum counted at its size in "
+            "Design-weighted figures estimate the collection (each stratum counted at its size in "
             "it); unweighted ones describe the sample only."
             if self.weighted
             else "Unweighted: the figures describe this sample; if it was stratified, pass "
@@ -113,7 +122,7 @@ class Agreement:
         )
         rates = (
             "Per-class n and predicted count items; precision, recall and error rate are "
-            "weighted; – where a label has no item to divide by."
+            "design-weighted; – where a label has no item to divide by."
             if self.weighted
             else "Per class: – where a label has no item to divide by."
         )
@@ -125,7 +134,7 @@ class Agreement:
             self._class_rows(),
         )
         return (
-            f"Agreement ({'weighted to the strata' if self.weighted else 'unweighted'})\n"
+            f"Agreement ({'design-weighted to the strata' if self.weighted else 'unweighted'})\n"
             f"{text_table(list(self._HEADERS), self._rows())}\n\n{classes}\n{self._note()}"
         )
 
@@ -136,7 +145,7 @@ class Agreement:
         classes = html_table(
             ["label", "n", "predicted", "precision", "recall", "error rate"],
             self._class_rows(),
-            title="Per class" + (" (weighted)" if self.weighted else ""),
+            title="Per class" + (" (design-weighted)" if self.weighted else ""),
         )
         return summary + classes
 
@@ -186,24 +195,25 @@ def _scores(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return po, kappa
 
 
-def _resamples(n: int, strata: np.ndarray | None, n_boot: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    if strata is None:
-        return rng.integers(0, n, size=(n_boot, n))
-    out = np.empty((n_boot, n), dtype=np.int64)
-    for value in np.unique(strata):
-        members = np.flatnonzero(strata == value)
-        out[:, members] = members[rng.integers(0, len(members), size=(n_boot, len(members)))]
-    return out
-
-
-def _percentile(values: np.ndarray, confidence: float) -> tuple[float, float]:
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return float("nan"), float("nan")
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
+def _interval(
+    statistic: Callable[[np.ndarray], np.ndarray],
+    n: int,
+    strata: np.ndarray | None,
+    confidence: float,
+    n_boot: int,
+    seed: int,
+) -> tuple[tuple[float, float], str]:
+    """A BCa interval, or (nan, nan) and the reason
+    (:func:`rdskit.validation.intervals.bootstrap`)."""
+    found = bootstrap(
+        statistic,
+        n,
+        strata=None if strata is None else strata.tolist(),
+        confidence=confidence,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    return (found.low, found.high), found.reason
 
 
 def agreement(
@@ -242,8 +252,16 @@ def agreement(
         raise InvalidParameter("strata", f"must have one value per item ({n}), not {len(groups)}")
     matrix = _matrices(codes_a, codes_b, w, k, np.arange(n)[None, :])[0]
     po, kappa = (float(x) for x in _scores(matrix))
-    boot_po, boot_kappa = _scores(
-        _matrices(codes_a, codes_b, w, k, _resamples(n, groups, n_boot, seed))
+
+    def score(which: int) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda idx: _scores(_matrices(codes_a, codes_b, w, k, idx))[which]
+
+    observed_ci, why_po = _interval(score(0), n, groups, confidence, n_boot, seed)
+    kappa_ci, why_kappa = _interval(score(1), n, groups, confidence, n_boot, seed)
+    withheld = tuple(
+        f"No interval for {name}: {why}."
+        for name, why in (("agreement", why_po), ("Cohen's kappa", why_kappa))
+        if why
     )
     reference, predicted = matrix.sum(axis=0), matrix.sum(axis=1)
     hits = np.diag(matrix)
@@ -264,14 +282,15 @@ def agreement(
     result = Agreement(
         n=n,
         observed=po,
-        observed_ci=_percentile(boot_po, confidence),
+        observed_ci=observed_ci,
         kappa=kappa,
-        kappa_ci=_percentile(boot_kappa, confidence),
+        kappa_ci=kappa_ci,
         per_class=per_class,
         confusion=confusion,
         weighted=weighted,
         confidence=confidence,
         n_boot=n_boot,
+        notes=withheld,
     )
     if not weighted:
         return result
@@ -471,4 +490,4 @@ def frame_agreement(
         n_boot=n_boot,
         seed=seed,
     )
-    return Agreement(**{**result.__dict__, "notes": tuple(notes)})
+    return Agreement(**{**result.__dict__, "notes": (*result.notes, *notes)})
