@@ -47,6 +47,13 @@ RESERVED = frozenset("?<>~#!")
 _DEFAULT_KEYS = [k for k in string.digits[1:] + string.ascii_lowercase]
 
 
+def _missing(value: Any) -> bool:
+    """None, NaN, pandas' NA or NaT: no code."""
+    import pandas as pd
+
+    return value is None or bool(pd.isna(value)) if not isinstance(value, (list, tuple)) else False
+
+
 class Code(BaseModel):
     """One code: its value, what it means, examples, and its key in the coding widget."""
 
@@ -138,7 +145,7 @@ class Codebook(BaseModel):
         codebook's, naming it and its position."""
         allowed = set(self.values)
         for i, code in enumerate(codes, 1):
-            if code is None or code != code:
+            if _missing(code):
                 continue
             if str(code) not in allowed:
                 near = difflib.get_close_matches(str(code), self.values, n=1, cutoff=0.6)

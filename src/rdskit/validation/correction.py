@@ -39,7 +39,7 @@ import pandas as pd
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames._table import html_table, text_table
-from rdskit.validation.codebook import Codebook
+from rdskit.validation.codebook import Codebook, _missing
 from rdskit.validation.intervals import Interval, bootstrap
 
 __all__ = ["Validity", "validity"]
@@ -103,8 +103,11 @@ class Validity:
         """Corrected share per class (NaN where the errors cannot be inverted)."""
         return self.per_class["corrected_share"]
 
-    def sentence(self, *, label: str = "the service's labels", digits: int = 0) -> str:
-        """A report sentence: every class's errors and its raw and corrected share."""
+    def sentence(
+        self, *, label: str = "the service's labels", digits: int = 0, shares: bool = True
+    ) -> str:
+        """A report sentence: every class's errors and (``shares``) its raw and corrected
+        share."""
         pc = self.per_class
         errors = "; ".join(
             f"{name}: {1 - r.recall:.{digits}%} of the posts coded {name} were labelled "
@@ -112,7 +115,7 @@ class Validity:
             "otherwise"
             for name, r in pc.iterrows()
         )
-        shares = ", ".join(
+        corrected = ", ".join(
             f"{name} {r.raw_share:.{digits}%} raw, "
             + (
                 "not correctable"
@@ -122,13 +125,17 @@ class Validity:
             )
             for name, r in pc.iterrows()
         )
-        weighted = "design-weighted " if self.design_weighted else ""
+        weighted = "design-weighted " if self.design_weighted else "unweighted "
         clipped = " (clipped to 0-1 and renormalised)" if self.clipped else ""
-        return (
+        said = (
             f"Against {self.n} hand-coded posts ({weighted}estimates, codebook "
-            f"{self.codebook}), {label} erred as follows: {errors}. Shares of the "
-            f"{self.population:,} posts corrected for these errors by {self.method}"
-            f"{clipped}: {shares}."
+            f"{self.codebook}), {label} erred as follows: {errors}."
+        )
+        if not shares:
+            return said
+        return (
+            f"{said} Shares of the {self.population:,} posts corrected for these errors by "
+            f"{self.method}{clipped}: {corrected}."
         )
 
     def _rows(self) -> list[list[str]]:
@@ -231,7 +238,7 @@ def validity(
         raise InvalidParameter(
             "human", f"needs one code per service label ({len(s_list)}), not {len(h_list)}"
         )
-    if any(v is None or v != v for v in [*s_list, *h_list]):
+    if any(_missing(v) for v in [*s_list, *h_list]):
         raise InvalidParameter("human", "every sampled post needs a label and a code")
     values = codebook.values
     q, index = len(values), {v: i for i, v in enumerate(codebook.values)}
@@ -243,7 +250,7 @@ def validity(
     w = np.ones(n) if weights is None else np.asarray(list(weights), dtype="float64")
     if len(w) != n or not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
         raise InvalidParameter("weights", f"must be {n} finite numbers, 0 or more, not all 0")
-    pop = pd.Series([str(v) for v in population if v is not None and v == v], dtype="object")
+    pop = pd.Series([str(v) for v in population if not _missing(v)], dtype="object")
     if pop.empty:
         raise InvalidParameter("population", "needs the service's label of every post")
     raw = pop.value_counts(normalize=True).reindex(list(values), fill_value=0.0).to_numpy()

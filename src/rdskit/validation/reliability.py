@@ -52,7 +52,7 @@ import pandas as pd
 from rdskit._extras import require
 from rdskit.errors import InvalidParameter
 from rdskit.frames._table import html_table, text_table
-from rdskit.validation.codebook import Codebook
+from rdskit.validation.codebook import Codebook, _missing
 from rdskit.validation.intervals import Batch, Interval, bootstrap, per_row
 
 __all__ = [
@@ -87,7 +87,7 @@ def _matrix(codes: Codes, values: Sequence[str]) -> np.ndarray:
     out = np.full(frame.shape, -1, dtype=np.int64)
     for j, column in enumerate(frame.columns):
         for i, code in enumerate(frame[column].tolist()):
-            if code is None or code != code:
+            if _missing(code):
                 continue
             if str(code) not in index:
                 raise InvalidParameter("codes", f"coder {column!r}: {code!r} is not a code")
