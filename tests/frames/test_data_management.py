@@ -43,13 +43,8 @@ def test_answers_and_what_each_basis_needs(research: Research) -> None:
     assert "14(5)(b)" in note and f"deleted by {LATER}" in note
     assert "a DPIA is likely required" in note and "pseudonymised (the key kept apart)" in note
     assert "a key for the test only" not in note  # the key never
-    plain = df.rds.data_management_note(
-        lawful_basis="6(1)(f)",
-        law=None,
-        special_categories=False,
-        minors_possible=False,
-        retention_until=LATER,
-    )
+    private = {"lawful_basis": "6(1)(f)", "special_categories": False, "minors_possible": False}
+    plain = df.rds.data_management_note(**private, retention_until=LATER)
     assert "not available to public authorities" in plain
     assert "**to complete**" not in plain and "record why no DPIA is needed" in plain
     assert "Pseudonymise before analysis" in plain
