@@ -15,9 +15,14 @@ Example:
 
 from __future__ import annotations
 
-from rdskit._safe import one_line
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["checkpoint"]
+from rdskit._format import money
+from rdskit._safe import one_line
+from rdskit.errors import InsufficientCredits
+
+__all__ = ["checkpoint", "paid_step"]
 
 
 def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
@@ -41,6 +46,37 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
     else:
         advice = f" Hint: {_clipped(hint)}" if hint else ""
         print(f"✗ Not yet: {said}.{advice}")
+
+
+@contextmanager
+def paid_step(what: str) -> Iterator[None]:
+    """Run a paid call; a 402 (the wallet cannot fund it) prints one line of advice instead.
+
+    A learner on a used account (a wallet spent by earlier lessons, a Trial plan) meets a
+    line saying what ``what`` needed, what the wallet holds and what to do, not a traceback
+    pointing to a billing page a sandbox learner cannot use. Nothing was charged: a 402
+    starts nothing. Other errors are raised as usual.
+
+    Example:
+        >>> from rdskit.errors import InsufficientCreditsDatasetRun
+        >>> detail = {"required_credits": 200, "available_credits": 40}
+        >>> with paid_step("the collection"):
+        ...     raise InsufficientCreditsDatasetRun(402, "insufficient_credits_dataset_run", detail)
+        ... # doctest: +ELLIPSIS
+        ✗ Out of credits: the collection needs 200 credits, the wallet holds 40 credits; ...
+    """
+    try:
+        yield
+    except InsufficientCredits as exc:
+        needed = money(exc.required_credits, exc.required)
+        known = exc.available_credits is not None or exc.available is not None
+        held = money(exc.available_credits, exc.available) if known else "less"
+        print(
+            f"✗ Out of credits: {_clipped(what)} needs {needed}, the wallet holds {held}; "
+            "nothing was charged. On the sandbox, ask your instructor to top up your wallet "
+            "or start a fresh sandbox (restart the kernel without RDSKIT_SANDBOX_DB); "
+            "with a real key, top up the account."
+        )
 
 
 LIMIT = 300

@@ -261,3 +261,27 @@ def test_cross_platform_engagement_comparisons_warn() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df[df["source"] == "tiktok"].rds.engagement("source")  # one source: no warning
+
+
+def test_a_split_the_design_fixed_has_no_sampling_interval() -> None:
+    # Two datasets of 10 and 20 posts: the runs asked for those counts, nothing was sampled.
+    a, b = [{"id": "ds_a", "name": "A"}], [{"id": "ds_b", "name": "B"}]
+    rows = [{**sentiment_post(i, "reddit", "positive", i, "x"), "datasets": a} for i in range(10)]
+    rows += [
+        {**sentiment_post(i, "tiktok", "negative", 100 + i, "y"), "datasets": b} for i in range(20)
+    ]
+    frame = frames.mentions_frame(rows)
+    cmp = frame.rds.compare(by="dataset", resamples=200)
+    assert cmp.volume["posts"].tolist() == [10, 20]
+    assert cmp.volume[["low", "high"]].isna().all().all()
+    volume = cmp.differences[cmp.differences["question"] == "volume"].iloc[0]
+    assert math.isnan(volume["low"]) and math.isnan(volume["p_value"])
+    assert not volume["significant"] and volume["method"].startswith("fixed by the design")
+    assert any("fixed by the design, not sampled" in note for note in cmp.notes)
+    assert "fixed by the design" in repr(cmp)
+    line = next(x for x in repr(cmp).splitlines() if x.startswith("volume"))
+    assert "–" in line and "nan" not in line.lower()
+    # The same posts compared by source keep their sampling interval: that split was found.
+    by_source = frame.rds.compare(by="source", resamples=200)
+    assert by_source.volume[["low", "high"]].notna().all().all()
+    assert not any("fixed by the design" in note for note in by_source.notes)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rdskit.lesson import LIMIT, checkpoint
+from rdskit.errors import InsufficientCreditsGeneric, NotFound
+from rdskit.lesson import LIMIT, checkpoint, paid_step
 
 
 def test_on_track_and_not_yet(capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,3 +38,17 @@ def test_any_text_prints_one_short_line(
     assert len(out) <= 2 * LIMIT + 40
     assert "\x1b" not in out and "\x07" not in out and "\r" not in out
     out.encode("utf-8")  # printable: no lone surrogate reaches stdout
+
+
+def test_paid_step_turns_a_402_into_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    detail = {"required": "2.97", "available": "0.5", "top_up_url": "https://x.invalid/b"}
+    with paid_step("one cycle"):
+        raise InsufficientCreditsGeneric(402, "insufficient_credits", detail)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("✗ Out of credits: one cycle needs 2.97 USD")
+    assert "holds 0.50 USD" in out and "instructor" in out and "nothing was charged" in out
+
+
+def test_paid_step_lets_other_errors_through() -> None:
+    with pytest.raises(NotFound), paid_step("a read"):
+        raise NotFound(404, "not_found", {"message": "no such dataset"})

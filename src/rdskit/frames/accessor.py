@@ -568,6 +568,20 @@ class RdsAccessor:
 
         return methods_paragraph(self._df)
 
+    def data_management_note(self, **answers: Any) -> MethodsText:
+        """The study's data-management note (Markdown; ``.text`` plain): what was collected,
+        from the provenance, and the lawful basis, special categories, retention date and
+        impact-assessment screening from ``answers`` (see
+        :func:`rdskit.frames.data_management.data_management_note`); what is not answered
+        says **to complete**.
+
+        Example:
+            >>> print(df.rds.data_management_note(lawful_basis="6(1)(f)").text)  # doctest: +SKIP
+        """
+        from rdskit.frames.data_management import data_management_note
+
+        return data_management_note(self._df, **answers)
+
     def pseudonymise(
         self,
         key: str | bytes | None = None,

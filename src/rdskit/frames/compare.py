@@ -2,13 +2,17 @@
 
 For each group (a dataset, a source, or the values of any column):
 
-- ``volume``: posts, their share of all posts, and its 95 % Wilson interval;
+- ``volume``: posts, their share of all posts, and its 95 % Wilson interval, except by
+  dataset: each dataset holds the posts its runs asked for (``count``), so the split was
+  fixed by the design, not sampled, and has no sampling interval (``low``/``high`` NaN,
+  and a note says why);
 - ``sentiment``: the share of analysed posts per dominant sentiment, with Wilson
   intervals (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``);
 - ``differences``: for every pair of groups, the difference of their sentiment shares
   with Newcombe's hybrid score interval (method 10 of Newcombe 1998, built from the two
   Wilson intervals) and a two-sided z test of equal proportions (pooled), and of their
-  volume shares (one sample: a Wald interval for two multinomial shares). **Read these**,
+  volume shares (one sample: a Wald interval for two multinomial shares; none by
+  dataset, whose split the design fixed). **Read these**,
   not whether the groups' own intervals overlap: two 95 % intervals can overlap while
   the difference is clearly significant;
 - ``engagement``: medians of the engagement metrics with percentile bootstrap intervals
@@ -252,6 +256,13 @@ def proportions_test(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
+FIXED_METHOD = "fixed by the design: no sampling interval"
+FIXED_NOTE = (
+    "Volume by dataset: each dataset holds the posts its runs asked for, so the split was "
+    "fixed by the design, not sampled; it has no interval and says nothing about the groups."
+)
+
+
 def _multinomial(k_a: int, k_b: int, n: int, confidence: float) -> tuple[float, float, float]:
     """Wald interval and p-value of ``(k_a - k_b) / n``, two shares of one sample."""
     p_a, p_b = k_a / n, k_b / n
@@ -280,11 +291,15 @@ def _differences(
     sentiment: pd.DataFrame,
     total: int,
     confidence: float,
+    fixed: bool = False,
 ) -> pd.DataFrame:
     rows = []
     for a, b in itertools.combinations(groups, 2):
         k_a, k_b = int(volume.loc[a, "posts"]), int(volume.loc[b, "posts"])
-        low, high, p_value = _multinomial(k_a, k_b, total, confidence)
+        if fixed:
+            low = high = p_value = float("nan")
+        else:
+            low, high, p_value = _multinomial(k_a, k_b, total, confidence)
         rows.append(
             (
                 "volume",
@@ -298,7 +313,7 @@ def _differences(
                 p_value,
                 total,
                 total,
-                "Wald, two shares of one sample",
+                FIXED_METHOD if fixed else "Wald, two shares of one sample",
             )
         )
         for label in SENTIMENT_LABELS if len(sentiment) else ():
@@ -517,7 +532,11 @@ def compare_frame(
 
     counts = rows.groupby("group").size().reindex(groups, fill_value=0)
     volume = pd.DataFrame({"posts": counts.astype("int64"), "share": counts / total})
-    volume[["low", "high"]] = [wilson(k, total, confidence) for k in counts]
+    # By dataset, the posts per group are the counts the runs asked for: no sampling
+    # variation to put an interval on (a Wald interval on a 100/100 design is meaningless).
+    fixed = by == "dataset"
+    nan = (float("nan"), float("nan"))
+    volume[["low", "high"]] = [nan if fixed else wilson(k, total, confidence) for k in counts]
     volume.index.name = "group"
 
     sentiment = pd.DataFrame()
@@ -570,11 +589,11 @@ def compare_frame(
         .reset_index(drop=True)
     )
     top["in_query"] = top["term"].isin(_query_words(frame))
-    differences = _differences(groups, volume, sentiment, total, confidence)
+    differences = _differences(groups, volume, sentiment, total, confidence, fixed)
     # Each post with a group once (a post in two datasets is one post compared).
     compared = frame.iloc[np.unique(group_of.index.to_numpy())]
     scope, note = _scope_line(compared, by, len(frame) - len(compared))
-    notes = [note, *_small_samples(differences)]
+    notes = [note, *([FIXED_NOTE] if fixed else []), *_small_samples(differences)]
     mixed = None
     if not engagement.empty:
         from rdskit.frames.accessor import views_mixed
@@ -629,8 +648,12 @@ def plot_comparison(
         ylabel, n_of = "share of analysed posts", "analysed"
     elif what == "volume":
         table = comparison.volume.assign(_series="posts").set_index("_series", append=True)
-        value, title, ylabel = "share", "Posts by {by} ({level} Wilson intervals)", "share of posts"
-        n_of = "posts"
+        value, ylabel, n_of = "share", "share of posts", "posts"
+        title = (
+            "Posts by {by} (fixed by the design: no interval)"
+            if comparison.volume["low"].isna().all()
+            else "Posts by {by} ({level} Wilson intervals)"
+        )
     elif what == "engagement":
         if metric not in comparison.engagement.index.get_level_values("metric"):
             raise InvalidParameter("metric", f"this comparison has no medians of {metric!r}")
