@@ -349,7 +349,7 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
         status = page.locator(".rds-lab-status")
         status.click()
         expect(panel.locator(".rds-lab-viewing")).to_contain_text(
-            "server gateway: sandbox", timeout=CELL_MS
+            "this server's shared sandbox", timeout=CELL_MS
         )
         expect(status).to_contain_text(re.compile(r"rdskit: sandbox · "))
         expect(status).to_contain_text(" · no kernel budget · ", timeout=CELL_MS)
