@@ -217,3 +217,9 @@ def test_connect_binds_client_and_says_so(shell: InteractiveShell) -> None:
     assert "`client` is this connection" in ran.stdout
     assert shell.user_ns["client"] is current_session().client
     assert isinstance(shell.user_ns["client"], rdskit.Client)
+
+
+def test_current_client_is_the_magics_client(shell: InteractiveShell) -> None:
+    ran = run_cell(shell, "import rdskit.jupyter\nmine = rdskit.jupyter.current_client()")
+    assert ran.result.success, ran.result.error_in_exec
+    assert shell.user_ns["mine"] is current_session().client
