@@ -69,7 +69,7 @@ def answers_from_notebook(path: str | PathLike[str]) -> pd.DataFrame:
             if not isinstance(record, dict) or "message_id" not in record:
                 continue
             row: dict[str, Any] = {"cell": index, "execution_count": cell.get("execution_count")}
-            row.update({_RENAMED.get(key, key): value for key, value in record.items()})
+            row.update({_RENAMED.get(str(key), str(key)): value for key, value in record.items()})
             rows.append(row)
     frame = pd.DataFrame(rows)
     for column in ANSWER_COLUMNS:
