@@ -914,7 +914,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       palette.addItem({ command, category });
     }
     if (launcher) {
-      launcher.add({ command: 'rdskit:starter', category: 'Notebook', rank: 90 });
+      // "Other", not "Notebook": a Notebook card shows a kernel's logo, or the first letter
+      // of its label in orange (an "R" that reads as an R kernel); here the command's icon.
+      launcher.add({ command: 'rdskit:starter', category: 'Other', rank: 0, args: { isLauncher: true } });
     }
     citationKeys();
 

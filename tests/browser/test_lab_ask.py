@@ -235,10 +235,9 @@ def test_panel_ask_box_snippets_icon_and_narrow_window(
         page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^New Launcher$")).click()
         expect(page.locator(".jp-Launcher").first).to_be_visible()
         page.screenshot(path=str(ARTIFACTS / "launcher-light-1400.png"))
-        launcher = page.locator(
-            ".jp-LauncherCard[data-command='rdskit:starter'], .jp-LauncherCard", has_text="rdskit"
-        ).first
+        launcher = page.locator(".jp-LauncherCard", has_text="rdskit starter")
         expect(launcher.locator("svg")).to_be_visible()
+        assert launcher.locator(".jp-LauncherCard-noKernelIcon").count() == 0
         assert launcher.locator("svg .jp-icon3").count() == 1
     finally:
         page.close()
