@@ -159,8 +159,9 @@ def test_the_default_format_is_configurable(
         assert set(shown(shell, answer)[0]) == {"text/plain"}
         run_cell(shell, "%config RdsMagics.default_format = 'html'")
         assert magics.default_format == "text" and "expected any of ['markdown'" in caplog.text
-    finally:
-        magics.default_format = "markdown"
+    finally:  # the shell's config keeps the last %config: a later load reads it
+        run_cell(shell, "%config RdsMagics.default_format = 'markdown'")
+        assert magics.default_format == "markdown"
 
 
 def test_answers_survive_a_saved_notebook(
