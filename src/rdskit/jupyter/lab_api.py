@@ -178,7 +178,7 @@ def budget_view(mine: KernelClient | None) -> dict[str, Any]:
 
     Example:
         >>> budget_view(None)["text"]
-        "no kernel budget (this notebook has not used rdskit yet)"
+        'no kernel budget (this notebook has not used rdskit yet)'
     """
     if mine is not None and mine.budget is not None:
         return mine.budget.view()
