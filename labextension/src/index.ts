@@ -20,7 +20,16 @@ import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ServerConnection } from '@jupyterlab/services';
 import { IStatusBar } from '@jupyterlab/statusbar';
+import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
+
+/** One icon for the side tab, the launcher card and the palette; jp-icon3 follows the theme. */
+const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
+<g class="jp-icon3" fill="#616161">
+<path d="M4 3h12a4 4 0 0 1 4 4v6a4 4 0 0 1-4 4h-5l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2zm0 2v10h4v2l2.6-2H16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2H4z"/>
+<rect x="6" y="10" width="2" height="3"/><rect x="9.5" y="8" width="2" height="5"/><rect x="13" y="6.5" width="2" height="6.5"/>
+</g></svg>`;
+const rdsIcon = new LabIcon({ name: 'jupyterlab-rdskit:icon', svgstr: ICON_SVG });
 
 interface IRun {
   id: string;
@@ -67,7 +76,33 @@ interface IKernelBudget {
   short: string;
   text: string;
 }
+interface IStale {
+  status: number;
+  reason: string;
+  fix: string;
+  retry_after: number;
+  since: number;
+}
+interface ICitation {
+  citation: number;
+  source: string;
+  id: string;
+  url: string | null;
+  author: string | null;
+  title: string | null;
+  excerpt: string;
+}
+interface IAskResult {
+  chat_id: string;
+  message_id: string;
+  status: string | null;
+  text: string;
+  citations: ICitation[];
+  cell: string;
+}
 interface ISummary {
+  stale: IStale | null;
+  read_at?: number;
   viewing: { scope: 'notebook' | 'server'; label: string; note: string | null };
   connected: { mode: string; upstream: string };
   account: {
@@ -93,13 +128,44 @@ const PANEL_ID = 'rdskit-panel';
 /** Ids go into code cells; anything else is refused rather than quoted. */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
+/** Bidirectional controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C) could make a
+ * name read backwards or hide its end: they are dropped from everything shown. */
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+function plain(text: string): string {
+  return text.replace(BIDI, '');
+}
+
 function el(tag: string, className: string, text?: string): HTMLElement {
   const node = document.createElement(tag);
   node.className = className;
   if (text !== undefined) {
-    node.textContent = text; // service data is text, never markup
+    node.textContent = plain(text); // service data is text, never markup
   }
   return node;
+}
+
+function button(className: string, label: string, onClick: () => void): HTMLButtonElement {
+  const node = el('button', `jp-mod-styled ${className}`, label) as HTMLButtonElement;
+  node.onclick = onClick;
+  return node;
+}
+
+/** An http(s) link to a post, opened in a new tab without access to this page. */
+function safeLink(url: string | null, label: string): HTMLElement {
+  let parsed: URL | null = null;
+  try {
+    parsed = url ? new URL(url) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    return el('span', 'rds-lab-card-nolink', 'no link');
+  }
+  const link = el('a', 'rds-lab-card-link', label) as HTMLAnchorElement;
+  link.href = parsed.href;
+  link.target = '_blank';
+  link.rel = 'noopener noreferrer';
+  return link;
 }
 
 /** A Unix time as the same text on every machine (UTC). */
@@ -123,49 +189,168 @@ function activeKernel(tracker: INotebookTracker): string | null {
   return tracker.currentWidget?.sessionContext.session?.kernel?.id ?? null;
 }
 
-async function fetchSummary(kernel: string | null): Promise<ISummary> {
+/** A refused read: what happened, the fix, and when to try again (seconds). */
+class ReadError extends Error {
+  constructor(
+    message: string,
+    public fix: string,
+    public status: number,
+    public retryAfter: number | null
+  ) {
+    super(message);
+  }
+}
+
+async function lab(path: string, init: RequestInit = {}): Promise<Response> {
   const settings = ServerConnection.makeSettings();
-  const query = kernel ? `?kernel=${encodeURIComponent(kernel)}` : '';
-  const url = settings.baseUrl.replace(/\/?$/, '/') + 'rdskit/lab/summary' + query;
-  const response = await ServerConnection.makeRequest(url, {}, settings);
+  const url = settings.baseUrl.replace(/\/?$/, '/') + 'rdskit/lab/' + path;
+  return ServerConnection.makeRequest(url, init, settings);
+}
+
+async function refused(response: Response): Promise<ReadError> {
+  let body: { reason?: string; fix?: string; message?: string } = {};
+  try {
+    body = await response.json();
+  } catch {
+    body = {};
+  }
+  const retry = Number(response.headers.get('Retry-After'));
+  const reason = body.reason ?? body.message ?? `the Jupyter server answered ${response.status}`;
+  const fix =
+    body.fix ??
+    (response.status === 404
+      ? 'the rdskit server extension is not running: jupyter server extension enable rdskit'
+      : 'try Refresh in a moment');
+  return new ReadError(reason, fix, response.status, Number.isFinite(retry) && retry > 0 ? retry : null);
+}
+
+async function fetchSummary(kernel: string | null): Promise<ISummary> {
+  const response = await lab('summary' + (kernel ? `?kernel=${encodeURIComponent(kernel)}` : ''));
   if (!response.ok) {
-    throw new Error(`the rdskit gateway answered ${response.status}`);
+    throw await refused(response);
   }
   return (await response.json()) as ISummary;
 }
 
-/** A code cell below the active one of the current notebook (or a message why not). */
-function insertCell(tracker: INotebookTracker, source: string): string | null {
+/** The code that loads the magics in the notebook's kernel, silently (no output, no
+ * history): a %%ask or %rds cell inserted before any `%load_ext rdskit` runs anyway. */
+const LOAD_MAGICS = "get_ipython().extension_manager.load_extension('rdskit')";
+
+/** A code cell below the active one of the current notebook, focused and selected (so
+ * Shift+Enter runs it, once), or a message why not; `run` also runs it. */
+async function insertCell(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  source: string,
+  run = false
+): Promise<string | null> {
   const panel: NotebookPanel | null = tracker.currentWidget;
   if (!panel) {
     return 'open a notebook first';
   }
-  NotebookActions.insertBelow(panel.content);
-  const cell = panel.content.activeCell;
+  if (source.startsWith('%')) {
+    panel.sessionContext.session?.kernel?.requestExecute({ code: LOAD_MAGICS, silent: true, store_history: false });
+  }
+  const notebook = panel.content;
+  NotebookActions.insertBelow(notebook);
+  const cell = notebook.activeCell;
   if (!cell) {
     return 'no active cell';
   }
   cell.model.sharedModel.setSource(source);
+  notebook.deselectAll();
+  app.shell.activateById(panel.id);
+  notebook.mode = 'command';
+  notebook.node.focus();
+  if (run) {
+    await NotebookActions.run(notebook, panel.sessionContext);
+  }
   return null;
 }
 
+/** The snippets, each runnable after any other in any order. */
+const SNIPPETS = {
+  connect: '%load_ext rdskit\n%rds connect --sandbox',
+  loader: (dataset: string) =>
+    `import rdskit.jupyter\nclient = rdskit.jupyter.current_client()  # the client %%ask uses\nframe = client.mentions.to_frame(dataset_ids=["${dataset}"])\nframe.head()`,
+  ask: (dataset: string | null) =>
+    `%%ask${dataset ? ' --dataset ' + dataset : ''}\nWhat do people complain about most?`,
+  budget: (credits: number) => `%rds budget ${credits}`
+};
+
 class RdsPanel extends Widget {
-  constructor(private tracker: INotebookTracker) {
+  private last: ISummary | null = null;
+  private chatId: string | null = null;
+  private answer: IAskResult | null = null;
+  private asking = false;
+  private question = '';
+  private askDataset = '';
+  private problem = '';
+  onRefresh: () => void = () => undefined;
+
+  constructor(
+    private app: JupyterFrontEnd,
+    private tracker: INotebookTracker
+  ) {
     super();
     this.id = PANEL_ID;
     this.addClass('rds-lab-panel');
-    this.title.label = 'rdskit';
-    this.title.caption = 'rdskit: datasets, runs and credits';
-    this.node.appendChild(el('div', 'rds-lab-empty', 'rdskit: reading the service…'));
+    this.title.icon = rdsIcon;
+    this.title.caption = 'rdskit: ask, datasets, runs and credits';
+    this.node.appendChild(el('div', 'rds-lab-empty', 'Reading the Research Data Service…'));
   }
 
-  show_(summary: ISummary | null, error: string | null): void {
+  /** A fresh summary, or an error: the last good view stays, marked stale with why. */
+  show_(summary: ISummary | null, error: ReadError | null): void {
+    if (summary) {
+      this.last = summary;
+    }
+    this.render(error);
+  }
+
+  private render(error: ReadError | null = null): void {
     const root = this.node;
+    const scroll = root.scrollTop;
+    // A poll redraws the panel: whoever is typing in the question box keeps focus and caret.
+    const typing = document.activeElement instanceof HTMLTextAreaElement && root.contains(document.activeElement)
+      ? [document.activeElement.selectionStart, document.activeElement.selectionEnd]
+      : null;
+    this.renderInto(root, error);
+    root.scrollTop = scroll;
+    const box = root.querySelector('.rds-lab-ask-question') as HTMLTextAreaElement | null;
+    if (typing && box) {
+      box.focus();
+      box.setSelectionRange(typing[0], typing[1]);
+    }
+  }
+
+  private renderInto(root: HTMLElement, error: ReadError | null): void {
     root.replaceChildren();
-    if (error || !summary) {
-      root.appendChild(el('div', 'rds-lab-error', `rdskit: ${error ?? 'no data yet'}`));
+    const summary = this.last;
+    const header = el('div', 'rds-lab-header');
+    const icon = el('span', 'rds-lab-header-icon');
+    rdsIcon.element({ container: icon, height: '18px', width: '18px' });
+    header.append(icon, el('h2', 'rds-lab-title', 'Research Data Service'));
+    header.appendChild(button('rds-lab-refresh', 'Refresh', () => this.onRefresh()));
+    root.appendChild(header);
+    const stale = error
+      ? { reason: error.message, fix: error.fix, retry: error.retryAfter }
+      : summary?.stale
+        ? { reason: summary.stale.reason, fix: summary.stale.fix, retry: summary.stale.retry_after }
+        : null;
+    const readAt = summary?.stale ? summary.stale.since : summary?.read_at;
+    root.appendChild(el('div', 'rds-lab-updated', readAt ? `Last updated ${clock(readAt)}` : 'Not read yet'));
+    if (stale) {
+      const banner = el('div', 'rds-lab-stale');
+      const again = stale.retry ? ` Next try in ${Math.ceil(stale.retry)} s.` : '';
+      banner.appendChild(el('div', 'rds-lab-stale-reason', `${summary ? 'Showing the last view: ' : ''}${stale.reason}.${again}`));
+      banner.appendChild(el('div', 'rds-lab-stale-fix', `Fix: ${stale.fix}`));
+      root.appendChild(banner);
+    }
+    if (!summary) {
       return;
     }
+    root.classList.toggle('rds-lab-is-stale', stale !== null);
     const head = el('div', 'rds-lab-account');
     head.dataset.scope = summary.viewing.scope;
     head.appendChild(el('div', 'rds-lab-viewing', summary.viewing.label));
@@ -185,9 +370,11 @@ class RdsPanel extends Widget {
     }
     const who = [account.email, account.team, account.plan && `plan ${account.plan}`].filter(Boolean).join(' · ');
     head.appendChild(el('div', 'rds-lab-who', who));
-    head.appendChild(el('div', 'rds-lab-credits', `Credits left: ${account.credits_left ?? 'unknown'}`));
-    head.appendChild(el('div', 'rds-lab-agents', `Tracking agents: ${summary.tracking_agents} · runs in flight: ${summary.runs_in_flight}`));
+    head.appendChild(el('div', 'rds-lab-credits', `Credits left: ${(account.credits_left ?? 'unknown').replace(/ credits$/, '')}`));
+    const runs = summary.runs_in_flight === 1 ? '1 run in flight' : `${summary.runs_in_flight} runs in flight`;
+    head.appendChild(el('div', 'rds-lab-agents', `${runs} · ${summary.tracking_agents} tracking agent(s)`));
     root.appendChild(head);
+    this.showAsk(summary);
     root.appendChild(el('h3', 'rds-lab-heading', 'Datasets'));
     const list = el('ul', 'rds-lab-datasets');
     if (summary.datasets.length === 0) {
@@ -210,20 +397,19 @@ class RdsPanel extends Widget {
         line.appendChild(bar);
         item.appendChild(line);
       }
-      const buttons = el('div', 'rds-lab-buttons');
-      const loader = el('button', 'jp-mod-styled rds-lab-insert-loader', 'Insert loader') as HTMLButtonElement;
-      const ask = el('button', 'jp-mod-styled rds-lab-insert-ask', 'Insert %%ask cell') as HTMLButtonElement;
       const note = el('div', 'rds-lab-note');
       const insert = (source: string): void => {
         if (!SAFE_ID.test(dataset.id)) {
           note.textContent = 'this dataset id cannot be written into code safely';
           return;
         }
-        note.textContent = insertCell(this.tracker, source) ?? '';
+        void insertCell(this.app, this.tracker, source).then(problem => (note.textContent = problem ?? ''));
       };
-      loader.onclick = () => insert(`frame = client.mentions.to_frame(dataset_ids=["${dataset.id}"])\nframe.head()`);
-      ask.onclick = () => insert(`%%ask --dataset ${dataset.id}\nWhat do people complain about most?`);
-      buttons.append(loader, ask);
+      const buttons = el('div', 'rds-lab-buttons');
+      buttons.append(
+        button('rds-lab-insert-loader', 'Insert loader', () => insert(SNIPPETS.loader(dataset.id))),
+        button('rds-lab-insert-ask', 'Insert %%ask cell', () => insert(SNIPPETS.ask(dataset.id)))
+      );
       item.append(buttons, note);
       list.appendChild(item);
     }
@@ -232,7 +418,132 @@ class RdsPanel extends Widget {
     this.showAgents(summary, account.id ?? '');
     this.showChats(summary, names);
     this.showUsage(summary);
-    root.appendChild(el('div', 'rds-lab-foot', `Shared request bucket: ${summary.rate_limit} req/s, ${summary.queued} queued`));
+    root.appendChild(el('div', 'rds-lab-foot', `Requests to the service: at most ${summary.rate_limit} per second for this server, ${summary.queued} waiting`));
+  }
+
+  /** The ask box: a dataset, a question, the answer with its citation cards, and the
+   * same question as an %%ask cell in the notebook. */
+  private showAsk(summary: ISummary): void {
+    const box = el('div', 'rds-lab-ask');
+    box.appendChild(el('h3', 'rds-lab-heading', 'Ask'));
+    const picker = el('select', 'jp-mod-styled rds-lab-ask-dataset') as HTMLSelectElement;
+    picker.setAttribute('aria-label', 'Dataset to ask about');
+    picker.appendChild(new Option('Any dataset of the account', ''));
+    for (const dataset of summary.datasets) {
+      picker.appendChild(new Option(plain(dataset.name), dataset.id));
+    }
+    picker.value = summary.datasets.some(d => d.id === this.askDataset) ? this.askDataset : '';
+    picker.onchange = () => (this.askDataset = picker.value);
+    const input = el('textarea', 'rds-lab-ask-question') as HTMLTextAreaElement;
+    input.placeholder = 'What do people complain about most?';
+    input.setAttribute('aria-label', 'Question');
+    input.rows = 3;
+    input.value = this.question;
+    input.oninput = () => (this.question = input.value);
+    const send = button('rds-lab-ask-send', this.asking ? 'Asking…' : 'Ask', () => void this.ask());
+    send.disabled = this.asking; // one click, one paid question
+    input.onkeydown = (event: KeyboardEvent) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        void this.ask();
+      }
+    };
+    const row = el('div', 'rds-lab-buttons');
+    row.appendChild(send);
+    if (this.chatId) {
+      box.appendChild(el('div', 'rds-lab-note rds-lab-ask-chat', `Continuing chat ${this.chatId}`));
+      row.appendChild(button('rds-lab-ask-new', 'New chat', () => {
+        this.chatId = null;
+        this.answer = null;
+        this.render();
+      }));
+    }
+    box.append(picker, input, row);
+    if (this.problem) {
+      box.appendChild(el('div', 'rds-lab-error', this.problem));
+    }
+    if (this.answer) {
+      box.appendChild(this.answerView(this.answer));
+    }
+    this.node.appendChild(box);
+  }
+
+  private async ask(): Promise<void> {
+    const question = this.question.trim();
+    if (this.asking || !question) {
+      return;
+    }
+    this.asking = true;
+    this.problem = '';
+    this.render();
+    try {
+      const response = await lab('ask', {
+        method: 'POST',
+        body: JSON.stringify({
+          question,
+          datasets: this.askDataset ? [this.askDataset] : [],
+          chat_id: this.chatId,
+          kernel: activeKernel(this.tracker)
+        })
+      });
+      if (!response.ok) {
+        const error = await refused(response);
+        this.problem = `Not answered: ${error.message}` + (error.retryAfter ? ` (try again in ${error.retryAfter} s)` : '');
+      } else {
+        this.answer = (await response.json()) as IAskResult;
+        this.chatId = this.answer.chat_id;
+        this.question = '';
+      }
+    } catch (error) {
+      this.problem = `Not answered: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    this.asking = false;
+    this.render();
+    this.onRefresh();
+  }
+
+  private answerView(answer: IAskResult): HTMLElement {
+    const view = el('div', 'rds-lab-answer');
+    const text = el('div', 'rds-lab-answer-text');
+    const card = el('div', 'rds-lab-card');
+    card.hidden = true;
+    const byNumber = new Map(answer.citations.map(c => [c.citation, c]));
+    // Text and markers only: every piece of the answer is a text node or a marker button.
+    for (const part of plain(answer.text).split(/(\[\d{1,4}\])/)) {
+      const cited = /^\[(\d{1,4})\]$/.exec(part);
+      const citation = cited ? byNumber.get(Number(cited[1])) : undefined;
+      if (!citation) {
+        text.appendChild(document.createTextNode(part));
+        continue;
+      }
+      const marker = button('rds-lab-cite', part, () => {
+        const same = !card.hidden && card.dataset.ref === String(citation.citation);
+        card.hidden = same;
+        if (!same) {
+          fillCard(card, citation);
+        }
+      });
+      marker.dataset.ref = String(citation.citation);
+      text.appendChild(marker);
+    }
+    const send = button('rds-lab-ask-to-notebook', 'Send to notebook', () => {
+      if (!/^%%ask( --(dataset|chat) [A-Za-z0-9_-]{1,100})*\n/.test(answer.cell)) {
+        note.textContent = 'this answer cannot be written into a cell safely';
+        return;
+      }
+      void insertCell(this.app, this.tracker, answer.cell).then(problem => (note.textContent = problem ?? ''));
+    });
+    const note = el('div', 'rds-lab-note');
+    view.append(text, card, el('div', 'rds-lab-note', `chat ${answer.chat_id} · ${answer.citations.length} posts cited`), send, note);
+    return view;
+  }
+
+  /** Continue a listed chat in the ask box. */
+  continueHere(chat: string): void {
+    this.chatId = chat;
+    this.answer = null;
+    this.render();
+    (this.node.querySelector('.rds-lab-ask-question') as HTMLTextAreaElement | null)?.focus();
   }
 
   /** Tracking agents: unread alerts (newer than those marked read in this browser). */
@@ -295,14 +606,20 @@ class RdsPanel extends Widget {
       item.appendChild(el('div', 'rds-lab-chat-title', chat.title ?? 'untitled chat'));
       const datasets = chat.datasets.map(id => names.get(id) ?? id).join(', ');
       item.appendChild(el('div', 'rds-lab-chat-meta', `${datasets ? datasets + ' · ' : ''}last activity ${when(chat.last_activity)}`));
-      const button = el('button', 'jp-mod-styled rds-lab-insert-chat', 'Continue with %%ask') as HTMLButtonElement;
       const note = el('div', 'rds-lab-note');
-      button.onclick = () => {
-        note.textContent = SAFE_ID.test(chat.id)
-          ? insertCell(this.tracker, `%%ask --chat ${chat.id}\nWhat else should I know?`) ?? ''
-          : 'this chat id cannot be written into code safely';
-      };
-      item.append(button, note);
+      const cell = button('rds-lab-insert-chat', 'Continue with %%ask', () => {
+        if (!SAFE_ID.test(chat.id)) {
+          note.textContent = 'this chat id cannot be written into code safely';
+          return;
+        }
+        void insertCell(this.app, this.tracker, `%%ask --chat ${chat.id}\nWhat else should I know?`).then(
+          problem => (note.textContent = problem ?? '')
+        );
+      });
+      const here = button('rds-lab-continue-chat', 'Continue here', () => this.continueHere(chat.id));
+      const buttons = el('div', 'rds-lab-buttons');
+      buttons.append(here, cell);
+      item.append(buttons, note);
       list.appendChild(item);
     }
     this.node.appendChild(list);
@@ -317,60 +634,156 @@ class RdsPanel extends Widget {
       return;
     }
     const list = el('ul', 'rds-lab-usage');
-    for (const day of usage.days.slice(0, 7)) {
+    const shown = usage.days.slice(0, 7);
+    const most = Math.max(...shown.map(day => Number(day.credits) || 0), 1);
+    for (const day of shown) {
       const row = el('li', 'rds-lab-usage-day');
       row.dataset.day = day.day;
       const usd = day.no_credits ? ` (${day.no_credits} charge(s) in USD only)` : '';
       row.appendChild(el('div', 'rds-lab-usage-credits', `${day.day}: ${day.credits} credits · $${day.usd}${usd}`));
+      // The chart: one bar per day, its length the day's credits over the largest day shown.
+      const bar = el('span', 'rds-lab-usage-bar');
+      const fill = el('span', 'rds-lab-usage-fill');
+      fill.style.width = `${((Number(day.credits) || 0) / most) * 100}%`;
+      bar.appendChild(fill);
+      row.appendChild(bar);
       row.appendChild(el('div', 'rds-lab-usage-by', day.by.map(part => `${part.category} ${part.credits}`).join(' · ')));
       list.appendChild(row);
     }
     this.node.appendChild(list);
     const scope = usage.more ? `the latest ${usage.rows} charges (there are older ones)` : `all ${usage.rows} charges`;
-    this.node.appendChild(el('div', 'rds-lab-note', `From ${scope}; days in UTC.`));
+    this.node.appendChild(el('div', 'rds-lab-note', `Credits per day, bars scaled to the largest day shown (${most} credits); from ${scope}; days in UTC.`));
   }
 }
 
+/** The citation card of the ask box: source, author, title, excerpt, a link. */
+function fillCard(card: HTMLElement, citation: ICitation): void {
+  card.replaceChildren();
+  card.dataset.ref = String(citation.citation);
+  card.hidden = false;
+  const head = [citation.source, citation.author].filter(Boolean).join(' · ');
+  card.appendChild(el('div', 'rds-lab-card-head', `[${citation.citation}] ${head}`));
+  if (citation.title) {
+    card.appendChild(el('div', 'rds-lab-card-title', citation.title));
+  }
+  card.appendChild(el('div', 'rds-lab-card-text', citation.excerpt || `post ${citation.id}`));
+  card.appendChild(safeLink(citation.url, 'Open the post'));
+}
+
+/** A Unix time as the local clock time (the panel's "last updated"). */
+function clock(unix: number): string {
+  return new Date(unix * 1000).toLocaleTimeString();
+}
+
+/** The status bar item: a dot (connected, stale, not reachable), the credits left and the
+ * runs in flight; a click opens a popover with the detail and a button to the panel. */
 class RdsStatus extends Widget {
-  constructor(onClick: () => void) {
+  private dot = el('span', 'rds-lab-dot');
+  private text = el('span', 'rds-lab-status-text', 'rdskit');
+  private popover: HTMLElement | null = null;
+  private detail: string[] = ['rdskit: reading the service…'];
+
+  constructor(private openPanel: () => void) {
     super();
     this.addClass('rds-lab-status');
-    this.node.textContent = 'rdskit';
-    this.node.title = 'rdskit: click to open the panel';
-    this.node.onclick = onClick;
-    // Reachable and usable from the keyboard too: Tab to it, Enter or Space opens the panel.
+    this.node.append(this.dot, this.text);
+    this.node.title = 'rdskit: click for details';
+    this.node.onclick = () => this.toggle();
+    // Reachable and usable from the keyboard too: Tab to it, Enter or Space opens the popover.
     this.node.tabIndex = 0;
     this.node.setAttribute('role', 'button');
     this.node.onkeydown = (event: KeyboardEvent) => {
       if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault();
-        onClick();
+        this.toggle();
       }
     };
   }
 
-  show_(summary: ISummary | null, error: string | null): void {
-    if (error || !summary) {
-      this.node.textContent = 'rdskit: not connected';
-      return;
-    }
-    const budget = summary.kernel_budget;
-    const kernel = budget ? `Kernel budget: ${budget.text}. ` : '';
-    this.node.title = `rdskit: ${summary.viewing.label}. ${kernel}Click to open the panel.`;
-    const spent = budget ? ` · ${budget.short}` : '';
+  private last: ISummary | null = null;
+
+  show_(fresh: ISummary | null, error: ReadError | null): void {
+    // An error keeps the last good figures on show (marked by the dot): never "not
+    // connected" for a throttle or a passing failure.
+    this.last = fresh ?? this.last;
+    const summary = this.last;
+    const throttled = (error?.status ?? summary?.stale?.status) === 429;
+    const stale = error ?? (summary?.stale ? { message: summary.stale.reason, fix: summary.stale.fix } : null);
+    this.dot.dataset.state = stale ? (throttled || summary ? 'stale' : 'down') : 'up';
+    const budget = summary?.kernel_budget;
     this.node.dataset.budget = budget ? String(budget.set) : 'none';
-    const mine = summary.viewing.scope === 'notebook';
-    if (!summary.account) {
-      this.node.textContent = `rdskit: this notebook's own key (${summary.connected.upstream})${spent}`;
+    const detail: string[] = [];
+    if (summary) {
+      detail.push(summary.viewing.label);
+      if (summary.account) {
+        const who = [summary.account.email, summary.account.plan && `plan ${summary.account.plan}`].filter(Boolean).join(' · ');
+        detail.push(who, `Credits left: ${(summary.account.credits_left ?? 'unknown').replace(/ credits$/, '')}`);
+      }
+      detail.push(summary.runs_in_flight === 1 ? '1 run in flight' : `${summary.runs_in_flight} runs in flight`);
+      if (budget) {
+        detail.push(`Kernel budget: ${budget.text}`);
+      }
+    }
+    if (stale) {
+      detail.push(`${throttled ? 'Throttled' : summary ? 'Not up to date' : 'Not reachable'}: ${stale.message}`, `Fix: ${stale.fix}`);
+    }
+    this.detail = detail;
+    if (!summary) {
+      this.text.textContent = 'rdskit: not reachable';
+    } else if (!summary.account) {
+      this.text.textContent = `rdskit: own key${budget?.set ? ' · ' + budget.short : ''}`;
+    } else {
+      const credits = (summary.account.credits_left ?? '?').replace(/ credits$/, '');
+      const runs = summary.runs_in_flight ? ` · ${summary.runs_in_flight} running` : '';
+      const spent = budget?.set ? ` · ${budget.short}` : '';
+      this.text.textContent = plain(`rdskit · ${credits} credits${runs}${spent}`);
+    }
+    this.node.title = plain(this.detail.join('\n'));
+    if (this.popover) {
+      this.fill(this.popover);
+    }
+  }
+
+  private fill(popover: HTMLElement): void {
+    popover.replaceChildren(...this.detail.filter(Boolean).map(line => el('div', 'rds-lab-popover-line', line)));
+    popover.appendChild(button('rds-lab-popover-open', 'Open the panel', () => {
+      this.closePopover();
+      this.openPanel();
+    }));
+  }
+
+  private toggle(): void {
+    if (this.popover) {
+      this.closePopover();
       return;
     }
-    const where = mine
-      ? 'notebook sandbox'
-      : summary.connected.mode === 'sandbox'
-        ? 'sandbox'
-        : summary.connected.upstream;
-    const runs = summary.runs_in_flight === 1 ? '1 run' : `${summary.runs_in_flight} runs`;
-    this.node.textContent = `rdskit: ${where} · ${summary.account.credits_left ?? '? credits'}${spent} · ${runs} in flight`;
+    const popover = el('div', 'rds-lab-popover');
+    popover.setAttribute('role', 'dialog');
+    this.fill(popover);
+    document.body.appendChild(popover);
+    const box = this.node.getBoundingClientRect();
+    popover.style.left = `${Math.max(4, Math.min(box.left, window.innerWidth - popover.offsetWidth - 4))}px`;
+    popover.style.bottom = `${window.innerHeight - box.top + 4}px`;
+    this.popover = popover;
+    const away = (event: Event): void => {
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !popover.contains(event.target as Node) && !this.node.contains(event.target as Node)) {
+        this.closePopover();
+      }
+    };
+    document.addEventListener('mousedown', away, true);
+    document.addEventListener('keydown', away, true);
+    this.closeListeners = () => {
+      document.removeEventListener('mousedown', away, true);
+      document.removeEventListener('keydown', away, true);
+    };
+  }
+
+  private closeListeners: () => void = () => undefined;
+
+  private closePopover(): void {
+    this.popover?.remove();
+    this.popover = null;
+    this.closeListeners();
   }
 }
 
@@ -417,9 +830,23 @@ function citationKeys(): void {
   }
 }
 
+/** The starter notebook: a title, one sentence per step, and an %%ask that works on a
+ * fresh sandbox (it makes its own small dataset first). */
+const STARTER: { cell_type: 'markdown' | 'code'; source: string }[] = [
+  { cell_type: 'markdown', source: '# A first look with rdskit\n\nThis notebook asks the Research Data Service about public posts on oat milk; run the cells from top to bottom (Shift+Enter).' },
+  { cell_type: 'markdown', source: 'Load the `%%ask` magic and get a client: the Jupyter server\'s connection when it has one, else an offline sandbox.' },
+  { cell_type: 'code', source: '%load_ext rdskit\nimport rdskit.jupyter\nclient = rdskit.jupyter.current_client()' },
+  { cell_type: 'markdown', source: 'Collect 50 posts about oat milk into a dataset (a paid step: the progress display shows what it costs).' },
+  { cell_type: 'code', source: 'ds = client.datasets.get_or_create("Oat milk")\nquery = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}\nrun = client.datasets.runs.create(ds.id, search_query=query, count=50).wait()' },
+  { cell_type: 'markdown', source: 'Ask the assistant about them: hover or click a [N] marker to see the post it cites.' },
+  { cell_type: 'code', source: '%%ask --dataset "Oat milk"\nWhat do people complain about most?' },
+  { cell_type: 'markdown', source: 'Load the posts into a DataFrame for your own analysis.' },
+  { cell_type: 'code', source: 'frame = client.mentions.to_frame(dataset_ids=[ds.id])\nframe.head()' }
+];
+
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-rdskit:plugin',
-  description: 'rdskit: status bar item, side panel, insert-code buttons and commands',
+  description: 'rdskit: status bar item, side panel with an ask box, insert-code buttons and commands',
   autoStart: true,
   requires: [ICommandPalette, INotebookTracker],
   optional: [IStatusBar, ILauncher, ILabShell],
@@ -430,7 +857,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     statusBar: IStatusBar | null,
     launcher: ILauncher | null
   ) => {
-    const panel = new RdsPanel(tracker);
+    const panel = new RdsPanel(app, tracker);
     app.shell.add(panel, 'left', { rank: 900 });
     const open = (): void => app.shell.activateById(PANEL_ID);
     const status = new RdsStatus(open);
@@ -438,53 +865,58 @@ const plugin: JupyterFrontEndPlugin<void> = {
       statusBar.registerStatusItem('jupyterlab-rdskit:status', { item: status, align: 'left', rank: 900 });
     }
     const category = 'rdskit';
-    const insertOrSay = (source: string): void => {
-      const problem = insertCell(tracker, source);
+    const insertOrSay = async (source: string, run = false): Promise<void> => {
+      const problem = await insertCell(app, tracker, source, run);
       if (problem) {
         void InputDialog.getText({ title: `rdskit: ${problem}`, text: source });
       }
     };
-    app.commands.addCommand('rdskit:open-panel', { label: 'rdskit: Open the panel', execute: open });
+    app.commands.addCommand('rdskit:open-panel', { label: 'rdskit: Open the panel', icon: rdsIcon, execute: open });
     app.commands.addCommand('rdskit:new-ask-cell', {
       label: 'rdskit: New %%ask cell',
-      execute: () => insertOrSay('%%ask\nWhat do people complain about most?')
+      execute: () => insertOrSay(SNIPPETS.ask(null))
     });
     app.commands.addCommand('rdskit:connect-sandbox', {
       label: 'rdskit: Connect to the sandbox (inserts the cell)',
-      execute: () => insertOrSay('%load_ext rdskit\n%rds connect --sandbox')
+      execute: () => insertOrSay(SNIPPETS.connect)
+    });
+    app.commands.addCommand('rdskit:connect-sandbox-run', {
+      label: 'rdskit: Connect to the sandbox (insert and run)',
+      execute: () => insertOrSay(SNIPPETS.connect, true)
     });
     app.commands.addCommand('rdskit:set-budget', {
       label: 'rdskit: Set a budget (inserts the cell)',
       execute: async () => {
         const answer = await InputDialog.getNumber({ title: 'Budget in credits for this kernel', value: 100 });
         if (answer.button.accept && answer.value !== null && answer.value >= 0) {
-          insertOrSay(`%rds budget ${Math.floor(answer.value)}`);
+          await insertOrSay(SNIPPETS.budget(Math.floor(answer.value)));
         }
       }
     });
     app.commands.addCommand('rdskit:starter', {
-      label: 'rdskit starter notebook',
-      caption: 'A new notebook with the first rdskit cells',
+      label: (args: { isLauncher?: boolean }) => (args.isLauncher ? 'rdskit starter' : 'rdskit: New starter notebook'),
+      caption: 'A new notebook that asks the Research Data Service a first question',
+      icon: rdsIcon,
       execute: async () => {
         const made = (await app.commands.execute('notebook:create-new', { kernelName: 'python3' })) as NotebookPanel;
         await made.context.ready;
-        const cells = [
-          '%load_ext rdskit\nimport rdskit\nclient = rdskit.Client()  # the server\'s gateway; rdskit.Client.sandbox() works offline',
-          'ds = client.datasets.get_or_create("Oat milk")\nquery = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}\nrun = client.datasets.runs.create(ds.id, search_query=query, count=50).wait()',
-          'frame = client.mentions.to_frame(dataset_ids=[ds.id])\nframe.head()',
-          '%%ask --dataset "Oat milk"\nWhat do people complain about most?'
-        ];
         const model = made.content.model;
         if (model) {
-          model.sharedModel.insertCells(0, cells.map(source => ({ cell_type: 'code', source })));
+          model.sharedModel.transact(() => {
+            model.sharedModel.insertCells(0, STARTER.map(cell => ({ ...cell })));
+            // the new notebook's own empty cell goes: the starter is the whole notebook
+            model.sharedModel.deleteCell(STARTER.length);
+          });
         }
       }
     });
-    for (const command of ['rdskit:open-panel', 'rdskit:new-ask-cell', 'rdskit:connect-sandbox', 'rdskit:set-budget', 'rdskit:starter']) {
+    for (const command of ['rdskit:open-panel', 'rdskit:new-ask-cell', 'rdskit:connect-sandbox', 'rdskit:connect-sandbox-run', 'rdskit:set-budget', 'rdskit:starter']) {
       palette.addItem({ command, category });
     }
     if (launcher) {
-      launcher.add({ command: 'rdskit:starter', category: 'Notebook', rank: 90 });
+      // "Other", not "Notebook": a Notebook card shows a kernel's logo, or the first letter
+      // of its label in orange (an "R" that reads as an R kernel); here the command's icon.
+      launcher.add({ command: 'rdskit:starter', category: 'Other', rank: 0, args: { isLauncher: true } });
     }
     citationKeys();
 
@@ -492,8 +924,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
     let timer: number | undefined;
     let polling = false;
     let again = false;
+    let stopped = false;
+    window.addEventListener('beforeunload', () => (stopped = true));
     const poll = async (): Promise<void> => {
       window.clearTimeout(timer);
+      if (stopped) {
+        return;
+      }
       if (polling) {
         again = true; // a read is under way: the next one follows it at once
         return;
@@ -505,15 +942,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
         delay = Math.max(1000, summary.next_poll * 1000);
         panel.show_(summary, null);
         status.show_(summary, null);
-      } catch (error) {
-        delay = 15000;
-        const message = error instanceof Error ? error.message : String(error);
-        panel.show_(null, message);
-        status.show_(null, message);
+      } catch (caught) {
+        const error =
+          caught instanceof ReadError
+            ? caught
+            : new ReadError('the Jupyter server did not answer', 'check that it is still running', 0, null);
+        // A throttle is waited out as the service asks; anything else is tried again in 15 s.
+        delay = Math.max(1000, (error.retryAfter ?? 15) * 1000);
+        panel.show_(null, error);
+        status.show_(null, error);
       }
       polling = false;
       timer = window.setTimeout(() => void poll(), again ? 0 : delay);
     };
+    panel.onRefresh = () => void poll();
     // Follow the active notebook: another notebook, or its kernel changed or restarted.
     let watched: NotebookPanel | null = null;
     const follow = (): void => {

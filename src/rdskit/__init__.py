@@ -56,6 +56,7 @@ _LAYER_HOOKS = {
     "jupyter.adjudicate": "rdskit.jupyter.coding:adjudication_widget",
     "jupyter.traceback": "rdskit.jupyter.errors:short_traceback",
     "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
+    "jupyter.answer_display": "rdskit.jupyter.provenance:formatted_bundle",
     "jupyter.progress": "rdskit.jupyter.progress:reporter",
     "jupyter.announce_client": "rdskit.jupyter.session:announce_client",
     "sandbox.embedded": "rdskit.sandbox.server:embedded",

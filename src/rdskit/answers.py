@@ -83,6 +83,10 @@ class Answer(ChatMessage, Bound):
     chat_id: str
 
     _posts: pd.DataFrame | None = PrivateAttr(default=None)
+    # The bill the wait's progress display computed (rdskit.progress.BillingLine), if any.
+    _bill: tuple[Any, ...] = PrivateAttr(default=())
+    # How %%ask shows it: (format, record); None: the answer view without a record.
+    _shown: tuple[str, dict[str, Any]] | None = PrivateAttr(default=None)
 
     @property
     def message_id(self) -> str:
@@ -159,11 +163,25 @@ class Answer(ChatMessage, Bound):
             reuse=reuse,
         )
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, Any] | tuple[dict[str, Any], dict[str, Any]]:
         """HTML with hoverable citations, markdown and plain text with footnotes
-        (``rdskit.jupyter.render``)."""
+        (``rdskit.jupyter.render``); shown by ``%%ask``, in its format and with its
+        record in the output's metadata (``rdskit.jupyter.provenance``)."""
+        if self._shown is not None:
+            shown: tuple[dict[str, Any], dict[str, Any]] = _hooks.call(
+                "jupyter.answer_display", self, *self._shown
+            )
+            return shown
         bundle: dict[str, str] = _hooks.call("jupyter.answer_bundle", self)
         return bundle
+
+    def _repr_html_(self) -> str | None:
+        """The answer view, unless ``%%ask`` shows it in a format without HTML."""
+        if self._shown is not None:
+            return None  # the mimebundle holds everything the format shows
+        return super()._repr_html_()
 
     # -- flows (one implementation for Client and AsyncClient) --------------------------
     def _posts_flow(self) -> Flow[pd.DataFrame]:

@@ -351,6 +351,8 @@ class Reporter:
             self.finish("error", note=f"{type(exc).__name__}: {exc}")
             raise
         billing = yield from self._bill(core, result, mark, failed=False)
+        if "_bill" in getattr(type(result), "__private_attributes__", {}):
+            result._bill = tuple(billing)  # an Answer keeps its bill (%%ask's record)
         self.latest = result
         self.finish("completed", billing=billing)
         return result

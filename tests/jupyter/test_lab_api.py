@@ -192,7 +192,7 @@ def test_the_gateway_view_is_read_once_per_interval_and_says_what_the_panel_show
     assert ("gateway", "v1/datasets", f"limit={DATASETS_SHOWN}") in gateway.reads
     first = results[0]
     assert first["viewing"]["scope"] == "server"
-    assert first["viewing"]["label"] == "server gateway: sandbox (http://127.0.0.1:1)"
+    assert first["viewing"]["label"] == "this server's shared sandbox (http://127.0.0.1:1)"
     assert first["account"] == {
         "id": "acc_1",
         "email": "a@example.com",
@@ -553,7 +553,7 @@ def test_a_kernel_announces_its_budget_through_the_bounded_endpoint() -> None:
         pids["k1"] = 303  # restarted: same kernel id, another process
         restarted = registrations.get("k1")
     assert told.status_code == 200, told.text
-    assert told.json() == {"kernel_id": "k1", "shown": "server gateway"}
+    assert told.json() == {"kernel_id": "k1", "shown": "this server's shared connection"}
     assert mine is not None and mine.budget is not None
     assert (mine.budget.total, mine.budget.committed) == (100, Decimal("20.5"))
     assert theirs is not None and theirs.budget is None
@@ -586,3 +586,74 @@ def test_the_kernel_tells_its_budget_never_its_key() -> None:
     finally:
         rdskit.set_budget(None)
         real.close()
+
+
+def test_a_throttled_read_keeps_the_last_good_view_and_waits_out_retry_after() -> None:
+    now = [100.0]
+    gateway, summary = _summary(now)
+    throttled = {"on": False}
+    answer = gateway._answer
+
+    def maybe_429(path: str) -> httpx.Response:
+        if throttled["on"]:
+            return httpx.Response(429, headers={"retry-after": "12"}, content=b"{}")
+        return answer(path)
+
+    gateway._answer = maybe_429  # type: ignore[method-assign]
+
+    async def main() -> list[dict[str, Any]]:
+        good = await summary.get("k1")
+        throttled["on"] = True
+        now[0] += MIN_INTERVAL
+        stale = await summary.get("k1")
+        reads = len(gateway.reads)
+        now[0] += 6  # within Retry-After: the service is left alone
+        held = await summary.get("k1")
+        assert len(gateway.reads) == reads
+        throttled["on"] = False
+        now[0] += 7  # past it: read again, fresh
+        return [good, stale, held, await summary.get("k1")]
+
+    good, stale, held, fresh = asyncio.run(main())
+    assert good["stale"] is None and good["account"]["email"] == "a@example.com"
+    assert stale["account"] == good["account"] and stale["datasets"] == good["datasets"]
+    assert stale["stale"]["status"] == 429 and "too many requests" in stale["stale"]["reason"]
+    assert stale["stale"]["retry_after"] == 12 and stale["next_poll"] == 12
+    assert held["stale"]["retry_after"] == 6
+    assert fresh["stale"] is None
+
+
+def test_with_no_good_view_yet_a_refusal_names_the_reason_and_the_fix() -> None:
+    from rdskit.jupyter.lab_api import Unreadable
+
+    gateway, summary = _summary([100.0])
+    gateway._answer = lambda path: httpx.Response(401, content=b"{}")  # type: ignore[method-assign]
+    with pytest.raises(Unreadable) as refused:
+        asyncio.run(summary.get())
+    assert refused.value.status == 401 and "refused the key" in refused.value.reason
+    assert "api_key_file" in refused.value.fix
+
+
+def test_the_panel_ask_box_asks_once_and_returns_cards_and_the_equivalent_cell(
+    sandbox: Any, seeded: Any
+) -> None:
+    from rdskit.jupyter.lab_ask import ask
+
+    posts: list[str] = []
+
+    async def main() -> dict[str, Any]:
+        async with httpx.AsyncClient(base_url=sandbox.url) as http:
+
+            async def send(method: str, path: str, query: str, body: bytes) -> httpx.Response:
+                posts.append(f"{method} {path}")
+                headers = {"x-api-key": sandbox.api_key, "content-type": "application/json"}
+                return await http.request(method, f"/{path}", content=body or None, headers=headers)
+
+            return await ask(send, "What do {people} say?", [seeded.dataset_id], None, poll=0.1)
+
+    result = asyncio.run(main())
+    assert posts.count("POST v1/ask") == 1
+    assert result["status"] == "completed" and result["citations"]
+    card = result["citations"][0]
+    assert card["url"].startswith("http") and card["excerpt"] and card["source"]
+    assert result["cell"] == (f"%%ask --dataset {seeded.dataset_id}\nWhat do {{{{people}}}} say?")

@@ -77,8 +77,7 @@ def test_a_gateway_kernel_announces_its_budget_as_it_is_set_spent_changed_and_li
         "set": False,
         "announced": False,
         "short": "no kernel budget",
-        "text": "no kernel budget (this notebook's kernel has announced none: "
-        "rdskit not imported?)",
+        "text": "no kernel budget (this notebook has not used rdskit yet)",
     }
     run_in(kernel, "import rdskit\nclient = rdskit.Client()  # the gateway's client")
     lifted = _shows(server, kernel_id, "no kernel budget")

@@ -34,6 +34,7 @@ from rdskit.frames.fetch import (
 )
 from rdskit.frames.loaders import datasets_frame, messages_frame, pattern_items_frame, usage_frame
 from rdskit.frames.mentions import mentions_frame, mentions_table
+from rdskit.frames.notebook import answers_from_notebook
 from rdskit.frames.parquet import mentions_to_parquet, read_parquet
 from rdskit.frames.profiles import profiles_frame, profiles_table
 
@@ -41,6 +42,7 @@ __all__ = [
     "MAX_POST_REFS",
     "MissingColumnsError",
     "RdsAccessor",
+    "answers_from_notebook",
     "cache_dir",
     "datasets_frame",
     "datasets_to_frame",

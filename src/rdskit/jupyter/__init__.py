@@ -29,9 +29,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rdskit.client import Client
     from rdskit.jupyter.session import Session
 
-__all__ = ["current_session", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = [
+    "current_client",
+    "current_session",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -66,3 +72,32 @@ def current_session() -> Session:
     from rdskit.jupyter.magics import session_of
 
     return session_of(get_ipython())
+
+
+def current_client() -> Client:
+    """The client ``%%ask`` and ``%rds`` use in this kernel, connecting the way they do
+    when there is none (the server's gateway or the environment, else the embedded
+    sandbox, said in one line); loads the magics if they are not loaded yet. The JupyterLab
+    extension's "Insert loader" cell starts with it, so it runs before or after any other
+    inserted cell.
+
+    Example:
+        >>> client = current_client()  # doctest: +SKIP
+        >>> client is current_session().client  # doctest: +SKIP
+        True
+    """
+    from IPython import get_ipython
+
+    from rdskit.jupyter.magics import session_of
+
+    shell = get_ipython()
+    if shell is None:
+        raise RuntimeError("current_client() works in IPython or Jupyter: use rdskit.Client()")
+    shell.extension_manager.load_extension("rdskit")  # nothing when already loaded
+    session = session_of(shell)
+    note = session.ensure(shell.user_ns)
+    if note:
+        print(note)
+    client = session.client
+    assert client is not None
+    return client

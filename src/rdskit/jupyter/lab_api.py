@@ -178,14 +178,14 @@ def budget_view(mine: KernelClient | None) -> dict[str, Any]:
 
     Example:
         >>> budget_view(None)["text"]
-        "no kernel budget (this notebook's kernel has announced none: rdskit not imported?)"
+        'no kernel budget (this notebook has not used rdskit yet)'
     """
     if mine is not None and mine.budget is not None:
         return mine.budget.view()
     text = (
         "no kernel budget (%rds budget N sets one)"
         if mine is not None
-        else "no kernel budget (this notebook's kernel has announced none: rdskit not imported?)"
+        else "no kernel budget (this notebook has not used rdskit yet)"
     )
     return {"set": False, "announced": mine is not None, "short": "no kernel budget", "text": text}
 
@@ -211,7 +211,7 @@ class KernelClient:
     def label(self) -> str:
         """Which client the panel shows, in words."""
         if self.kind == "gateway":
-            return "server gateway"
+            return "this server's shared connection"
         if self.kind == "embedded":
             return "this notebook: embedded sandbox"
         return f"this notebook: its own key for {self.base_url}"
@@ -223,7 +223,7 @@ def parse_announcement(body: Any) -> KernelClient:
 
     Example:
         >>> parse_announcement({"kind": "gateway", "budget": None}).label
-        'server gateway'
+        "this server's shared connection"
         >>> parse_announcement({"kind": "embedded", "base_url": "http://10.0.0.1:80",
         ...                     "api_key": "bz_test_0123456789"})
         Traceback (most recent call last):
@@ -345,14 +345,78 @@ class LabSummary:
         self._clock = clock
         self._views: dict[tuple[str, ...], _View] = {}
         self._lock: asyncio.Lock | None = None
+        # kernel id -> (wall time, last good view); (monotonic until, why) after a throttle
+        self._last: dict[str, tuple[float, dict[str, Any]]] = {}
+        self._held: dict[str, tuple[float, Unreadable]] = {}
 
     async def get(self, kernel_id: str | None = None) -> dict[str, Any]:
         """The view of ``kernel_id``'s client (the gateway's when it announced none or
-        uses the gateway), with that kernel's budget."""
-        view = await self._client_view(kernel_id)
+        uses the gateway), with that kernel's budget.
+
+        When a read fails (401, 429, the sandbox down), the last good view is returned
+        with ``stale: {status, reason, fix, retry_after, since}``; after a 429 or a 503
+        nothing is read again before its ``Retry-After`` (at least :data:`MIN_INTERVAL`),
+        so a notebook paging at the rate limit never gets the panel's reads in its way.
+        Raises :class:`Unreadable` only when there is no good view to show yet.
+        """
+        key = kernel_id or ""
+        now = self._clock()
+        held = self._held.get(key)
+        try:
+            if held is not None and now < held[0]:
+                raise held[1]
+            view = await self._client_view(kernel_id)
+        except Unreadable as exc:
+            if exc.status in (429, 503):
+                pause = max(exc.retry_after or 0.0, MIN_INTERVAL)
+                self._held[key] = (held[0] if held and now < held[0] else now + pause, exc)
+            last = self._last.get(key)
+            if last is None:
+                raise
+            until = self._held.get(key, (now, exc))[0]
+            view = {
+                **last[1],
+                "stale": {
+                    "status": exc.status,
+                    "reason": exc.reason,
+                    "fix": exc.fix,
+                    "retry_after": max(0.0, round(until - now, 1)),
+                    "since": last[0],
+                },
+                "next_poll": max(MIN_INTERVAL, round(until - now, 1)),
+            }
+        else:
+            self._held.pop(key, None)
+            view["stale"] = None
+            view["read_at"] = time.time()
+            self._last[key] = (view["read_at"], view)
         mine = self.kernels.get(kernel_id)  # read after: a dead sandbox drops it
         view["kernel_budget"] = None if kernel_id is None else budget_view(mine)
         return view
+
+    def sender(self, kernel_id: str | None) -> Callable[..., Awaitable[httpx.Response]]:
+        """How the panel's ask box reaches ``kernel_id``'s client: its embedded sandbox,
+        else the gateway (a notebook with its own key is refused: the key stays there)."""
+        from rdskit.jupyter.lab_ask import AskFailed
+
+        mine = self.kernels.get(kernel_id)
+        if mine is not None and mine.kind == "service":
+            raise AskFailed(
+                409,
+                "this notebook uses its own key, which never leaves its kernel: ask with "
+                "%%ask in the notebook",
+            )
+        gateway = self.gateway
+
+        async def send(method: str, path: str, query: str, body: bytes) -> httpx.Response:
+            headers = {"content-type": "application/json"} if body else {}
+            if mine is not None and mine.kind == "embedded":
+                assert mine.key is not None
+                url, key = mine.base_url, mine.key
+                return await gateway.send(url, key, method, path, query, body, headers)
+            return await gateway.forward(method, path, query, body, headers)
+
+        return send
 
     async def _client_view(self, kernel_id: str | None) -> dict[str, Any]:
         if self._lock is None:
@@ -420,10 +484,10 @@ class LabSummary:
             viewing = {"scope": "notebook", "label": mine.label, "note": None}
             connected = {"mode": "embedded", "upstream": mine.base_url}
         else:
-            where = "sandbox" if status["mode"] == "sandbox" else "service"
+            where = "shared sandbox" if status["mode"] == "sandbox" else "connection to"
             viewing = {
                 "scope": "server",
-                "label": f"server gateway: {where} ({status['upstream']})",
+                "label": f"this server's {where} ({status['upstream']})",
                 "note": None,
             }
             connected = {"mode": status["mode"], "upstream": status["upstream"]}
@@ -460,6 +524,37 @@ _EMPTY: dict[str, Any] = {
 }
 
 
+class Unreadable(Exception):
+    """The service (or a kernel's sandbox) refused a panel read: its status, the reason
+    and the fix in words, and how long to leave it alone (``Retry-After``)."""
+
+    def __init__(self, status: int, path: str, retry_after: float | None) -> None:
+        self.status = status
+        self.retry_after = retry_after
+        reason, fix = _STALE_WORDS.get(status, _STALE_WORDS[0])
+        super().__init__(f"{reason} (HTTP {status} on /{path})")
+        self.reason = f"{reason} (HTTP {status})"
+        self.fix = fix
+
+
+_STALE_WORDS = {
+    401: (
+        "the service refused the key",
+        "check the key the Jupyter server was given (c.RdsGateway.api_key_file), or "
+        "reconnect the notebook (%rds connect)",
+    ),
+    429: (
+        "too many requests just now (a notebook is using the whole rate limit)",
+        "nothing to do: the panel reads again when the service says it may",
+    ),
+    503: (
+        "the sandbox is not available",
+        "restart the Jupyter server, or see its log for the sandbox's error",
+    ),
+    0: ("the service could not be read", "try Refresh in a moment"),
+}
+
+
 class _Counted:
     """Counts the requests one read makes (the reuse interval follows the cost)."""
 
@@ -473,7 +568,9 @@ class _Counted:
         if missing_ok and response.status_code == 404:
             return None
         if response.status_code != 200:
-            raise web.HTTPError(502, f"the service answered {response.status_code} on {path}")
+            retry = response.headers.get("retry-after", "")
+            wait = float(retry) if retry.isdigit() else None
+            raise Unreadable(response.status_code, path, wait)
         return json.loads(response.content)
 
 
@@ -652,10 +749,18 @@ class SummaryHandler(APIHandler):
             raise web.HTTPError(400, "kernel: a kernel id")
         try:
             body = await self.summary.get(kernel_id)
+        except Unreadable as exc:
+            self.set_status(exc.status if exc.status in (401, 429, 503) else 502)
+            if exc.retry_after is not None:
+                self.set_header("Retry-After", str(int(exc.retry_after)))
+            self.finish(json.dumps({"status": exc.status, "reason": exc.reason, "fix": exc.fix}))
+            return
         except (OSError, RuntimeError, ValueError, httpx.TransportError) as exc:
             raise web.HTTPError(
                 502, f"the service could not be read ({type(exc).__name__})"
             ) from None
+        except asyncio.CancelledError:
+            return  # the server is shutting down: nothing to answer, nothing to log
         self.finish(json.dumps(body))
 
 
@@ -708,9 +813,12 @@ class KernelHandler(_GatewayHandler):
 def lab_handlers(gateway: Gateway, base_url: str = "/") -> list[tuple[str, type, dict[str, Any]]]:
     """The routes of the extension's endpoints under ``base_url``."""
     root = base_url.rstrip("/")
+    from rdskit.jupyter.lab_ask import AskHandler
+
     summary = LabSummary(gateway)
     return [
         (f"{root}/rdskit/lab/summary", SummaryHandler, {"summary": summary}),
+        (f"{root}/rdskit/lab/ask", AskHandler, {"summary": summary}),
         (
             f"{root}/rdskit/kernel",
             KernelHandler,

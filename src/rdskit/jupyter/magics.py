@@ -17,15 +17,20 @@ Example (notebook cells)::
 from __future__ import annotations
 
 import os
+import time
 import warnings
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pandas as pd
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
+from traitlets import Enum
 
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL
 from rdskit._safe import cleartext_remote, one_line, terminal
@@ -43,6 +48,8 @@ from rdskit.jupyter._html import esc, kv_table, repr_box
 from rdskit.jupyter.asking import resolve_datasets
 from rdskit.jupyter.discovery import gateway_status
 from rdskit.jupyter.errors import full_traceback_html
+from rdskit.jupyter.interpolate import interpolate
+from rdskit.jupyter.provenance import FORMATS, answer_record, log_rows, write_log
 from rdskit.jupyter.reprs import html_of, plain_of
 from rdskit.jupyter.session import (
     SANDBOX_ORIGIN,
@@ -57,15 +64,36 @@ from rdskit.models._base import RdsModel
 __all__ = ["RdsMagics", "load", "session_of", "status_bundle", "unload"]
 
 COMMANDS = ("connect", "status", "datasets", "budget", "chat")
+ASK_LINES = ("history", "log")
+
+
+@dataclass
+class AskedChat:
+    """A chat this kernel's ``%%ask`` cells used (``%ask history``)."""
+
+    chat_id: str
+    first_question: str
+    turns: int
+    last_asked: datetime
+    datasets: list[str]
 
 
 @magics_class
 class RdsMagics(Magics):
-    """``%rds`` and ``%%ask``; ``self.session`` holds the client and the current chat."""
+    """``%rds`` and ``%%ask``; ``self.session`` holds the client and the current chat.
+
+    ``default_format`` is the format ``%%ask`` shows answers in without ``-f``
+    (``%config RdsMagics.default_format = "text"``).
+    """
+
+    default_format = Enum(
+        FORMATS, default_value="markdown", help="the format of %%ask without -f"
+    ).tag(config=True)
 
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
         self.session = Session()
+        self.asked: dict[str, AskedChat] = {}  # chat id -> what %%ask did there
 
     # -- %rds -----------------------------------------------------------------------------
     @magic_arguments()
@@ -131,10 +159,14 @@ class RdsMagics(Magics):
             client.close()
             raise UsageError(connect_failure(client.base_url, exc, self.session)) from None
         self.session.connect(client, origin)
+        replaced = self.shell.user_ns.get("client")
+        self.shell.user_ns["client"] = client  # the name every inserted snippet uses
         plan = me.plan.name if me.plan else "unknown"
         # The service's strings are data: one line each, no escape sequence reaches a terminal.
         who = ", ".join(one_line(part) for part in (me.team_name, f"plan {plan}"))
         print(f"Connected to {one_line(self.session.origin)} as {one_line(me.email)} ({who}).")
+        before = " (it replaces the previous `client`)" if replaced is not None else ""
+        print(f"`client` is this connection{before}; %%ask and %rds use it too.")
 
     def _rds_status(self, value: str | None, args: Any) -> None:
         client = self._client()
@@ -231,37 +263,66 @@ class RdsMagics(Magics):
     )
     @argument("--out", metavar="NAME", help="also store the Answer in this variable")
     @argument("--timeout", type=float, metavar="SECONDS", help="stop waiting after this long")
-    @cell_magic
-    def ask(self, line: str, cell: str) -> Any:
+    @argument(
+        "-f",
+        "--format",
+        choices=FORMATS,
+        help="markdown: the answer view with citation cards (default: "
+        "RdsMagics.default_format); text: plain text with footnotes; json: the answer's "
+        "record (docs/ask-answer.schema.json); refs: the cited posts as a table",
+    )
+    @line_cell_magic
+    def ask(self, line: str, cell: str | None = None) -> Any:
         """Ask the assistant the question in the cell body; the Answer is the cell's value.
 
-        It continues the notebook's current chat unless --new or --chat ID says
+        {name} and {expression} in the question are read from the notebook's variables
+        ({{ and }} are literal braces; In[n] and Out[n] work); a DataFrame of posts in
+        braces scopes the question to its rows and their datasets (its content is never
+        sent). It continues the notebook's current chat unless --new or --chat ID says
         otherwise; without a connection it connects by itself (the embedded sandbox when
         nothing is configured). A live display shows the assistant working; Ctrl-C (or
         the stop button) stops waiting cleanly. The answer shows each [N] citation as a
         marker: hover or click it for the post's card. answer.posts() gives the cited
-        posts as a DataFrame.
+        posts as a DataFrame. The output's metadata keeps where the answer came from.
+
+        As a line magic: %ask history lists this kernel's chats; %ask log [CHAT] --to
+        FILE.md|FILE.jsonl writes a chat (default: the current one) with its citations.
         """
+        if cell is None:
+            return self._ask_line(line)
         args = parse_argstring(self.ask, line)
         if args.help:
             print(self.ask.parser.format_help())
             return None
-        question = cell.strip()
-        if not question:
+        body = cell.strip()
+        if not body:
             raise UsageError("write the question in the cell, below the %%ask line")
         if args.chat and args.new:
             raise UsageError("--chat and --new exclude each other")
         if args.out is not None and not args.out.isidentifier():
             raise UsageError(f"--out needs a variable name, got {args.out!r}")
-        post_refs = self._post_refs(args.posts) if args.posts else None
+        # Braces are read before anything else: an undefined name costs nothing.
+        secrets = _session_keys(self.session.client)
+        try:
+            prompt = interpolate(body, self.shell.user_ns, secrets)
+        except InvalidParameter as exc:
+            raise UsageError(exc.message) from None
+        post_refs = self._post_refs(args.posts) if args.posts else []
+        post_refs = [*post_refs, *prompt.post_refs] or None
         client = self._client()
         try:  # checked before the paid call: ids or names, unknown or ambiguous ones
             dataset_ids = resolve_datasets(client, args.datasets)
         except InvalidParameter as exc:
             raise UsageError(f"{exc.field}: {exc.message}") from None
+        if prompt.dataset_ids:
+            dataset_ids = list(dict.fromkeys([*(dataset_ids or []), *prompt.dataset_ids]))
+        if prompt.changed:
+            scope = f" (+ {len(prompt.post_refs)} posts in scope)" if prompt.post_refs else ""
+            print(f"Asking: {one_line(prompt.text)}{scope}")
         chat_id = None if args.new else args.chat or self.session.chat_id
+        asked_at, started = datetime.now(UTC), time.monotonic()
         turn = client.ask(
-            question,
+            prompt.text,
             dataset_ids=dataset_ids,
             post_refs=post_refs,
             chat_id=chat_id,
@@ -269,6 +330,7 @@ class RdsMagics(Magics):
         )
         self.session.chat_id = turn.chat_id
         note_chat(client, turn.chat_id)  # the JupyterLab panel lists it
+        self._note_asked(turn.chat_id, prompt.text, dataset_ids, asked_at)
         try:
             answer = turn.wait(timeout=args.timeout)
         except KeyboardInterrupt:
@@ -279,9 +341,76 @@ class RdsMagics(Magics):
                 "and the next %%ask continues the chat."
             )
             return None
+        record = answer_record(
+            answer,
+            question=prompt.text,
+            cell=body,
+            dataset_ids=dataset_ids,
+            post_refs=post_refs,
+            asked_at=asked_at,
+            seconds=time.monotonic() - started,
+        )
+        answer._shown = (args.format or self.default_format, record)
         if args.out is not None:
             self.shell.user_ns[args.out] = answer
         return answer
+
+    def _note_asked(
+        self, chat_id: str, question: str, datasets: list[str] | None, at: datetime
+    ) -> None:
+        known = self.asked.get(chat_id)
+        if known is None:
+            self.asked[chat_id] = AskedChat(chat_id, question, 1, at, list(datasets or []))
+            return
+        known.turns += 1
+        known.last_asked = at
+        known.datasets = list(dict.fromkeys([*known.datasets, *(datasets or [])]))
+
+    def _ask_line(self, line: str) -> Any:
+        words = line.split()
+        if not words or words[0] not in ASK_LINES:
+            raise UsageError(
+                "%ask (one %) takes 'history' or 'log [CHAT] --to FILE.md|FILE.jsonl'; "
+                "%%ask (two) asks the question in the cell"
+            )
+        if words[0] == "history":
+            if len(words) > 1:
+                raise UsageError("%ask history takes nothing more")
+            return self._history()
+        rest = words[1:]
+        if "--to" not in rest or rest.index("--to") != len(rest) - 2:
+            raise UsageError("%ask log [CHAT] --to FILE.md|FILE.jsonl")
+        target = Path(rest[-1])
+        if target.suffix not in (".md", ".jsonl"):
+            raise UsageError(f"--to: a .md or .jsonl file, got {target.name!r}")
+        chats = rest[:-2]
+        if len(chats) > 1:
+            raise UsageError("%ask log takes one chat id")
+        chat_id = chats[0] if chats else self.session.chat_id
+        if chat_id is None:
+            raise UsageError("no current chat: give its id (%ask history lists them)")
+        rows = log_rows(self._client(), chat_id)
+        write_log(rows, target)
+        cited = sum(len(row.get("citations", [])) for row in rows)
+        print(
+            f"Wrote chat {one_line(chat_id)} to {target}: {len(rows)} messages, {cited} citations."
+        )
+        return None
+
+    def _history(self) -> pd.DataFrame:
+        columns = ["chat_id", "first_question", "turns", "last_asked", "datasets", "current"]
+        rows = [
+            {
+                "chat_id": chat.chat_id,
+                "first_question": chat.first_question,
+                "turns": chat.turns,
+                "last_asked": pd.Timestamp(chat.last_asked),
+                "datasets": ", ".join(chat.datasets),
+                "current": chat.chat_id == self.session.chat_id,
+            }
+            for chat in sorted(self.asked.values(), key=lambda c: c.last_asked, reverse=True)
+        ]
+        return pd.DataFrame(rows, columns=columns)
 
     def _post_refs(self, expression: str) -> list[dict[str, str]]:
         try:
@@ -292,6 +421,15 @@ class RdsMagics(Magics):
             raise UsageError(f"--posts needs a DataFrame, {expression} is a {type(frame).__name__}")
         refs: list[dict[str, str]] = frame.rds.post_refs()
         return refs
+
+
+def _session_keys(client: Client | None) -> list[str]:
+    """The keys a brace must never put into a question: the session client's."""
+    if client is None:
+        return []
+    key = client._core.api_key
+    reveal = getattr(key, "reveal", None)
+    return [reveal()] if callable(reveal) else [str(key)] if isinstance(key, str) else []
 
 
 def _settled(client: Client | None) -> Budget | None:
@@ -415,8 +553,10 @@ def status_bundle(
 
 
 def _pretty(obj: Any, printer: Any, cycle: bool) -> None:
-    """The ``text/plain`` printer of rdskit models (their one-look form when they have one)."""
-    text = plain_of(obj)
+    """The ``text/plain`` printer of rdskit models (their one-look form when they have one;
+    an ``%%ask`` answer's in its format, with its record)."""
+    shown = getattr(obj, "_shown", None)
+    text = obj._repr_mimebundle_()[0]["text/plain"] if shown is not None else plain_of(obj)
     printer.text(text if text is not None else repr(obj))
 
 
@@ -446,6 +586,7 @@ def unload(shell: Any) -> None:
         magics.session.close()
         shell.magics_manager.magics["line"].pop("rds", None)
         shell.magics_manager.magics["cell"].pop("ask", None)
+        shell.magics_manager.magics["line"].pop("ask", None)
     shell.display_formatter.formatters["text/plain"].type_printers.pop(RdsModel, None)
     shell.set_custom_exc((), None)
 
