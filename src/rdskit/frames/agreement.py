@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from rdskit.errors import InvalidParameter
+from rdskit.frames._checks import MissingColumnsError
 from rdskit.frames._table import html_table, interval, text_table
 
 __all__ = ["Agreement", "agreement", "frame_agreement", "stratum_weights"]
@@ -390,8 +391,6 @@ def frame_agreement(
     Example:
         >>> df.rds.agreement(coded, weights="weight")  # doctest: +SKIP
     """
-    from rdskit.frames.accessor import MissingColumnsError
-
     keys = [on] if isinstance(on, str) else list(on)
     notes = []
     # Ids are unique per source only (the spec): (source, id) is the post.
