@@ -126,7 +126,7 @@ def serve(sample: Path, port_file: Path) -> None:
 def export(url: str, total: int, out: str, limited: bool) -> None:
     """One export (the child process): prints rows and seconds as JSON."""
     import rdskit
-    from rdskit.frames.export import export_mentions
+    from rdskit.frames.stream_export import export_mentions
 
     client = rdskit.Client(KEY, base_url=url, rate_limit=RATE_LIMIT if limited else None)
     started = time.perf_counter()

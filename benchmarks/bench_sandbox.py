@@ -53,7 +53,7 @@ import httpx
 from rdskit.sandbox import start
 from rdskit.sandbox.backend.datasets import seed_mentions
 from rdskit.sandbox.backend.mention_query import MentionQuery, search
-from rdskit.sandbox.store.db import Store
+from rdskit.sandbox.backend.tables import open_store
 
 TARGET = 1.5  # page 900 may cost at most this many times page 1
 PAGE_P50_MS = 10.0  # the 100-analysed-mention page's median, in milliseconds
@@ -212,7 +212,7 @@ def sql_costs(
     path: Path, dataset_id: str, account_id: str, sort: str, limit: int, cursor: str
 ) -> tuple[float, float]:
     """Median seconds of the keyset query alone for page 1 and for the page at ``cursor``."""
-    with Store(path) as store, store.read() as conn:
+    with open_store(path) as store, store.read() as conn:
 
         def page(at: str | None) -> Callable[[], Any]:
             query = MentionQuery(dataset_ids=[dataset_id], sort=sort, limit=limit, cursor=at)

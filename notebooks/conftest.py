@@ -44,8 +44,8 @@ prints does not depend on it (durations and clock times are sanitized), and the 
 outputs, made at the default speed a student runs, compare equal at both; it saves minutes
 of waiting on runs. The fixed date :data:`~rdskit.sandbox.runtime.clock.NOTEBOOK_TODAY`
 the committed outputs were made under (docs/notebooks.md), so a lesson prints the same
-dates, windows and posts on any day. Set only in the kernels' environment (not this process's, which other
-tests share); a variable already set explicitly still wins."""
+dates, windows and posts on any day. Set only in the kernels' environment (not this
+process's, which other tests share); a variable already set explicitly still wins."""
 
 _OUTPUT_MESSAGES = ("display_data", "execute_result", "stream", "error")
 """Kernel messages nbval turns into one output each."""

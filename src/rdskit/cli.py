@@ -242,8 +242,8 @@ def _collect(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    """Stream a dataset's mentions to ``--out`` (see :mod:`rdskit.frames.export`)."""
-    from rdskit.frames.export import export_mentions
+    """Stream a dataset's mentions to ``--out`` (see :mod:`rdskit.frames.stream_export`)."""
+    from rdskit.frames.stream_export import export_mentions
 
     with _client(args) as client:
         result = export_mentions(
@@ -302,7 +302,7 @@ def add_collect(subparsers: Subparsers) -> None:
 
 def add_export(subparsers: Subparsers) -> None:
     """``rdskit export``: stream a dataset's mentions to files, resumable."""
-    from rdskit.frames.export import BATCH_ROWS, FORMATS
+    from rdskit.frames.stream_export import BATCH_ROWS, FORMATS
 
     parser = subparsers.add_parser(
         "export", help="stream a dataset's mentions to parquet, jsonl or csv files (resumable)"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from rdskit.errors import RepeatedCursor
-from rdskit.frames.export import _one_ahead
+from rdskit.frames.stream_export import _one_ahead
 
 
 def test_the_next_page_is_fetched_while_this_one_is_handled_and_no_further() -> None:

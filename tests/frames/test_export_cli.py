@@ -21,7 +21,7 @@ import pytest
 
 import rdskit
 from rdskit.frames import read_parquet
-from rdskit.frames.export import STATE_FILE, export_mentions
+from rdskit.frames.stream_export import STATE_FILE, export_mentions
 from rdskit.sandbox import SandboxHandle
 
 

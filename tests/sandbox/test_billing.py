@@ -11,6 +11,7 @@ import pytest
 
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.api._common import ApiError
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.store import wallet
 from rdskit.sandbox.store.accounts import bootstrap, create_account, set_plan
 from rdskit.sandbox.store.db import Store
@@ -102,7 +103,7 @@ def test_failed_run_refunds_everything(
 # -- the wallet module on a bare store ----------------------------------------------
 @pytest.fixture
 def store() -> Iterator[Store]:
-    with Store() as s:
+    with open_store() as s:
         yield s
 
 

@@ -21,8 +21,8 @@ import pytest
 import rdskit
 from rdskit.errors import ConfigurationError
 from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime import clock
-from rdskit.sandbox.store.db import Store
 
 SANDBOX = Path(__file__).resolve().parents[2] / "src" / "rdskit" / "sandbox"
 CLOCK_MODULE = SANDBOX / "runtime" / "clock.py"
@@ -102,15 +102,15 @@ def test_a_reopened_fixed_date_database_goes_on_never_back(tmp_path: Path) -> No
     # Kernels sharing one sandbox file (a course on one account) each open it anew: time
     # must go on from where the file's clock started, not restart at noon each time.
     path, day = tmp_path / "sandbox.db", date(2026, 11, 20)
-    first = Store(path, today=day)
+    first = open_store(path, today=day)
     written = first.clock.now()
     first.close()
     time.sleep(0.2)
-    again = Store(path, today=day)
+    again = open_store(path, today=day)
     assert again.clock.now() >= written + 0.2
     assert again.clock.today() == day
     again.close()
-    fresh = Store(tmp_path / "other.db", today=day)  # a new file starts at that noon
+    fresh = open_store(tmp_path / "other.db", today=day)  # a new file starts at that noon
     assert NOON <= fresh.clock.now() < NOON + 5
     fresh.close()
 

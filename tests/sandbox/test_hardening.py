@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.app import create_app
 from rdskit.sandbox.backend.datasets import collect_mentions
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime import guard
 from rdskit.sandbox.runtime.ratelimit import RateLimiter
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.store.db import Store
 
 PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
 
@@ -342,7 +342,7 @@ def test_the_wide_window_run_is_clipped_and_cheap(box: SandboxHandle) -> None:
 
 
 def test_a_500_names_the_request_never_the_failure(caplog: pytest.LogCaptureFixture) -> None:
-    store = Store()
+    store = open_store()
     app = create_app(store, Settings())
 
     def boom() -> None:

@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime.ratelimit import RateLimiter
 from rdskit.sandbox.runtime.worker import Worker, register, schedule
 from rdskit.sandbox.store.cursors import Order, Sort, keyset
-from rdskit.sandbox.store.db import Store
 
 if TYPE_CHECKING:
     from conftest import Account, Api
@@ -506,7 +506,7 @@ def test_rate_limit_windows(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_worker_survives_a_write_lock_longer_than_busy_timeout(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = Store(tmp_path / "busy.db", busy_timeout=0.05)
+    store = open_store(tmp_path / "busy.db", busy_timeout=0.05)
     ran = threading.Event()
     register("test.after_lock", lambda _store, _job: ran.set())
     worker = Worker(store, threads=1)

@@ -20,9 +20,9 @@ from mcp_types import CallToolResult
 from rdskit.mcp import McpSession, McpToolError
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.mcp_server import build_server
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.store.db import Store
 
 T = TypeVar("T")
 TOOLS = {
@@ -379,7 +379,7 @@ def test_a_lone_surrogate_is_a_tool_error_naming_the_argument(setup: Setup) -> N
         assert "lone surrogate" in error["message"] and "\\u" not in error["message"]
     assert setup.http.get("/v1/me/usage_history").json()["data"] == before  # nothing charged
     # Reached by any other path (an in-process call), the tool refuses it the same way.
-    store = Store()
+    store = open_store()
     try:
         server = build_server(store, Settings())
         result = asyncio.run(server.call_tool("service__ask", {"message": "hi \ud800"}))

@@ -30,7 +30,7 @@ from schemathesis.config import SchemathesisConfig
 
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.app import Settings, create_app
-from rdskit.sandbox.store.db import Store
+from rdskit.sandbox.backend.tables import open_store
 
 EXAMPLES = int(os.environ.get("RDSKIT_FUZZ_EXAMPLES", "25"))
 """Generated cases per operation (raise it locally for a longer hunt)."""
@@ -62,7 +62,7 @@ def _published() -> dict[str, Any]:
     """The document a sandbox serves at /openapi.json, built without starting a server (the
     tests are generated at collection); ``test_the_served_schema_is_the_one_fuzzed``
     checks that the running sandbox serves exactly this."""
-    store = Store()
+    store = open_store()
     try:
         return create_app(store, Settings()).openapi()
     finally:

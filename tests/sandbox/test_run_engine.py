@@ -25,6 +25,7 @@ from rdskit.models.vocab import RUN_KIND_CATEGORIES
 from rdskit.sandbox import registry
 from rdskit.sandbox.backend import audiences, custom_parameters, datasets, patterns, tracking
 from rdskit.sandbox.backend.runs import Again, Done, Failed, Outcome, RunKind, RunTable, Step
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime.worker import Job, Worker
 from rdskit.sandbox.store import wallet
 from rdskit.sandbox.store.accounts import bootstrap
@@ -102,7 +103,7 @@ def make_kind(script: Script) -> RunKind[int]:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
-    with Store(tmp_path / "engine.db") as opened:
+    with open_store(tmp_path / "engine.db") as opened:
         with opened.transaction() as conn:
             bootstrap(conn)
             conn.execute(TABLE)
@@ -304,7 +305,7 @@ def test_a_worker_stopped_mid_run_requeues_it_and_the_restart_completes_it(
     gate = threading.Event()
     script = Script(actual=7, gate=gate)
     kind = make_kind(script)
-    with Store(path) as first:
+    with open_store(path) as first:
         with first.transaction() as conn:
             bootstrap(conn)
             conn.execute(TABLE)
@@ -317,7 +318,7 @@ def test_a_worker_stopped_mid_run_requeues_it_and_the_restart_completes_it(
     gate.set()  # the orphaned thread wakes to a closed store and ends quietly
     worker.stop(timeout=10)
 
-    with Store(path) as second:
+    with open_store(path) as second:
         stuck = run_row(second, run_id)
         assert stuck["status"] == "working" and stuck["reservation"] == "held"
         with second.read() as conn:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from rdskit.sandbox import SandboxHandle, start
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime import cpu_budget
 from rdskit.sandbox.runtime.worker import Job, Worker, register, schedule
 from rdskit.sandbox.store.db import Store
@@ -67,7 +68,7 @@ def _flood(store: Store, n: int, seconds: float, account: str = "flood") -> list
 
 
 def test_a_flood_does_not_delay_other_accounts() -> None:
-    store = Store()
+    store = open_store()
     worker = Worker(store, threads=2)
     worker.start()
     try:
@@ -90,7 +91,7 @@ def test_a_flood_does_not_delay_other_accounts() -> None:
 
 
 def test_a_job_over_its_budget_fails_instead_of_blocking() -> None:
-    store = Store()
+    store = open_store()
     worker = Worker(store, threads=2, budget_seconds=0.1)
     worker.start()
     try:
@@ -112,14 +113,14 @@ def test_a_job_over_its_budget_fails_instead_of_blocking() -> None:
 
 def test_requeued_jobs_after_a_restart_obey_the_same_rule(tmp_path: Path) -> None:
     path = tmp_path / "sandbox.db"
-    store = Store(path)
+    store = open_store(path)
     flood = _flood(store, 10, 0.25)
     with store.transaction() as conn:  # a crash left the flood's jobs "running"
         conn.execute("UPDATE jobs SET state = 'running' WHERE account_id = 'flood'")
     small = _flood(store, 1, 0.0, account="acc_c")
     store.close()
 
-    reopened = Store(path)
+    reopened = open_store(path)
     worker = Worker(reopened, threads=2)
     worker.start()  # re-queues the flood, then claims fairly
     try:
@@ -207,7 +208,7 @@ def test_a_job_outliving_stop_ends_quietly_when_the_store_closes(
     # stop() waits a bounded time; the sandbox then closes its store under a job still running.
     crashes: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", crashes.append)
-    store = Store(tmp_path / "closing.db")
+    store = open_store(tmp_path / "closing.db")
     worker = Worker(store, threads=1)
     worker.start()
     key = _flood(store, 1, 0.4, account="slow")[0]
@@ -220,7 +221,7 @@ def test_a_job_outliving_stop_ends_quietly_when_the_store_closes(
     worker._threads[0].join(10)
     assert not worker._threads[0].is_alive()
     assert crashes == [], [c.exc_value for c in crashes]
-    reopened = Store(tmp_path / "closing.db")  # its end was not recorded: re-queued on start
+    reopened = open_store(tmp_path / "closing.db")  # its end was not recorded: re-queued on start
     try:
         with reopened.read() as conn:
             state = conn.execute("SELECT state FROM jobs WHERE ref_id = ?", (key,)).fetchone()

@@ -31,8 +31,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rdskit.errors import EstimatedViewsWarning, InvalidParameter, RdsError, warn
+from rdskit.errors import InvalidParameter, RdsError
 from rdskit.frames import _arrow
+from rdskit.frames._checks import (
+    VIEW_BASED,
+    MissingColumnsError,
+    ad_rows,
+    estimated_flags,
+    views_mixed,
+)
 from rdskit.frames.columns import (
     COMMENTS,
     CREATOR_TIERS,
@@ -45,6 +52,7 @@ from rdskit.frames.columns import (
     FrameSpec,
 )
 from rdskit.frames.keywords import count_terms
+from rdskit.frames.methods import scope_line
 from rdskit.frames.periods import parse_period
 from rdskit.frames.provenance import Provenance, add_step, carry, provenance_of
 
@@ -81,26 +89,6 @@ MAX_POST_REFS = 50
 
 FOLLOWER_BINS = (0, 1_000, 10_000, 100_000, 1_000_000, np.inf)
 FOLLOWER_LABELS = ("<1k", "1k-10k", "10k-100k", "100k-1M", ">=1M")
-
-
-class MissingColumnsError(RdsError, KeyError):
-    """A ``df.rds`` method needs columns the frame does not have.
-
-    Example:
-        >>> str(MissingColumnsError("volume", ["created_at"], "mentions"))
-        "df.rds.volume() needs the column 'created_at', missing from this mentions frame"
-    """
-
-    def __init__(self, method: str, missing: list[str], kind: str) -> None:
-        names = ", ".join(repr(c) for c in missing)
-        plural = "s" if len(missing) > 1 else ""
-        self.method, self.missing = method, missing
-        super().__init__(
-            f"df.rds.{method}() needs the column{plural} {names}, missing from this {kind} frame"
-        )
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0])
 
 
 # --- the client a frame came from ---------------------------------------------------------
@@ -785,22 +773,6 @@ class RdsAccessor:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def ad_rows(frame: pd.DataFrame) -> np.ndarray:
-    """Which rows are ads: ``content_type`` ``"ad"`` or an advertiser (unknown: not).
-
-    Example:
-        >>> ad_rows(pd.DataFrame({"content_type": ["ad", "organic", None]})).tolist()
-        [True, False, False]
-    """
-    ad = np.zeros(len(frame), dtype=bool)
-    if "content_type" in frame.columns:
-        # eq on the column itself (categorical codes, Arrow text): no copy as strings
-        ad |= frame["content_type"].eq("ad").to_numpy(dtype=bool, na_value=False)
-    if "ad_advertiser_id" in frame.columns:
-        ad |= frame["ad_advertiser_id"].notna().to_numpy(dtype=bool)
-    return ad
-
-
 def _value_counts(values: pd.Series) -> pd.Series:
     """Rows per value, largest first (ties by value); list columns count each row once
     per distinct element; values no row has are left out."""
@@ -836,37 +808,12 @@ def _estimated_views(frame: pd.DataFrame, rows: pd.Series) -> int | None:
     """How many of ``rows`` have estimated views; None when the frame does not say."""
     if "are_views_estimated" not in frame.columns:
         return None
-    return int((_estimated_flags(frame) & np.asarray(rows, dtype=bool)).sum())
-
-
-def _estimated_flags(frame: pd.DataFrame) -> np.ndarray:
-    """``are_views_estimated`` as booleans, missing as False (a boolean column is read as
-    it is; others are converted as pandas' ``boolean`` does, refusing what is not one)."""
-    column = frame["are_views_estimated"]
-    if not pd.api.types.is_bool_dtype(column.dtype):
-        column = column.astype("boolean")
-    return column.to_numpy(dtype=bool, na_value=False)
+    return int((estimated_flags(frame) & np.asarray(rows, dtype=bool)).sum())
 
 
 def _plain(label: Any) -> Any:
     """A group label as a JSON key (attrs are written into parquet metadata as JSON)."""
     return label if isinstance(label, str | bool | int | float) else str(label)
-
-
-def scope_line(frame: pd.DataFrame, n: int, what: str = "posts", drawn: Any = None) -> str:
-    """The scope line of a figure of ``frame``: its n, ads in or out, subset or not
-    (:meth:`rdskit.frames.methods.Scope.line`). ``drawn`` (a boolean mask of the rows)
-    are the posts the figure is of: its ads are counted among them (an ad without
-    sentiment is in no sentiment figure).
-
-    Example:
-        >>> ads = pd.DataFrame({"source": ["x", "x"], "id": ["1", "2"], "content_type": "ad"})
-        >>> scope_line(ads, 2)
-        'n = 2 posts; 2 ads included'
-    """
-    from rdskit.frames.methods import scope_of
-
-    return scope_of(frame, drawn).line(n, what)
 
 
 def _state(out: Any, frame: pd.DataFrame, drawn: Any, what: str, left_out: dict[str, Any]) -> Any:
@@ -902,31 +849,9 @@ def _row_count(n: object) -> int:
     return int(n)
 
 
-VIEW_BASED = frozenset({"num_views", "engagement_rate"})
-"""Rankings that compare views, measured or estimated depending on the source."""
-
-
 def _warn_if_views_mixed(frame: pd.DataFrame, by: str) -> None:
     """Warn when one ranking by views compares estimated views with counted ones."""
     if by in VIEW_BASED:
         views_mixed(
             frame, f"this ranking by {by}", "rank within each source: df.rds.top(n, per='source')"
         )
-
-
-def views_mixed(frame: pd.DataFrame, what: str, advice: str) -> str | None:
-    """When ``frame`` mixes estimated views with counted ones, warn that ``what``
-    compares them (:class:`~rdskit.errors.EstimatedViewsWarning`, with ``advice``) and
-    return the sources that estimate; else None."""
-    if "are_views_estimated" not in frame.columns or frame.empty:
-        return None
-    estimated = _estimated_flags(frame)
-    if estimated.all() or not estimated.any():
-        return None
-    where = frame.loc[estimated, "source"] if "source" in frame.columns else pd.Series(["?"])
-    sources = ", ".join(sorted(map(str, where.unique())))
-    warn(
-        f"{what} mixes estimated views ({sources}) with counted ones; {advice}",
-        EstimatedViewsWarning,
-    )
-    return sources

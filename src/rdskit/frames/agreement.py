@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from rdskit.errors import InvalidParameter
+from rdskit.frames._checks import MissingColumnsError
 from rdskit.frames._table import html_table, interval, text_table
 from rdskit.validation.intervals import bootstrap
 
@@ -409,8 +410,6 @@ def frame_agreement(
     Example:
         >>> df.rds.agreement(coded, weights="weight")  # doctest: +SKIP
     """
-    from rdskit.frames.accessor import MissingColumnsError
-
     keys = [on] if isinstance(on, str) else list(on)
     notes = []
     # Ids are unique per source only (the spec): (source, id) is the post.

@@ -41,9 +41,9 @@ import pyarrow.parquet as pq
 from rdskit._files import CACHE_ENV, cache_dir, private_dir, read_private, writing
 from rdskit.errors import CacheWarning, warn
 from rdskit.frames import _arrow
+from rdskit.frames._pages import frame_datasets, mention_pages
 from rdskit.frames._surrogates import repairs_of, row_label, with_repairs
 from rdskit.frames.columns import MENTIONS
-from rdskit.frames.fetch import frame_datasets, mention_pages
 from rdskit.frames.mentions import mentions_table
 from rdskit.frames.provenance import fetch_record, from_schema, schema_metadata
 from rdskit.models import MentionsQuery

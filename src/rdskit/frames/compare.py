@@ -48,16 +48,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from rdskit._safe import one_line
 from rdskit.errors import InvalidParameter
-from rdskit.frames import _arrow
+from rdskit.frames._checks import MissingColumnsError, dataset_labels, legend_outside, views_mixed
 from rdskit.frames._table import html_table, interval, text_table
 from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
 from rdskit.frames.keywords import ngrams, tokens
+from rdskit.frames.methods import scope_of
 from rdskit.frames.networks import research_import
-from rdskit.frames.plots import legend_outside
 from rdskit.frames.provenance import add_step, provenance_of
 
 __all__ = [
@@ -345,8 +344,6 @@ def _differences(
 def _scope_line(compared: pd.DataFrame, by: str, left_out: int) -> tuple[str, str]:
     """What was compared (the posts with a group: n, ads in or out, a subset of the posts
     loaded or not, the posts without a group left out): the scope line and the note."""
-    from rdskit.frames.methods import scope_of
-
     scope = scope_of(compared)
     line = scope.line(len(compared))
     advice = " (df.rds.organic() leaves them out)" if scope.ads else ""
@@ -457,29 +454,8 @@ def log_odds(counts: dict[str, Counter[str]], prior_size: float = 1000.0) -> pd.
     return pd.concat(frames, ignore_index=True)
 
 
-def dataset_labels(frame: pd.DataFrame) -> pd.Series:
-    """The dataset of each post, indexed by the post's row position (a post in two
-    datasets appears twice): its name, or its id when it has none.
-
-    Example:
-        >>> from rdskit.frames import mentions_frame
-        >>> df = mentions_frame([{"source": "x", "id": "1", "datasets": [{"id": "ds_1",
-        ...     "name": "Oat"}, {"id": "ds_2"}]}])
-        >>> dataset_labels(df).tolist()
-        ['Oat', 'ds_2']
-    """
-    lists = _arrow.column(frame, "datasets")
-    flat = pc.list_flatten(lists)
-    rows = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
-    names = pc.coalesce(pc.struct_field(flat, ["name"]), pc.struct_field(flat, ["id"]))
-    labels = pd.Series(names.to_pylist(), index=rows, dtype="object")
-    return labels.dropna().astype(str)
-
-
 def _groups(frame: pd.DataFrame, by: str) -> tuple[pd.Series, int]:
     """The group of each post (a post may repeat, once per group) and the overlap."""
-    from rdskit.frames.accessor import MissingColumnsError
-
     column = "datasets" if by == "dataset" else by
     if column not in frame.columns:
         raise MissingColumnsError("compare", [column], frame.rds.kind)
@@ -596,8 +572,6 @@ def compare_frame(
     notes = [note, *([FIXED_NOTE] if fixed else []), *_small_samples(differences)]
     mixed = None
     if not engagement.empty:
-        from rdskit.frames.accessor import views_mixed
-
         mixed = views_mixed(
             rows,
             f"compare(by={by!r}) of views and engagement rates",

@@ -11,14 +11,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from rdskit.frames import _arrow
+from rdskit.frames._pages import PAGE_SIZE, frame_datasets, mention_pages
 from rdskit.frames.accessor import attach_client
 from rdskit.frames.loaders import (
     datasets_frame,
@@ -45,9 +45,6 @@ __all__ = [
     "usage_history_to_frame",
 ]
 
-PAGE_SIZE = 100
-"""Items per request (the service's maximum): fewer requests under the 5 req/s limit."""
-
 LOOKUP_BATCH = 100
 """Post refs per mentions lookup."""
 
@@ -58,12 +55,6 @@ def parameter_names(client: Any, parameter_ids: Sequence[str] | None) -> dict[st
         return {}
     known = {p.id: p.name for p in client.custom_parameters.list()}
     return {pid: known.get(pid) or pid for pid in parameter_ids}
-
-
-def mention_pages(client: Any, query: Mapping[str, Any]) -> Iterator[list[Any]]:
-    """Every page of ``client.mentions.list(**query)`` (100 per page unless ``limit``)."""
-    for page in client.mentions.list(**{"limit": PAGE_SIZE, **query}).pages():
-        yield page.data
 
 
 def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.DataFrame:
@@ -79,6 +70,7 @@ def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.D
     """
     names = parameter_names(client, query.get("parameter_ids"))
     if cache:
+        # Imported when asked for: the parquet cache loads pyarrow.parquet.
         from rdskit.frames.cache import cached_mentions
 
         # The cache stores its fetches (this one included) in the file's schema metadata.
@@ -98,19 +90,6 @@ def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.D
             dataset_runs=True,
         )
     return attach_client(frame, client)
-
-
-def frame_datasets(table: pa.Table, requested: Sequence[str] | None) -> list[dict[str, Any]]:
-    """``[{id, name}]`` of the datasets asked for and those the posts belong to."""
-    found: dict[str, str | None] = dict.fromkeys(requested or [])
-    if "datasets" in table.column_names:
-        flat = pc.list_flatten(table["datasets"].combine_chunks())
-        ids, names = pc.struct_field(flat, ["id"]), pc.struct_field(flat, ["name"])
-        pairs = pa.table({"id": ids, "name": names}).group_by("id").aggregate([("name", "max")])
-        for key, name in zip(pairs["id"].to_pylist(), pairs["name_max"].to_pylist(), strict=True):
-            if key is not None and (requested is None or key in found):
-                found[key] = found.get(key) or name
-    return [{"id": key, "name": name} for key, name in found.items()]
 
 
 def profiles_to_frame(client: Any, **query: Any) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
+from rdskit.frames._checks import MissingColumnsError, ad_rows, dataset_labels
 from rdskit.frames.provenance import Provenance, RunRecord, provenance_of
 from rdskit.frames.pseudonymise import author_handles, normalise
 
@@ -137,8 +138,6 @@ def scope_of(frame: pd.DataFrame, rows: Any = None) -> Scope:
         >>> scope_of(df).ads, scope_of(df, [False, True]).ads
         (1, 0)
     """
-    from rdskit.frames.accessor import ad_rows
-
     prov = provenance_of(frame)
     chosen = None if rows is None else np.asarray(rows, dtype=bool)
     marked = "content_type" in frame.columns or "ad_advertiser_id" in frame.columns
@@ -157,6 +156,20 @@ def scope_of(frame: pd.DataFrame, rows: Any = None) -> Scope:
     reads = [f for f in prov.fetches if f.resource in ("mentions", "patterns")]
     filters = tuple(dict.fromkeys(d for f in reads if (d := _filters(f.query))))
     return Scope(len(frame), ads, unknown, marked, removed, loaded, _repeated(frame), filters)
+
+
+def scope_line(frame: pd.DataFrame, n: int, what: str = "posts", drawn: Any = None) -> str:
+    """The scope line of a figure of ``frame``: its n, ads in or out, subset or not
+    (:meth:`rdskit.frames.methods.Scope.line`). ``drawn`` (a boolean mask of the rows)
+    are the posts the figure is of: its ads are counted among them (an ad without
+    sentiment is in no sentiment figure).
+
+    Example:
+        >>> ads = pd.DataFrame({"source": ["x", "x"], "id": ["1", "2"], "content_type": "ad"})
+        >>> scope_line(ads, 2)
+        'n = 2 posts; 2 ads included'
+    """
+    return scope_of(frame, drawn).line(n, what)
 
 
 def _of(mask: np.ndarray, chosen: np.ndarray | None) -> np.ndarray:
@@ -198,8 +211,6 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
         >>> methods_paragraph(df).text.split(".")[0]
         'We analysed 1 post (reddit 1), published on 2026-01-01'
     """
-    from rdskit.frames.accessor import MissingColumnsError
-
     missing = [c for c in ("source", "id") if c not in frame.columns]
     if missing:
         raise MissingColumnsError("methods", missing, frame.rds.kind)
@@ -589,8 +600,6 @@ def _collected(frame: pd.DataFrame, n: int) -> str:
 
 
 def _dataset_names(frame: pd.DataFrame) -> pd.Series:
-    from rdskit.frames.compare import dataset_labels
-
     return dataset_labels(frame)
 
 

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 from rdskit._extras import MissingExtra, require
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
+from rdskit.frames._checks import MissingColumnsError
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -199,8 +200,6 @@ def _add_edges(graph: nx.Graph, edges: pd.DataFrame | pa.Table, src: str, dst: s
 
 
 def _reply(frame: pd.DataFrame) -> nx.Graph:
-    from rdskit.frames.accessor import MissingColumnsError
-
     missing = [c for c in ("source", "id", "comments") if c not in frame.columns]
     if missing:
         raise MissingColumnsError("network", missing, "mentions")
@@ -281,8 +280,6 @@ def _co_occurrence(pairs: pd.DataFrame, item: str, kind: str) -> nx.Graph:
 
 
 def _brand_pairs(frame: pd.DataFrame) -> pd.DataFrame:
-    from rdskit.frames.accessor import MissingColumnsError
-
     missing = [c for c in ("source", "id", "mentioned_brands") if c not in frame.columns]
     if missing:
         raise MissingColumnsError("network", missing, "mentions")

@@ -28,8 +28,9 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from rdskit.frames import _arrow
+from rdskit.frames._pages import frame_datasets, mention_pages
 from rdskit.frames.columns import FRAMES, MENTIONS
-from rdskit.frames.fetch import frame_datasets, mention_pages, parameter_names
+from rdskit.frames.fetch import parameter_names
 from rdskit.frames.mentions import mentions_table
 from rdskit.frames.provenance import (
     fetch_record,

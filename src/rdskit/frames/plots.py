@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rdskit.frames._checks import VIEW_BASED, legend_outside
 from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
+from rdskit.frames.methods import scope_line
 from rdskit.frames.periods import parse_period
 
 if TYPE_CHECKING:
@@ -60,8 +62,6 @@ def _scope(ax: Axes, frame: pd.DataFrame, n: int, what: str = "posts", drawn: An
     """Write the chart's scope line (its n, ads in or out, subset or not; see
     :func:`rdskit.frames.accessor.scope_line`) between the axes and the title, which
     moves up to make room."""
-    from rdskit.frames.accessor import scope_line
-
     return _scope_line(ax, scope_line(frame, n, what, drawn))
 
 
@@ -97,15 +97,6 @@ def _percent() -> Any:
     from matplotlib.ticker import PercentFormatter
 
     return PercentFormatter(xmax=1.0, decimals=0)
-
-
-def legend_outside(ax: Axes, **options: Any) -> Any:
-    """The legend to the right of the axes, never over the data.
-
-    Example:
-        >>> legend_outside(ax, title="source")  # doctest: +SKIP
-    """
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **options)
 
 
 def _floats(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
@@ -262,7 +253,6 @@ class RdsPlots:
             >>> df.rds.plot.compare(by="dataset", what="sentiment")  # doctest: +SKIP
         """
         from rdskit.errors import EstimatedViewsWarning
-        from rdskit.frames.accessor import VIEW_BASED
         from rdskit.frames.compare import plot_comparison
 
         metric = options.pop("metric", "engagement_rate")

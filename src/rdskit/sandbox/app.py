@@ -6,8 +6,8 @@ mounts the MCP server (``sandbox/mcp_server.py``) at ``/mcp/`` (built in the
 background, see :class:`DeferredMcp`), and starts/stops the worker with the app's lifespan.
 
 Example:
-    >>> from rdskit.sandbox.store.db import Store
-    >>> store = Store()
+    >>> from rdskit.sandbox.backend.tables import open_store
+    >>> store = open_store()
     >>> app = create_app(store, Settings())
     >>> "/v1/datasets" in app.openapi()["paths"]
     True

@@ -37,9 +37,9 @@ the slash answers 307 to ``/mcp/`` (the app's slash redirect).
 background: the SDK takes about a second to import).
 
 Example:
-    >>> from rdskit.sandbox.store.db import Store
+    >>> from rdskit.sandbox.backend.tables import open_store
     >>> from rdskit.sandbox.settings import Settings
-    >>> store = Store()
+    >>> store = open_store()
     >>> endpoint, running = mcp_app(store, Settings())
     >>> isinstance(endpoint, McpGate)
     True

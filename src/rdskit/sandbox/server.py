@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.admin_client import AdminClient
+from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime.clock import parse_today, today_from_env
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.store.accounts import default_api_key
@@ -143,7 +144,7 @@ def start(
             chaos=tuple(chaos),
         )
         try:
-            store = Store(db, seed=seed, speed=speed, today=fixed)
+            store = open_store(db, seed=seed, speed=speed, today=fixed)
         except DatabaseUnusable as exc:
             raise exc.named_by("db") from exc.__cause__
         opened.callback(store.close)

@@ -12,8 +12,8 @@ its path parameters: 422 naming the parameter), and wallet amounts by
 
 Example:
     >>> from rdskit.sandbox.store.accounts import bootstrap
-    >>> from rdskit.sandbox.store.db import Store
-    >>> store = Store()
+    >>> from rdskit.sandbox.backend.tables import open_store
+    >>> store = open_store()
     >>> with store.transaction() as conn:  # the plan catalog and the default account
     ...     _ = bootstrap(conn)
     >>> created = create_account(store, NewAccountBody(plan="Starter", wallet_usd=5))

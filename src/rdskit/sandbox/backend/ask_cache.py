@@ -13,8 +13,8 @@ are evicted oldest first beyond :data:`MAX_POSTS` posts per store.
 
 Example:
     >>> from rdskit.sandbox.store.accounts import bootstrap
-    >>> from rdskit.sandbox.store.db import Store
-    >>> store = Store()
+    >>> from rdskit.sandbox.backend.tables import open_store
+    >>> store = open_store()
     >>> with store.transaction() as conn:
     ...     account_id = bootstrap(conn)
     >>> with store.read() as conn:

@@ -37,9 +37,9 @@ chat); no HTTP here. The tables are :data:`SCHEMA` (listed in
 Example:
     >>> from rdskit.models.chats import AskRequest
     >>> from rdskit.sandbox.store.accounts import bootstrap
-    >>> from rdskit.sandbox.store.db import Store
+    >>> from rdskit.sandbox.backend.tables import open_store
     >>> from rdskit.sandbox.settings import Settings
-    >>> store = Store()
+    >>> store = open_store()
     >>> with store.transaction() as conn:
     ...     account_id = bootstrap(conn)
     ...     seat_id = conn.execute("SELECT id FROM seats WHERE account_id = ?",

@@ -7,10 +7,10 @@ shape. :class:`Containers` holds those differences; the routes of
 
 Example:
     >>> from rdskit.sandbox.store.accounts import bootstrap
-    >>> from rdskit.sandbox.store.db import Store
+    >>> from rdskit.sandbox.backend.tables import open_store
     >>> things = Containers("datasets", "ds", "dataset_not_found", "Dataset",
     ...                     wire=lambda conn, row, settings: {"name": row["name"]})
-    >>> with Store(":memory:") as store, store.transaction() as conn:
+    >>> with open_store(":memory:") as store, store.transaction() as conn:
     ...     account = bootstrap(conn)
     ...     made = things.create(conn, account, "Oat milk", lambda row: dict(row))
     ...     renamed = things.rename(conn, Settings(), account, made["id"], "Oats")

@@ -331,8 +331,8 @@ def pattern_assignments(
     posts in no item are left out.
 
     Example:
-        >>> from rdskit.sandbox.store.db import Store
-        >>> with Store(":memory:") as store, store.read() as conn:
+        >>> from rdskit.sandbox.backend.tables import open_store
+        >>> with open_store(":memory:") as store, store.read() as conn:
         ...     pattern_assignments(conn, "acc_1", [("reddit", "1")])
         {}
     """

@@ -13,6 +13,9 @@ Example:
 
 from __future__ import annotations
 
+import os
+from datetime import date
+
 from rdskit.sandbox.backend import (
     audiences,
     chats,
@@ -22,8 +25,9 @@ from rdskit.sandbox.backend import (
     previews,
     tracking,
 )
+from rdskit.sandbox.store.db import Store
 
-__all__ = ["SECTIONS"]
+__all__ = ["SECTIONS", "open_store"]
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("audiences", audiences.SCHEMA),
@@ -35,3 +39,24 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("tracking", tracking.SCHEMA),
 )
 """``(part, DDL)`` pairs; order matters only in that triggers follow their tables."""
+
+
+def open_store(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    seed: int = 0,
+    speed: float = 1.0,
+    today: date | None = None,
+    busy_timeout: float = 30.0,
+) -> Store:
+    """A :class:`~rdskit.sandbox.store.db.Store` with every part's tables (:data:`SECTIONS`
+    handed to it: the store imports no part).
+
+    Example:
+        >>> with open_store(":memory:") as store, store.read() as conn:
+        ...     conn.execute("SELECT count(*) FROM patterns").fetchone()[0]
+        0
+    """
+    return Store(
+        path, schema=SECTIONS, seed=seed, speed=speed, today=today, busy_timeout=busy_timeout
+    )

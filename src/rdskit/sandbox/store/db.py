@@ -6,8 +6,10 @@ freely. Writers go through ``store.transaction()`` (``BEGIN IMMEDIATE``: the wri
 taken up front, so two read-modify-write sequences never interleave and nothing is lost or
 duplicated); multi-statement reads use ``store.read()`` for one consistent snapshot.
 
-The schema is the core tables below plus each part's ``SCHEMA`` section, listed
-explicitly in :mod:`rdskit.sandbox.backend.tables` (see docs/sandbox-internals.md).
+The schema is the core tables below plus the sections handed in by its opener (``schema=``):
+each part's ``SCHEMA``, listed explicitly in :mod:`rdskit.sandbox.backend.tables`, whose
+``open_store`` opens a store with all of them (see docs/sandbox-internals.md). The store
+imports nothing above it.
 
 Example:
     >>> store = Store(":memory:")
@@ -330,7 +332,8 @@ class Store:
     seed it was created with. ``speed`` and ``today`` make its
     :class:`~rdskit.sandbox.runtime.clock.Clock` (``store.clock``, the sandbox's one "now").
     ``busy_timeout`` is how long (seconds) a statement waits for another thread's write lock
-    before ``sqlite3.OperationalError`` "database is locked".
+    before ``sqlite3.OperationalError`` "database is locked". ``schema`` is the parts'
+    ``(part, DDL)`` sections created after the core tables (none: the core tables only).
 
     Example:
         >>> with Store(":memory:") as store, store.transaction() as conn:
@@ -341,6 +344,7 @@ class Store:
         self,
         path: str | os.PathLike[str] | None = None,
         *,
+        schema: Sequence[tuple[str, str]] = (),
         seed: int = 0,
         speed: float = 1.0,
         today: date | None = None,
@@ -363,7 +367,7 @@ class Store:
         try:
             # executescript() commits on its own: the idempotent DDL runs outside a transaction.
             self._migrate()
-            self._connection().executescript(_schema())
+            self._connection().executescript(_schema(schema))
             with self.transaction() as conn:
                 conn.execute(
                     "INSERT OR IGNORE INTO meta VALUES ('seed', ?), ('secret', ?)",
@@ -537,13 +541,10 @@ def new_id(conn: sqlite3.Connection, prefix: str) -> str:
     return f"{prefix}_{digest}"
 
 
-def _schema() -> str:
-    """The core schema followed by each part's section (:mod:`rdskit.sandbox.backend.tables`)."""
-    # Imported here: the table sections' modules import this one (ids, JSON, key tables).
-    from rdskit.sandbox.backend.tables import SECTIONS
-
+def _schema(parts: Sequence[tuple[str, str]]) -> str:
+    """The core schema followed by each part's ``(part, DDL)`` section."""
     sections = [CORE_SCHEMA]
-    sections.extend(f"-- ===== {part} =====\n{ddl}" for part, ddl in SECTIONS)
+    sections.extend(f"-- ===== {part} =====\n{ddl}" for part, ddl in parts)
     return "\n".join(sections)
 
 

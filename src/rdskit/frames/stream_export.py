@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import pyarrow.parquet as pq
 
 from rdskit.errors import InvalidParameter
-from rdskit.frames.fetch import PAGE_SIZE
+from rdskit.frames._pages import PAGE_SIZE
 from rdskit.frames.mentions import mentions_table
 
 __all__ = ["BATCH_ROWS", "FORMATS", "STATE_FILE", "ExportResult", "export_mentions"]
