@@ -75,7 +75,8 @@ NON_RESULTS: dict[str, str] = {
     r"100 posts per cycle for a 15-week semester": "the design of lesson 05's challenge",
     r"200 posts in total|\(50 each\)": "the budget of lesson 08's challenge",
     # references
-    r"Art\. 9 and 89|Art\. \d+(?:\(\d+\))*(?:\([a-z]\))?|\b\d+\(\d+\)(?:\([a-z]\))?": "a GDPR article",
+    r"Art\. 9 and 89|Art\. \d+(?:\(\d+\))*(?:\([a-z]\))?"
+    r"|\b\d+\(\d+\)(?:\([a-z]\))?": "a GDPR article",
     r"Recital 26": "a GDPR recital",
     r"Ethical Guidelines 3\.0, 2019": "the AoIR guidelines' title and year",
     r"Monroe, Colaresi and Quinn 2008": "a citation",

@@ -160,4 +160,5 @@ def _screening(special: bool | None, traits: bool, minors: bool | None, pseudony
     )
     pending = f" {_TO_COMPLETE}: {', '.join(unknown)}." if unknown else ""
     safeguard = "" if pseudonymised else " Pseudonymise before analysis (a safeguard of Art. 89)."
-    return f"Criteria met: {'; '.join(criteria)}. {verdict[0].upper()}{verdict[1:]}.{pending}{safeguard}"
+    met = "; ".join(criteria)
+    return f"Criteria met: {met}. {verdict[0].upper()}{verdict[1:]}.{pending}{safeguard}"
