@@ -346,8 +346,12 @@ class APIError(RdsError):
         return "" if self.detail is None else str(self.detail)
 
     def _describe(self) -> str:
-        where = f" on {self.method} {self.path}" if self.method else ""
-        return f"{self.error_code or 'error'} (HTTP {self.status_code}){where}: {self.message}"
+        # One line: a newline in a detail would fake a second line of a log or a terminal.
+        where = f" on {self.method} {one_line(self.path)}" if self.method else ""
+        return (
+            f"{self.error_code or 'error'} (HTTP {self.status_code}){where}: "
+            f"{one_line(self.message)}"
+        )
 
 
 class UnexpectedResponse(APIError):
