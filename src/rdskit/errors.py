@@ -48,6 +48,7 @@ __all__ = [
     "AdvertiserWarning",
     "AudienceDatasetNotFound",
     "AudienceDatasetRunAlreadyInFlight",
+    "BeyondDeclaredSize",
     "BudgetExceeded",
     "CacheWarning",
     "ChatNotFound",
@@ -426,6 +427,26 @@ raise Client(max_pages=...)
         super().__init__(
             f"{method} {path} has more than {pages:,} pages: paging stopped; narrow the "
             "query or raise Client(max_pages=...)"
+        )
+
+
+class BeyondDeclaredSize(PaginationStopped):
+    """A walk bounded by what the list says it holds (``page.expecting(n)``: a dataset's
+    ``mentions_count``) read far more pages or items than that: the service keeps sending
+    new cursors, so paging stopped in time and memory proportional to the dataset.
+
+    Example:
+        >>> print(BeyondDeclaredSize("POST", "/v1/mentions", pages=4, items=90, declared=40))
+        POST /v1/mentions sent 90 items in 4 pages and more, for a list that says it holds \
+40: paging stopped; report this to the service
+    """
+
+    def __init__(self, method: str, path: str, *, pages: int, items: int, declared: int) -> None:
+        self.method, self.path, self.pages = method, path, pages
+        self.items, self.declared = items, declared
+        super().__init__(
+            f"{method} {path} sent {items:,} items in {pages:,} pages and more, for a list "
+            f"that says it holds {declared:,}: paging stopped; report this to the service"
         )
 
 

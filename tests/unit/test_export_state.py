@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.unit.hostile_server import HostileServer
-from tests.unit.test_cli_hostile import ROUTES
+from tests.unit.test_cli_hostile import ROUTES, mention
 from tests.unit.test_cli_hostile import rdskit as run_cli
 
 import rdskit
@@ -153,3 +154,30 @@ def test_a_sound_state_resumes_to_every_row_once(client: Any, tmp_path: Path) ->
     assert sorted(ids) == sorted(f"t3_{i}" for i in range(60))
     assert sorted(p.name for p in out.iterdir()) == [STATE_FILE, *(f"part-0000{i}.jsonl"
                                                                for i in range(3))]  # fmt: skip
+
+
+def endless(asked: dict[str, Any]) -> dict[str, Any]:
+    """A hostile page: a new cursor every time, each one long."""
+    n = int((asked.get("cursor") or "0").split(":")[0]) + 1
+    return {"status": "success", "data": [mention(n)], "has_next": True,
+            "cursor": f"{n}:" + "x" * 200_000}  # fmt: skip
+
+
+def test_a_server_sending_new_cursors_forever_is_stopped_by_the_dataset_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RDSKIT_CACHE_DIR", str(tmp_path / "cache"))
+    routes = {**ROUTES, ("POST", "/v1/mentions"): (200, endless)}
+    with (
+        HostileServer(routes) as served,
+        rdskit.Client("bz_test_" + "2" * 32, base_url=served.url, rate_limit=None) as client,
+    ):
+        started = time.monotonic()
+        with pytest.raises(rdskit.errors.BeyondDeclaredSize) as caught:
+            exported(client, tmp_path / "out")
+        # 60 mentions declared, in pages of 100: 2 x 1 + 2 pages, not 100,000.
+        assert caught.value.pages <= 4 and time.monotonic() - started < 30
+        page = client.mentions.list(dataset_ids=["ds_h"], limit=1).expecting(10)
+        with pytest.raises(rdskit.errors.BeyondDeclaredSize) as caught:
+            list(page)
+        assert caught.value.items <= 2 * 10 + 2 + 1  # items past twice the declared size

@@ -313,6 +313,8 @@ def export_mentions(
     )
     provenance = schema_metadata({"kind": "mentions", "fetches": [record]})
     first = client.mentions.list(**query, limit=PAGE_SIZE, cursor=state["cursor"])
+    if dataset.mentions_count is not None:  # a server paging past it forever is stopped
+        first = first.expecting(max(dataset.mentions_count - state["rows"], 0), PAGE_SIZE)
     pending: list[Any] = []
     for page in _one_ahead(first.pages()):  # one walk: a server repeating a cursor stops it
         pending += page.data
