@@ -45,6 +45,7 @@ __all__ = [
     "cleartext_remote",
     "md_text",
     "one_line",
+    "over_parse_budget",
     "safe_markdown",
     "safe_url",
     "terminal",
@@ -186,7 +187,20 @@ _LINE_PREFIX = " \t>*+-0123456789.)"
 # past either, the answer is escaped whole instead of parsed. The parser is linear, but at
 # several microseconds per delimiter or line; escaping is a few C-level passes.
 _PARSE_BUDGET = 5_000
-_MARKS = ("[", "]", "<", ">", "`", "*", "_", "!", "&", "\\", "\n")
+# "~" and "|": the HTML view parses strikethrough and tables too.
+_MARKS = ("[", "]", "<", ">", "`", "*", "_", "!", "&", "\\", "\n", "~", "|")
+
+
+def over_parse_budget(text: str) -> bool:
+    """Whether ``text`` holds more markdown delimiters or lines (5,000) than any real
+    answer: every markdown view escapes such a text instead of parsing it, so its time
+    stays linear whatever the text holds.
+
+    Example:
+        >>> over_parse_budget("[" * 5_001), over_parse_budget("**Oat** [1]")
+        (True, False)
+    """
+    return sum(text.count(mark) for mark in _MARKS) > _PARSE_BUDGET
 
 
 def _escape_inline(text: str) -> str:
@@ -250,7 +264,7 @@ def safe_markdown(text: Any) -> str:
         'go'
     """
     body = clean(text)
-    if sum(body.count(mark) for mark in _MARKS) > _PARSE_BUDGET:
+    if over_parse_budget(body):
         rendered = _escape_inline(body)
     else:
         rendered = str(mistune.Markdown(renderer=_InertRenderer()).parse(body)[0])

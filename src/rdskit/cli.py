@@ -5,7 +5,10 @@ sets ``handler``; list it in ``SUBCOMMANDS`` to plug it in.
 
 Operator errors (a busy port, an unknown dataset, a budget refusal, a directory holding
 another export...) end in one line on stderr and exit status 1, never a traceback; Ctrl-C
-ends with status 130.
+ends with status 130. Every string that came from the service (a dataset name, a run
+state, an error's detail) is printed through :func:`rdskit._safe.one_line`, the sanitiser
+``%rds`` uses: no escape sequence (colours, conceal, OSC 52 clipboard writes), carriage
+return or newline of the service reaches the terminal.
 
 Example:
     $ rdskit sandbox --port 8765 --db ./sandbox.db --speed 10 --today 2026-11-20
@@ -27,6 +30,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
 
+from rdskit._safe import one_line
 from rdskit._version import __version__
 from rdskit.demo import add_demo
 from rdskit.errors import RdsError
@@ -232,12 +236,14 @@ def _collect(args: argparse.Namespace) -> int:
             content_analysis_actions=actions or None,
             reuse=not args.new_run,
         )
-        print(f"dataset {dataset.id} ({dataset.name}): run {run.id} {run.status.type}", flush=True)
+        name, ds_id, run_id = one_line(dataset.name), one_line(dataset.id), one_line(run.id)
+        print(f"dataset {ds_id} ({name}): run {run_id} {one_line(run.status.type)}", flush=True)
         if args.no_wait:
             return 0
         run = run.wait(timeout=args.timeout, progress=sys.stderr.isatty())
-        print(f"run {run.id}: {run.status.type}, {run.mentions_count} mentions", flush=True)
-        print(f"export them: rdskit export {dataset.id} --format parquet --out DIR", flush=True)
+        state, count = one_line(run.status.type), one_line(run.mentions_count)
+        print(f"run {run_id}: {state}, {count} mentions", flush=True)
+        print(f"export them: rdskit export {ds_id} --format parquet --out DIR", flush=True)
     return 0
 
 
@@ -254,13 +260,15 @@ def _export(args: argparse.Namespace) -> int:
             resume=args.resume,
             batch_rows=args.batch_rows,
             progress=lambda rows: _status(f"exported {rows:,} mentions"),
+            excel_safe=args.excel_safe,
         )
     _status("")
     if sys.stderr.isatty():
         print(file=sys.stderr)
     again = " (resumed)" if result.resumed else ""
     print(
-        f"wrote {result.rows:,} mentions of {args.dataset} to {result.path} as {result.format}"
+        f"wrote {result.rows:,} mentions of {one_line(args.dataset)} to {result.path} as "
+        f"{result.format}"
         f" in {result.parts} part file(s){again}"
     )
     return 0
@@ -319,6 +327,15 @@ def add_export(subparsers: Subparsers) -> None:
         default=BATCH_ROWS,
         help=f"mentions per part file, what memory holds at once (default {BATCH_ROWS})",
     )
+    parser.add_argument(
+        "--excel-safe",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="csv only, on by default (a CSV is meant for spreadsheets): every line of a text "
+        "starting with = + - @ or tab gets a ' prefix so no spreadsheet runs it as a formula, "
+        "and line ends are \\n; --no-excel-safe writes every text exactly as sent. Either way "
+        "fields holding a line break are quoted and rows end in \\r\\n",
+    )
     _connection_options(parser)
     parser.set_defaults(handler=_export)
 
@@ -348,13 +365,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (RdsError, _OperatorError) as exc:
-        print(f"rdskit {args.command}: {exc}", file=sys.stderr)
+        # One line whatever the service put in a detail (a newline would fake a second one).
+        print(f"rdskit {args.command}: {one_line(exc)}", file=sys.stderr)
         return 1
     except OSError as exc:  # a file or a socket: its message names it
-        print(
-            f"rdskit {args.command}: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
+        said = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        print(f"rdskit {args.command}: {one_line(said)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         hint = " (run it again with --resume to continue)" if args.command == "export" else ""

@@ -48,6 +48,7 @@ __all__ = [
     "AdvertiserWarning",
     "AudienceDatasetNotFound",
     "AudienceDatasetRunAlreadyInFlight",
+    "BeyondDeclaredSize",
     "BudgetExceeded",
     "CacheWarning",
     "ChatNotFound",
@@ -346,8 +347,12 @@ class APIError(RdsError):
         return "" if self.detail is None else str(self.detail)
 
     def _describe(self) -> str:
-        where = f" on {self.method} {self.path}" if self.method else ""
-        return f"{self.error_code or 'error'} (HTTP {self.status_code}){where}: {self.message}"
+        # One line: a newline in a detail would fake a second line of a log or a terminal.
+        where = f" on {self.method} {one_line(self.path)}" if self.method else ""
+        return (
+            f"{self.error_code or 'error'} (HTTP {self.status_code}){where}: "
+            f"{one_line(self.message)}"
+        )
 
 
 class UnexpectedResponse(APIError):
@@ -422,6 +427,26 @@ raise Client(max_pages=...)
         super().__init__(
             f"{method} {path} has more than {pages:,} pages: paging stopped; narrow the "
             "query or raise Client(max_pages=...)"
+        )
+
+
+class BeyondDeclaredSize(PaginationStopped):
+    """A walk bounded by what the list says it holds (``page.expecting(n)``: a dataset's
+    ``mentions_count``) read far more pages or items than that: the service keeps sending
+    new cursors, so paging stopped in time and memory proportional to the dataset.
+
+    Example:
+        >>> print(BeyondDeclaredSize("POST", "/v1/mentions", pages=4, items=90, declared=40))
+        POST /v1/mentions sent 90 items in 4 pages and more, for a list that says it holds \
+40: paging stopped; report this to the service
+    """
+
+    def __init__(self, method: str, path: str, *, pages: int, items: int, declared: int) -> None:
+        self.method, self.path, self.pages = method, path, pages
+        self.items, self.declared = items, declared
+        super().__init__(
+            f"{method} {path} sent {items:,} items in {pages:,} pages and more, for a list "
+            f"that says it holds {declared:,}: paging stopped; report this to the service"
         )
 
 

@@ -8,7 +8,12 @@ service's sort-aware cursors require.
 
 A walk stops with :class:`~rdskit.errors.RepeatedCursor` when the service sends a cursor
 it sent before (it would loop), and with :class:`~rdskit.errors.TooManyPages` past the
-client's ``max_pages``: a broken or hostile service cannot page the client forever.
+client's ``max_pages``: a broken or hostile service cannot page the client forever. A walk
+told how many items the list holds (``page.expecting(dataset.mentions_count)``) stops far
+sooner, with :class:`~rdskit.errors.BeyondDeclaredSize`, once it has read twice that many
+items plus two pages, or more pages than that many items fill twice over plus two: a server
+sending a new cursor forever is stopped in time and memory proportional to the dataset
+(cursors are remembered as 16-byte digests, whatever their length).
 
 On :class:`~rdskit.AsyncClient` a list call returns an :class:`AsyncPager`: ``await`` it
 for the first page, or ``async for`` over every item.
@@ -24,10 +29,11 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Generator, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from rdskit.errors import RepeatedCursor, TooManyPages
+from rdskit.errors import BeyondDeclaredSize, RepeatedCursor, TooManyPages
 
 if TYPE_CHECKING:
     from rdskit._base_client import APIRequest, AsyncAPIClient, Page, SyncAPIClient
@@ -54,8 +60,14 @@ class PageWalk:
     def __init__(self, method: str, path: str, *, max_pages: int, first_cursor: Any = None) -> None:
         self._where = (method, path)
         self._max_pages = max_pages
-        self._seen: set[str] = {first_cursor} if isinstance(first_cursor, str) else set()
+        self._seen: set[bytes] = {_digest(first_cursor)} if isinstance(first_cursor, str) else set()
         self.pages = 1
+        self.items = 0  # items of the pages followed from (this walk's first page on)
+        self._declared: tuple[int, int] | None = None  # (items the list holds, page limit)
+
+    def expect(self, items: int, limit: int) -> None:
+        """Bound the walk by what the list says it holds: ``items`` in pages of ``limit``."""
+        self._declared = (max(int(items), 0), max(int(limit), 1))
 
     @classmethod
     def of(cls, request: APIRequest[Any], max_pages: int) -> PageWalk:
@@ -69,27 +81,42 @@ class PageWalk:
         must not find this one's cursors)."""
         other = PageWalk(*self._where, max_pages=self._max_pages)
         other._seen = set(self._seen)
-        other.pages = self.pages
+        other.pages, other.items, other._declared = self.pages, self.items, self._declared
         return other
 
-    def follow(self, has_next: bool, cursor: str | None) -> str | None:
+    def follow(self, has_next: bool, cursor: str | None, items: int = 0) -> str | None:
         """The cursor of the next page, or None at the end (a server that says has_next
         without a cursor cannot be followed).
 
         Raises:
             RepeatedCursor: ``cursor`` was followed before in this walk.
             TooManyPages: the next page would be past ``max_pages``.
+            BeyondDeclaredSize: the walk went well past what the list says it holds.
         """
+        self.items += items
         if not has_next or not cursor:
             return None
         method, path = self._where
-        if cursor in self._seen:
+        digest = _digest(cursor)
+        if digest in self._seen:
             raise RepeatedCursor(method, path, pages=self.pages)
         if self.pages >= self._max_pages:
             raise TooManyPages(method, path, pages=self._max_pages)
-        self._seen.add(cursor)
+        if self._declared is not None:
+            declared, limit = self._declared
+            page_cap = 2 * -(-declared // limit) + 2
+            if self.items > 2 * declared + 2 * limit or self.pages >= page_cap:
+                raise BeyondDeclaredSize(
+                    method, path, pages=self.pages, items=self.items, declared=declared
+                )
+        self._seen.add(digest)
         self.pages += 1
         return cursor
+
+
+def _digest(cursor: str) -> bytes:
+    """A cursor as 16 bytes: what a walk remembers, however long the server made it."""
+    return hashlib.blake2b(cursor.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class _PageBase(Generic[T]):
@@ -104,8 +131,26 @@ class _PageBase(Generic[T]):
 
     def _next_request(self, walk: PageWalk) -> APIRequest[T] | None:
         """The request of the page after this one, followed on ``walk``."""
-        cursor = walk.follow(self.has_next, self.cursor)
+        cursor = walk.follow(self.has_next, self.cursor, len(self.data))
         return None if cursor is None else self._request.with_cursor(cursor)
+
+    def expecting(self, items: int | None, limit: int | None = None) -> Any:
+        """This page, its walks bounded by what the list says it holds (``items``, e.g. a
+        dataset's ``mentions_count``; None: unbounded) in pages of ``limit`` (default:
+        the request's ``limit``, else this page's length): past twice that, plus two
+        pages, a walk raises :class:`~rdskit.errors.BeyondDeclaredSize`.
+
+        Example:
+            >>> ds = client.datasets.get("ds_1")  # doctest: +SKIP
+            >>> rows = list(client.mentions.list(dataset_ids=[ds.id]).expecting(
+            ...     ds.mentions_count))  # doctest: +SKIP
+        """
+        if items is not None:
+            asked = (self._request.json or {}) if self._request.cursor_in == "json" else None
+            asked = asked if asked is not None else (self._request.params or {})
+            wanted = limit or (asked.get("limit") if hasattr(asked, "get") else None)
+            self._walk.expect(items, int(wanted or len(self.data) or 1))
+        return self
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} items={len(self.data)} has_next={self.has_next}>"

@@ -564,3 +564,70 @@ def test_a_same_user_process_cannot_read_the_memory_of_a_non_dumpable_server(mod
     else:  # the same reader succeeds on a dumpable process: the test can fail
         assert dumpable == "1"
         assert reader.stdout.startswith("read"), reader.stdout + reader.stderr
+
+
+def encoded_echoes() -> dict[str, tuple[str, dict[str, str], bytes]]:
+    """How a hostile upstream could hand the key back: (reason, headers, body) per path."""
+    import base64
+
+    key = UPSTREAM_KEY
+    b64 = base64.b64encode(f'{{"x-api-key": "{key}"}}'.encode()).decode()
+    escaped = "".join(f"\\u{ord(c):04x}" for c in key)
+    return {
+        "/v1/base64": ("OK", {}, json.dumps({"data": {"echo": b64}}).encode()),
+        "/v1/base64-header": ("OK", {"ratelimit-remaining": b64}, b'{"data": {}}'),
+        "/v1/url-safe": ("OK", {}, base64.urlsafe_b64encode(b"xy" + key.encode())),
+        "/v1/escaped": ("OK", {}, f'{{"data": {{"k": "{escaped}"}}}}'.encode()),
+        "/v1/split": ("OK", {}, json.dumps({"data": {"a": key[:15], "b": key[15:]}}).encode()),
+        "/v1/hex": ("OK", {}, json.dumps({"data": key.encode().hex()}).encode()),
+        "/v1/reason": (f"OK {key}", {}, b'{"data": {}}'),
+    }
+
+
+def test_an_upstream_echoing_the_key_encoded_never_hands_it_to_a_kernel() -> None:
+    echoes = encoded_echoes()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            reason, headers, body = echoes[self.path]
+            self.send_response(200, reason)
+            for name, value in {"content-type": "application/json", **headers}.items():
+                self.send_header(name, value)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    with listening(Handler) as url:
+        gateway = Gateway((url, UPSTREAM_KEY), mode="service")
+        with serving(gateway) as served:
+            token, _ = gateway.tokens.mint()
+            for path in echoes:
+                connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+                connection.request("GET", f"/rdskit{path}", headers={"x-api-key": token})
+                response = connection.getresponse()
+                body, reason = response.read(), response.reason
+                connection.close()
+                seen = f"{reason} {response.getheaders()} {body!r}"
+                assert UPSTREAM_KEY not in seen, path
+                assert not rdskit.jupyter.gateway.carries_key(seen, UPSTREAM_KEY), path
+                if path == "/v1/reason":
+                    assert (response.status, reason) == (200, "OK")  # the standard phrase
+                else:
+                    assert response.status in (200, 502), path
+
+
+def test_a_non_ascii_header_from_a_kernel_is_a_400(caplog: pytest.LogCaptureFixture) -> None:
+    with recording_upstream() as (url, seen):
+        gateway = Gateway((url, UPSTREAM_KEY), mode="service")
+        with serving(gateway) as served:
+            token, _ = gateway.tokens.mint()
+            response = httpx.get(
+                f"http://127.0.0.1:{served.port}/rdskit/v1/me",
+                headers={"x-api-key": token, "user-agent": "caf\xe9 \u2603".encode()},
+            )
+    assert response.status_code == 400
+    assert response.json()["error_code"] == "gateway_header_refused"
+    assert seen == [] and "Traceback" not in caplog.text

@@ -27,7 +27,7 @@ from security_payloads import PAYLOADS, audit
 from rdskit._safe import clean, cleartext_remote, md_text, one_line, safe_markdown, safe_url
 from rdskit.demo import _printer, _save_answer
 from rdskit.jupyter.magics import session_of
-from rdskit.jupyter.render import PostCard, message_markdown, message_plain
+from rdskit.jupyter.render import PostCard, message_html, message_markdown, message_plain
 from rdskit.models import PostReference
 from rdskit.references import link_markers
 from rdskit.sandbox import SandboxHandle
@@ -98,6 +98,8 @@ def test_safe_markdown_is_inert_in_a_raw_html_viewer(hostile: str) -> None:
         "[" * 4_000 + "x" * 96_000,
         "[a](https://x.example/) " * 600 + "y" * 85_000,
         "".join(f"{'  ' * i}- [x](https://e.example/{i})\n" for i in range(200)) + "z" * 50_000,
+        "~~a" * 33_000,
+        "|a|\n|-|\n" + "|x|\n" * 14_000,
     ],
     ids=lambda text: repr(text[:12]),
 )
@@ -112,6 +114,12 @@ def test_hostile_answers_of_100k_characters_render_in_under_half_a_second(hostil
     assert seconds < 0.5, f"{seconds:.2f}s CPU"
     html = str(VIEWER(linked)).replace("<a ", '<a rel="noopener noreferrer" ')
     assert audit(html).problems == []  # and still inert
+    # The HTML answer view (what %%ask shows) parses the text itself: timed too (was 1.4 s).
+    started = time.process_time()
+    view = message_html(hostile, refs, {})
+    seconds = time.process_time() - started
+    assert seconds < 0.5, f"HTML view: {seconds:.2f}s CPU"
+    assert audit(view).problems == []
 
 
 def test_safe_markdown_keeps_ordinary_markdown() -> None:

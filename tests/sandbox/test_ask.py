@@ -711,11 +711,10 @@ def test_admin_switch_makes_ask_fail(sandbox: SandboxHandle, account: Any) -> No
 
 
 def test_each_reply_is_charged_as_ai_assistant_usage(account: Any) -> None:
+    # (A reply naming only datasets the account cannot see is free: see below.)
     question = "How does sentiment split?"
-    _, reply = _ask(account.http, question, context={"dataset_ids": ["ds_missing"]})
-    tokens = assistant.count_tokens(
-        question, json.dumps({"dataset_ids": ["ds_missing"]}, separators=(",", ":")), reply["text"]
-    )
+    _, reply = _ask(account.http, question)
+    tokens = assistant.count_tokens(question, json.dumps({}), reply["text"])
     rows = _data(account.http.get("/v1/me/usage_history"))
     assert [row["category"] for row in rows] == ["ai_assistant"]
     assert Decimal(str(rows[0]["quantity"])) == assistant.inference_cost(tokens)
@@ -789,3 +788,20 @@ def test_a_window_longer_than_the_calendar_counts_every_post_and_says_so(span: s
     oat = [post for post in CORPUS if post["datasets"][0]["id"] == OAT.id]
     assert f"**{len(oat)}** posts match" in reply.text
     assert "a start before the calendar's first year, so no post is outside it" in reply.text
+
+
+def test_asking_about_another_accounts_dataset_charges_nothing(
+    sandbox: SandboxHandle, corpus: Corpus
+) -> None:
+    """An Ask (REST) naming only a dataset the account cannot see reads nothing of its
+    data, reveals nothing and charges nothing (it charged 0.021 credits)."""
+    other = sandbox.admin.create_account(plan="Pro")
+    with httpx.Client(base_url=sandbox.url, headers={"x-api-key": other.api_key},
+                      timeout=30) as http:  # fmt: skip
+        _collect(http, "cold brew", 20, [])  # the account has data of its own
+        before = _data(http.get("/v1/me"))["usage"]["credits_used"]
+        _, reply = _ask(http, "How does sentiment split?",
+                        context={"dataset_ids": [corpus.dataset_id]})  # fmt: skip
+        assert corpus.dataset_id in reply["text"] and "couldn't find" in reply["text"]
+        assert reply["references"] == []
+        assert _data(http.get("/v1/me"))["usage"]["credits_used"] == before

@@ -425,3 +425,20 @@ def test_idle_connections_are_closed_and_cannot_take_every_descriptor(box: Sandb
     finally:
         for conn in [*idle, slow]:
             conn.close()
+
+
+def test_the_admin_token_is_checked_before_the_body_is_read(sandbox: SandboxHandle) -> None:
+    """A request to /sandbox without the admin token is answered 401 at once: the server
+    does not wait for (or parse) the body its head announces."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(sandbox.url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=5) as sock:
+        sock.sendall(
+            b"POST /sandbox/accounts HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"x-admin-token: wrong\r\ncontent-length: 900000\r\n\r\n[[[["
+        )
+        answer = sock.recv(4096)  # the body never comes: a 401 within the socket timeout
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
+    assert b"x-admin-token" in answer

@@ -496,3 +496,30 @@ def test_mentions_count_walks_a_bounded_number_of_pages(
     monkeypatch.setattr(mcp_server, "COUNT_PAGES", 0)
     capped = run(setup, work)
     assert capped["complete"] is False and "narrow the query" in capped["note"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", '
+            b'"arguments": {"a": ' + b"[" * 40 + b"]" * 40 + b"}}}",
+            "nests deeper than 32",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": ['
+            + b"0," * 90_000
+            + b"0]}}",
+            "more than 80000 commas",
+        ),
+    ],
+    ids=["deep", "commas"],
+)
+def test_mcp_bodies_meet_the_rest_pre_parse_bounds(setup: Setup, raw: bytes, says: str) -> None:
+    headers = {"x-api-key": setup.api_key, "content-type": "application/json",
+               "accept": "application/json, text/event-stream"}  # fmt: skip
+    response = httpx.post(f"{setup.url}/mcp/", content=raw, headers=headers)
+    assert response.status_code == 400
+    assert (
+        response.json()["error"]["code"] == -32600 and says in response.json()["error"]["message"]
+    )

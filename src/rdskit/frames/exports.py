@@ -17,9 +17,13 @@ hold exactly (integers and decimals of more than 15 significant digits, such as
 OOXML's escape pattern ``_xHHHH_`` (``_x0041_``, which Excel would show as "A") is written
 as unformatted runs cut inside each such pattern, so a reader following the spec (Excel)
 shows it as written and ``pd.read_excel`` reads it back unchanged; column names and
-provenance too. A CSV has no cell types: ``to_csv(excel=True)`` prefixes text Excel
-would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return)
-with ``'``; ``excel=False`` writes every text exactly as it is.
+provenance too. A CSV has no cell types: ``to_csv(excel=True)`` writes line ends as
+``\n`` and prefixes with ``'`` every line of a text that Excel (or a reader splitting lines)
+would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return),
+the first line and every line after a line break; ``excel=False`` writes every text
+exactly as it is. Either way a field holding ``\r`` or ``\n`` is quoted (rows end in
+``\r\n``, RFC 4180), so every CSV reader reads one row per frame row, and a lone surrogate
+(not Unicode, UTF-8 cannot hold it) is written as U+FFFD.
 
 The workbook (openpyxl, in the ``research`` extra) has a ``posts`` sheet (a mentions
 frame without its ``comments`` column), a ``comments`` sheet (``df.rds.comments()``) and a
@@ -34,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -51,6 +56,7 @@ from rdskit.errors import InvalidParameter
 from rdskit.frames.networks import research_import
 
 __all__ = [
+    "CSV_OPTIONS",
     "EXCEL_DIGITS",
     "EXCEL_MAX_CHARS",
     "cell_json",
@@ -70,6 +76,14 @@ _LINE_END = re.compile(r"\r\n?")
 # OOXML's escape in a cell text (_x0041_ reads as "A"); found overlapping (_x0041_x0042_).
 _ESCAPE = re.compile(r"(?=_x[0-9A-Fa-f]{4}_)")
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
+# A formula-like start of any line of a text, for a CSV Excel opens (line ends are "\n").
+_LINE_FORMULA = re.compile(r"(?m)^(?=[=+\-@\t])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+CSV_OPTIONS: dict[str, Any] = {"lineterminator": "\r\n", "quoting": csv.QUOTE_MINIMAL}
+"""How every rdskit CSV is written (``DataFrame.to_csv(**CSV_OPTIONS)``): rows end in
+``\r\n``, so a field holding ``\r`` or ``\n`` is quoted (the csv module quotes a field
+holding any character of the line terminator) and no reader splits a row."""
 # Characters XML 1.0 (so .xlsx) cannot hold.
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -133,10 +147,12 @@ def _text(value: Any, for_excel: bool, prefix: bool = True) -> Any:
     ``'`` a CSV needs before formula-like text (a workbook uses the cell type instead)."""
     if not isinstance(value, str):
         return value
+    value = _SURROGATE.sub("\ufffd", value)
     if for_excel:
         value = _ILLEGAL.sub("", value)
-        if prefix and _FORMULA.match(value):
-            value = "'" + value
+        if prefix:
+            # Line ends as "\n" first, so no line can start with a "\r" the guard misses.
+            value = _LINE_FORMULA.sub("'", _LINE_END.sub("\n", value))
         if len(value) > EXCEL_MAX_CHARS:
             value = value[: EXCEL_MAX_CHARS - 1] + "…"
     return value
@@ -247,7 +263,7 @@ def write_csv(frame: pd.DataFrame, path: str | os.PathLike[str], *, excel: bool 
     _check(frame)
     target = Path(path)
     flat = flatten_frame(frame, for_excel=excel)
-    flat.to_csv(target, index=False, encoding="utf-8-sig" if excel else "utf-8")
+    flat.to_csv(target, index=False, encoding="utf-8-sig" if excel else "utf-8", **CSV_OPTIONS)
     sidecar = target.with_name(target.name + ".provenance.json")
     record = {k: v for k, v in (frame.attrs.get("rdskit") or {}).items() if k != "client"}
     sidecar.write_text(json.dumps(record, indent=2, ensure_ascii=False, default=str) + "\n")

@@ -43,6 +43,7 @@ Example (``jupyter_server_config.py``)::
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import ctypes
 import hashlib
@@ -83,6 +84,7 @@ __all__ = [
     "SharedBucket",
     "TokenBook",
     "Upstream",
+    "carries_key",
     "make_handlers",
     "make_undumpable",
     "redact_key",
@@ -98,6 +100,7 @@ _CHAT_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 # Request headers worth forwarding (the key header is replaced, cookies never leave).
 _FORWARD_REQUEST = ("accept", "content-type", "user-agent")
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 # Response headers passed back to the kernel (the service's instance: a kernel behind the
 # gateway keys its ledger of paid calls as a client of the service itself does).
 _FORWARD_RESPONSE = (
@@ -573,8 +576,67 @@ def redact_key(
     secret = key.encode()
     if len(secret) >= 8 and secret in content:
         content = content.replace(secret, b"[redacted]")
-    kept = [(name, value) for name, value in headers if len(key) < 8 or key not in value]
+    kept = [(name, value) for name, value in headers if len(key) < 8 or not carries_key(value, key)]
     return content, kept
+
+
+# Runs of base64 (standard or URL-safe) long enough to hold an encoded key.
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{12,}")
+
+
+def carries_key(content: bytes | str, key: str) -> bool:
+    """Whether ``content`` holds the key in a form the gateway recognises: as is, base64
+    (standard or URL-safe, at any alignment), hex, or JSON whose strings (``\\u``-escaped
+    or not) hold it alone or joined in document order (a key split across fields). Other
+    encodings (compressed, encrypted, reversed, split across responses) are not found.
+
+    Example:
+        >>> import base64
+        >>> carries_key(base64.b64encode(b'{"k": "bz_live_secret"}'), "bz_live_secret")
+        True
+        >>> carries_key('{"a": "bz_live", "b": "_secret"}', "bz_live_secret")
+        True
+        >>> carries_key(b'{"a": 1}', "bz_live_secret")
+        False
+    """
+    raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+    secret = key.encode()
+    if secret in raw or secret.hex().encode() in raw.lower():
+        return True
+    for run in _BASE64_RUN.findall(raw.replace(b"\\/", b"/")):
+        for start in range(4):
+            chunk = run[start:]
+            chunk = chunk[: len(chunk) - len(chunk) % 4]
+            for decode in (base64.b64decode, base64.urlsafe_b64decode):
+                with contextlib.suppress(ValueError):
+                    if secret in decode(chunk):
+                        return True
+    try:
+        parsed = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    values, names = _strings(parsed)
+    if key in "".join(values):
+        return True
+    whole = raw.decode("utf-8", "ignore")
+    return any(carries_key(text, key) for text in [*values, *names] if text != whole)
+
+
+def _strings(value: Any) -> tuple[list[str], list[str]]:
+    """The string values of a parsed JSON value in document order, and its object keys."""
+    values: list[str] = []
+    names: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            values.append(item)
+        elif isinstance(item, dict):
+            names.extend(item)
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return values, names
 
 
 def _target(base_url: str, api_key: str) -> tuple[str, SecretKey]:
@@ -716,6 +778,13 @@ class ProxyHandler(_GatewayHandler):
         headers = {
             name: request.headers[name] for name in _FORWARD_REQUEST if name in request.headers
         }
+        if not all(_PRINTABLE_ASCII.fullmatch(value) for value in headers.values()):
+            # httpx sends ASCII header values only: refused here, not a 500 and a traceback.
+            self._fail(
+                400,
+                "gateway_header_refused",
+                f"the headers {', '.join(_FORWARD_REQUEST)} must be printable ASCII",
+            )
         try:
             response = await self.gateway.forward(
                 request.method or "GET", path, request.query, request.body, headers
@@ -729,11 +798,19 @@ class ProxyHandler(_GatewayHandler):
                 "gateway_upstream_unreachable",
                 f"the gateway could not reach the service ({type(exc).__name__})",
             )
-        self.set_status(response.status_code, reason=response.reason_phrase or "Unknown")
-        self.clear_header("content-type")
         _, key = await self.gateway._upstream()
         forwarded = [(n, response.headers[n]) for n in _FORWARD_RESPONSE if n in response.headers]
         content, forwarded = redact_key(response.content, forwarded, key.reveal())
+        if carries_key(content, key.reveal()):  # encoded: not cut out, so not passed on
+            self._fail(
+                502,
+                "gateway_upstream_echoed_key",
+                "the service's answer carried the API key in an encoded form; the gateway "
+                "did not pass it on",
+            )
+        # The standard reason phrase: the upstream's own could carry anything (the key).
+        self.set_status(response.status_code)
+        self.clear_header("content-type")
         for name, value in forwarded:
             self.set_header(name, value)
         self.finish(content)

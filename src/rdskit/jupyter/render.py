@@ -44,12 +44,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from importlib.util import find_spec
 from typing import Any
 from urllib.parse import urlsplit
 
 import pandas as pd
 
-from rdskit._safe import clean, md_text, one_line, safe_markdown, safe_url
+from rdskit._safe import clean, md_text, one_line, over_parse_budget, safe_markdown, safe_url
 from rdskit.errors import RdsError
 from rdskit.jupyter._html import esc, link, number, when
 from rdskit.models import EntityReference, PostReference
@@ -300,10 +301,13 @@ def markdown_html(text: str, *, hosts: frozenset[str] | None = None) -> str:
         False
     """
     text = clean(text)
-    try:
-        import mistune
-    except ImportError:  # the jupyter extra brings mistune; plain paragraphs without it
+    parser = find_spec("mistune") is not None  # the jupyter extra brings mistune
+    if not parser or over_parse_budget(text):
+        # Plain paragraphs: also for a text no real answer is (more than 5,000 delimiters
+        # or lines), whose parse would take seconds of CPU (1.4 s for 100k characters).
         return "".join(f"<p>{esc(block)}</p>" for block in text.split("\n\n") if block.strip())
+    import mistune
+
     render = mistune.create_markdown(
         renderer=_renderer(image_hosts() if hosts is None else hosts),
         plugins=["table", "strikethrough"],

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import hmac
 import importlib
 import logging
 import math
@@ -238,9 +239,10 @@ class BodyGuardMiddleware:
     a size check and then its 401, so crafted bodies cannot stall other accounts.
     """
 
-    def __init__(self, app: ASGIApp, store: Store) -> None:
+    def __init__(self, app: ASGIApp, store: Store, admin_token: str) -> None:
         self.app = app
         self.store = store
+        self._admin_token = admin_token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         send_with_id = send
@@ -250,7 +252,15 @@ class BodyGuardMiddleware:
         if not scope["path"].startswith(GUARDED_PREFIXES) or scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send_with_id)
             return
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        headers = dict(scope["headers"])
+        if scope["path"].startswith("/sandbox") and not hmac.compare_digest(
+            headers.get(b"x-admin-token", b""), self._admin_token
+        ):
+            # The admin token before the body: without it, not one byte is read or parsed.
+            refused = ApiError(401, "unauthorized", "Missing or wrong x-admin-token header.")
+            await error_response(refused)(scope, _no_body, send_with_id)
+            return
+        declared = headers.get(b"content-length", b"0")
         if declared.isdigit() and int(declared) > guard.MAX_BODY_BYTES:
             await self._refuse(guard.too_large(int(declared)), scope, send_with_id)
             return
@@ -452,7 +462,7 @@ def create_app(store: Store, settings: Settings) -> FastAPI:
         app.include_router(router)
     app.mount("/mcp", mcp)
     app.add_middleware(ChaosMiddleware, store=store)
-    app.add_middleware(BodyGuardMiddleware, store=store)  # after the rate limit
+    app.add_middleware(BodyGuardMiddleware, store=store, admin_token=settings.admin_token)
     app.add_middleware(RateLimitMiddleware, limiter=app.state.limiter)
     app.add_middleware(RequestIdMiddleware)  # outermost: ids every request
     return app

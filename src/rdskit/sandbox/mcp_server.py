@@ -187,9 +187,10 @@ class ArgumentGuard:
         first = await receive()
         refusal = None
         if first["type"] == "http.request" and not first.get("more_body", False):
-            refusal = _refusal(first.get("body", b""))
+            # Parsed and walked on a worker thread: a crafted megabyte never holds the loop.
+            refusal = await anyio.to_thread.run_sync(_refusal, first.get("body", b""))
         if refusal is not None:
-            await _send_json(send, 200, refusal)
+            await _send_json(send, *refusal)
             return
         pending = [first]  # handed back to the transport, then the rest as it comes
 
@@ -199,12 +200,20 @@ class ArgumentGuard:
         await self.app(scope, replay, send)
 
 
-def _refusal(body: bytes) -> dict[str, Any] | None:
-    """The JSON-RPC answer refusing a ``tools/call`` body by its arguments, or ``None``."""
+def _refusal(body: bytes) -> tuple[int, dict[str, Any]] | None:
+    """The HTTP status and JSON-RPC answer refusing a body, or ``None``: REST's pre-parse
+    bounds first (commas counted before parsing, nesting depth: 400 invalid request), then
+    a ``tools/call`` by its arguments (200, a tool error naming the argument)."""
+    if body.count(b",") > guard.MAX_COMMAS:
+        return 400, _invalid(f"the body holds more than {guard.MAX_COMMAS} commas")
     try:
         request = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
+    except RecursionError:
+        return 400, _invalid(f"the body nests deeper than {guard.MAX_DEPTH} levels")
+    except ValueError:
+        return None  # the SDK answers malformed JSON-RPC itself
+    if _deeper_than(request, guard.MAX_DEPTH):
+        return 400, _invalid(f"the body nests deeper than {guard.MAX_DEPTH} levels")
     if not isinstance(request, dict) or request.get("method") != "tools/call":
         return None
     params = request.get("params")
@@ -215,11 +224,30 @@ def _refusal(body: bytes) -> dict[str, Any] | None:
     if rejection is None:
         return None
     result = _error("validation_error", _problems(rejection.items), 422)
-    return {
+    return 200, {
         "jsonrpc": "2.0",
         "id": request.get("id"),
         "result": result.model_dump(by_alias=True, exclude_none=True, mode="json"),
     }
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    """A JSON-RPC "invalid request" error (the body is not looked at further)."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` levels (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((inner, depth + 1) for inner in item.values())
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1) for inner in item)
+    return False
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:

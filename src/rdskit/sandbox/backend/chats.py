@@ -309,7 +309,7 @@ def compose_reply(
     turn = assistant.Turn(question, context.get("dataset_ids"), context.get("post_refs") or ())
     scope, unknown = assistant.pick_datasets([*history, turn], datasets, default)
     table = ask_cache.scope_table(conn, account_id, [item.id for item in scope])
-    return assistant.answer(
+    reply = assistant.answer(
         question,
         table.posts,
         scope,
@@ -321,6 +321,11 @@ def compose_reply(
         unknown_dataset_ids=unknown,
         today=conn.store.clock.today(),
     )
+    if unknown and not scope and not reply.posts and not reply.references:
+        # Only datasets the account cannot see were named: nothing of its data was read,
+        # so, like a refusal, the reply is not charged (and reveals nothing either way).
+        reply = dataclasses.replace(reply, intent="refuse")
+    return reply
 
 
 def _datasets(conn: sqlite3.Connection, account_id: str) -> list[assistant.Scope]:
