@@ -30,6 +30,7 @@ from typing import Any
 from rdskit._version import __version__
 from rdskit.demo import add_demo
 from rdskit.errors import RdsError
+from rdskit.study.cli import add_study
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
@@ -328,6 +329,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_demo,
     add_collect,
     add_export,
+    add_study,
 ]
 
 

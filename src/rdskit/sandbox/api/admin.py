@@ -28,6 +28,7 @@ from rdskit.sandbox.backend.admin import (
     NewAccountBody,
     NewSeatBody,
     PlanBody,
+    PostChangesBody,
     WalletBody,
 )
 
@@ -107,6 +108,13 @@ def set_assistant_failure(
     """Make Ask fail with ``ai_assistant_unavailable``/``ai_assistant_timeout`` (null: heal)."""
     backend.set_assistant_failure(store, account_id, body.failure)
     return ok({"account_id": account_id, "failure": body.failure})
+
+
+@admin.post("/posts")
+def change_posts(body: PostChangesBody, store: StoreDep) -> dict[str, Any]:
+    """Delete posts from their platforms, or give them more views and likes (emulator
+    only: what a later ``url`` run by their links finds, for attrition studies)."""
+    return ok(backend.change_posts(store, body))
 
 
 router.include_router(admin)
