@@ -104,7 +104,7 @@ def dedupe(frame: pd.DataFrame, keys: tuple[str, ...] = ("source", "id")) -> pd.
     if missing:
         from rdskit.frames.accessor import MissingColumnsError
 
-        raise MissingColumnsError("dedupe", missing)
+        raise MissingColumnsError("dedupe", missing, "mentions")
     keep = ~plain(frame[list(keys)]).duplicated()
     out = frame.loc[keep.to_numpy()].reset_index(drop=True)
     for column in out.columns:

@@ -18,11 +18,41 @@ Example:
     10
 """
 
-from rdskit.study.model import Study, StudyFileError, load_study, template
-from rdskit.study.package import package_study
-from rdskit.study.rehydrate import Attrition, rehydrate
-from rdskit.study.runner import StudyStatus, run_study, study_status
-from rdskit.study.validate import PackageCheck, validate_package
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rdskit.study.model import Study, StudyFileError, load_study, template
+    from rdskit.study.package import package_study
+    from rdskit.study.rehydrate import Attrition, rehydrate
+    from rdskit.study.runner import StudyStatus, run_study, study_status
+    from rdskit.study.validate import PackageCheck, validate_package
+
+# Loaded on first use: `rdskit --help` and the other subcommands do not import pydantic
+# models, pandas or the packaging libraries for the study subcommand.
+_LAZY = {
+    "Study": "model",
+    "StudyFileError": "model",
+    "load_study": "model",
+    "template": "model",
+    "package_study": "package",
+    "Attrition": "rehydrate",
+    "rehydrate": "rehydrate",
+    "StudyStatus": "runner",
+    "run_study": "runner",
+    "study_status": "runner",
+    "PackageCheck": "validate",
+    "validate_package": "validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'rdskit.study' has no attribute {name!r}")
+    value = getattr(import_module(f"rdskit.study.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Attrition",
