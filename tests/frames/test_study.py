@@ -215,7 +215,10 @@ def test_package_ids_are_complete_and_say_what_was_collected(packages: dict[str,
     figure = pd.read_csv(packages["ids"] / "figures" / "posts-per-source.csv")
     assert figure["n"].sum() == 40
     methods = (packages["ids"] / "methods.md").read_text()
-    assert "We analysed 40 posts" in methods
+    assert "We analysed 40 posts" in methods and "not pseudonymised" not in methods
+    assert "What is shared holds each post's source, id and link only" in methods
+    pseudo = (packages["pseudo"] / "methods.md").read_text()
+    assert "pseudonym" in pseudo and "not pseudonymised" not in pseudo
 
 
 def test_no_name_handle_or_profile_link_in_any_file(packages: dict[str, Any]) -> None:

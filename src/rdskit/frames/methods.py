@@ -355,6 +355,11 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     and other data carries the step in its record though part of it was not
     pseudonymised)."""
     step = prov.pseudonymised
+    if step is None and any(s.step == "dehydrate" for s in prov.steps):
+        return [
+            "What is shared holds each post's source, id and link only (links without the "
+            "author's handle): no text, author name, handle or profile link."
+        ]
     if step is None:
         who = "Authors and commenters" if _comment_count(frame) else "Authors"
         return [

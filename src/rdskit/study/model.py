@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import tomllib
 from datetime import date
 from pathlib import Path
@@ -46,7 +47,9 @@ __all__ = [
     "Study",
     "StudyFileError",
     "Window",
+    "dump_study",
     "load_study",
+    "parse_study",
     "template",
 ]
 
@@ -174,8 +177,9 @@ class Study(_Strict):
 
     @property
     def source(self) -> str:
-        """The study file's text (a file read by :func:`load_study`), else its JSON."""
-        return self._source or self.model_dump_json(indent=2, by_alias=True)
+        """The study file's text: as read by :func:`load_study`, else written from the
+        fields (:func:`dump_study`)."""
+        return self._source or dump_study(self)
 
     @model_validator(mode="after")
     def _names(self) -> Study:
@@ -248,6 +252,40 @@ def load_study(path: str | Path) -> Study:
     study = parse_study(data, path)
     study._source = path.read_text(encoding="utf-8")
     return study
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string
+
+
+def dump_study(study: Study) -> str:
+    """The study file of ``study`` (TOML that :func:`load_study` reads back equal).
+
+    Example:
+        >>> study = Study.model_validate({"title": "T", "creators": [{"name": "A"}],
+        ...     "datasets": [{"name": "d", "query": "q", "sources": ["reddit"], "count": 5}]})
+        >>> parse_study(tomllib.loads(dump_study(study))) == study
+        True
+    """
+    data = study.model_dump(mode="json", by_alias=True, exclude_none=True)
+    lines = ["[study]"]
+    tables = {k: data.pop(k) for k in ("datasets", "parameters", "analyses")}
+    creators = data.pop("creators")
+    lines += [f"{key} = {_toml(value)}" for key, value in data.items()]
+    for creator in creators:
+        lines += ["", "[[study.creators]]", *(f"{k} = {_toml(v)}" for k, v in creator.items())]
+    for name, rows in tables.items():
+        for row in rows:
+            lines += ["", f"[[{name}]]", *(f"{k} = {_toml(v)}" for k, v in row.items())]
+    return "\n".join(lines) + "\n"
 
 
 def template(title: str = "My study") -> str:

@@ -49,8 +49,10 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from rdskit._extras import require
 from rdskit._version import __version__
 from rdskit.errors import InvalidParameter
+from rdskit.frames.provenance import add_step
 from rdskit.study.model import Study
 
 __all__ = [
@@ -214,6 +216,7 @@ def package_study(
     """
     from rdskit.study.runner import study_status
 
+    require("study", "rdskit study package")
     level = _content_level(content, confirm_full)
     out = Path(out)
     if out.exists() and any(out.iterdir()):
@@ -239,6 +242,7 @@ def package_study(
     out.mkdir(parents=True, exist_ok=True)
 
     tables: dict[str, str] = {}  # path -> description
+    safe = frame
     _write_csv(_ids(frame, runs), out / "data" / "ids.csv")
     tables["data/ids.csv"] = "The collected posts, dehydrated: one row per post and dataset."
     metrics = frame[["source", "id", *METRICS]].astype({"source": "string"})
@@ -281,7 +285,14 @@ def package_study(
                 shutil.copyfile(validation / name, out / "validation" / name)
                 if name.endswith(".csv"):
                     tables[f"validation/{name}"] = f"The labels' {name[:-4]} (validation)."
-    methods = frame.rds.methods()
+    # The paragraph describes what is shared: the posts' ids only (recorded as a step), the
+    # pseudonymised frame, or the posts as collected.
+    described = {
+        "ids": lambda: add_step(frame.copy(), "dehydrate", {"columns": list(ID_COLUMNS)}),
+        "pseudonymised": lambda: safe,
+        "full": lambda: frame,
+    }[level]()
+    methods = described.rds.methods()
     (out / "methods.md").write_text(f"# Methods\n\n{methods}\n", encoding="utf-8")
     provenance = frame.rds.provenance()
     _json(out / "provenance.json", provenance.to_dict())

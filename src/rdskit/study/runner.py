@@ -23,13 +23,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._format import money
 from rdskit.errors import BudgetExceeded
 from rdskit.models import DatasetRunCreate
 from rdskit.resources.datasets import same_run
-from rdskit.study.model import DatasetSpec, Study
+
+if TYPE_CHECKING:
+    from rdskit.study.model import DatasetSpec, Study
 
 __all__ = ["DatasetState", "StudyStatus", "run_study", "study_status"]
 

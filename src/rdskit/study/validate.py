@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rdskit._extras import require
 from rdskit.study.package import ID_COLUMNS
 
 __all__ = ["PackageCheck", "validate_package"]
@@ -47,6 +48,7 @@ class PackageCheck:
 
 def validate_package(path: str | Path) -> PackageCheck:
     """Every problem of the package at ``path`` (see the module docs)."""
+    require("study", "rdskit study validate")
     path = Path(path)
     check = PackageCheck(path)
     _crate(path, check)
