@@ -53,9 +53,10 @@ class ListColumnError(RdsError, TypeError):
         'sort_values cannot order or group by the list column(s) ment'
     """
 
-    def __init__(self, verb: str, columns: list[str]) -> None:
+    def __init__(self, verb: str, columns: list[Any]) -> None:
+        named = ", ".join(map(str, columns))
         super().__init__(
-            f"{verb} cannot order or group by the list column(s) {', '.join(columns)}: a list "
+            f"{verb} cannot order or group by the list column(s) {named}: a list "
             "has no order or key to choose for you. Use df.rds.dedupe() for one row per post "
             "(source, id); df.rds.to_numpy_dtypes() turns list columns into tuples (then "
             "every pandas verb works: df.rds.to_numpy_dtypes().groupby(...))"
@@ -73,18 +74,21 @@ def _is_list(dtype: Any) -> bool:
     )
 
 
-def list_columns(frame: pd.DataFrame | pd.Series) -> list[str]:
+def list_columns(frame: pd.DataFrame | pd.Series) -> list[Any]:
     """The columns holding lists or structs (Arrow), which pyarrow cannot hash or order."""
     if isinstance(frame, pd.Series):
-        return [str(frame.name)] if _is_list(frame.dtype) else []
-    return [str(c) for c, dtype in frame.dtypes.items() if _is_list(dtype)]
+        return [frame.name] if _is_list(frame.dtype) else []
+    return [c for c, dtype in frame.dtypes.items() if _is_list(dtype)]
 
 
 def plain(frame: pd.DataFrame | pd.Series) -> Any:
     """``frame`` with its list and struct columns as tuples (the rest unchanged), which
     pandas hashes and compares: what the verbs are answered on."""
     if isinstance(frame, pd.Series):
-        return plain(frame.to_frame())[frame.name] if list_columns(frame) else frame
+        if not list_columns(frame):
+            return frame
+        values = numpy_frame(frame.to_frame(name="values"))["values"]
+        return values.rename(frame.name)
     nested = list_columns(frame)
     if not nested:
         return frame
