@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import pytest
 import rdskit
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.study import (
+    Study,
     StudyFileError,
     load_study,
     package_study,
@@ -159,6 +161,9 @@ def packages(
     researcher: dict[str, Any], study_dir: Path, slow_sandbox: SandboxHandle
 ) -> dict[str, Any]:
     env = researcher["env"]
+    # The labels-validation workflow's files, by convention next to the study file.
+    (study_dir / "validation").mkdir()
+    (study_dir / "validation" / "codebook.csv").write_text("code,definition\npraise,likes it\n")
     ids = cli("study", "package", "study.toml", "pkg", "--zip", env=env, cwd=study_dir)
     assert ids.returncode == 0, ids.stderr
     account = researcher["account"]
@@ -171,7 +176,9 @@ def packages(
     return {"ids": study_dir / "pkg", "pseudo": study_dir / "pseudo", "frame": frame}
 
 
-def test_package_is_an_ro_crate_and_a_valid_data_package(packages: dict[str, Any]) -> None:
+def test_package_is_an_ro_crate_and_a_valid_data_package(
+    packages: dict[str, Any], tmp_path: Path
+) -> None:
     from rocrate.rocrate import ROCrate
 
     crate = ROCrate(packages["ids"])
@@ -190,14 +197,18 @@ def test_package_is_an_ro_crate_and_a_valid_data_package(packages: dict[str, Any
     # rdskit's own check: both standards (rocrate, frictionless), the ids, the manifest.
     check = validate_package(packages["pseudo"])
     assert check.ok and check.posts == 40, check
-    (packages["pseudo"] / "methods.md").write_text("changed")
-    assert "methods.md was changed" in str(validate_package(packages["pseudo"]))
+    tampered = shutil.copytree(packages["pseudo"], tmp_path / "tampered")
+    (tampered / "methods.md").write_text("changed")
+    (tampered / "data" / "ids.csv").write_text("source,id\nreddit,\n")
+    problems = str(validate_package(tampered))
+    assert "methods.md was changed" in problems and "no column 'url'" in problems
     descriptor = json.loads((packages["ids"] / "datapackage.json").read_text())
     schemas = {r["path"]: r["schema"]["fields"] for r in descriptor["resources"]}
     assert [f["name"] for f in schemas["data/ids.csv"]] == [
         "source", "id", "url", "collected_at", "dataset", "run",
     ]  # fmt: skip
     assert Path(f"{packages['ids']}.zip").is_file()
+    assert "validation/codebook.csv" in schemas and "validation/codebook.csv" in described
 
 
 def test_package_ids_are_complete_and_say_what_was_collected(packages: dict[str, Any]) -> None:
@@ -316,6 +327,26 @@ def test_rehydrate_on_another_sandbox_reports_the_attrition(
     report = (package / "attrition" / "attrition.md").read_text()
     assert again.sentence in report
     assert f"{again.found} ({again.found / total:.1%})" in done.stdout
+
+
+def test_a_study_over_its_budget_starts_nothing(slow_sandbox: SandboxHandle) -> None:
+    account = slow_sandbox.admin.create_account(plan="Business")
+    study = Study.model_validate(
+        {
+            "title": "Too big",
+            "creators": [{"name": "A"}],
+            "budget_credits": 30,
+            "datasets": [
+                {"name": n, "query": "oat milk", "sources": ["reddit"], "count": 20}
+                for n in ("one", "two")
+            ],
+        }
+    )
+    with rdskit.Client(account.api_key, base_url=slow_sandbox.url) as client:
+        refused = r"study\.budget_credits is 30 credits"
+        with pytest.raises(rdskit.errors.BudgetExceeded, match=refused):
+            study.run(client)
+        assert list(client.datasets.list()) == []
 
 
 def test_pandas_verbs_on_two_stacked_loads(

@@ -227,11 +227,11 @@ def package_study(
         raise InvalidParameter(
             "study", f"not collected yet: {', '.join(pending)} (run `rdskit study run` first)"
         )
-    runs = {}
+    runs: dict[str, dict[str, Any]] = {}
     for state in status.datasets:
         run = client.datasets.runs.get(state.dataset_id, state.run_id)
         when = run.updated_at or run.created_at
-        runs[state.dataset_id] = {
+        runs[str(state.dataset_id)] = {
             "dataset": state.name,
             "run": state.run_id,
             "collected_at": when.isoformat().replace("+00:00", "Z"),
@@ -376,8 +376,8 @@ def _manifest(out: Path, level: str, now: str) -> None:
 
 def _ro_crate(out: Path, study: Study, tables: Mapping[str, str], now: str) -> None:
     """``ro-crate-metadata.json`` (RO-Crate 1.2) describing every file of the package."""
-    from rocrate.model.person import Person
-    from rocrate.rocrate import ROCrate
+    from rocrate.model.person import Person  # type: ignore[import-untyped]
+    from rocrate.rocrate import ROCrate  # type: ignore[import-untyped]
 
     crate = ROCrate(version="1.2")
     crate.name = study.title

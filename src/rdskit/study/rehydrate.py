@@ -136,7 +136,7 @@ def _title(package: Path) -> str:
     crate = package / "ro-crate-metadata.json"
     if crate.is_file():
         graph = json.loads(crate.read_text(encoding="utf-8")).get("@graph", [])
-        root = next((e for e in graph if e.get("@id") == "./"), {})
+        root: dict[str, Any] = next((e for e in graph if e.get("@id") == "./"), {})
         if root.get("name"):
             return str(root["name"])
     return package.name

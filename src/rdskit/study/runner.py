@@ -118,7 +118,7 @@ def _state(client: Any, spec: DatasetSpec, dataset: Any | None, price: Any) -> D
             None,
         )
     estimate = price(spec.count)
-    if run is None:
+    if run is None or dataset is None:
         return DatasetState(
             spec.name, dataset.id if dataset else None, None, "not started", 0, estimate, Decimal(0)
         )

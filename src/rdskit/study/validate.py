@@ -59,7 +59,7 @@ def validate_package(path: str | Path) -> PackageCheck:
 
 
 def _crate(path: Path, check: PackageCheck) -> None:
-    from rocrate.rocrate import ROCrate
+    from rocrate.rocrate import ROCrate  # type: ignore[import-untyped]
 
     if not (path / "ro-crate-metadata.json").is_file():
         check.problems.append("ro-crate-metadata.json: missing")
