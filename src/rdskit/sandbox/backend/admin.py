@@ -219,7 +219,7 @@ def set_assistant_failure(store: Store, account_id: str, failure: AssistantFailu
 def change_posts(store: Store, body: PostChangesBody) -> dict[str, Any]:
     """Record what happened to posts on their platforms; a later ``url`` run sees it
     (400 ``invalid_post_url`` naming the first link that is not one post's)."""
-    from rdskit.sandbox.text.corpus import parse_post_url
+    from rdskit.sandbox.synth.corpus import parse_post_url
 
     keys = []
     for index, url in enumerate(body.urls):
