@@ -16,8 +16,8 @@ blocks excepted, they never run) is resolved to the rdskit module it names. The 
   a cycle all the same: function-level imports are scanned); :data:`ALLOWED_CYCLES` names
   the one left, with its reason.
 
-The package root (``rdskit/__init__.py``) and the applications (``cli.py``, ``demo.py``)
-compose the layers and may name any of them.
+The package root (``rdskit/__init__.py``) and the applications (``cli.py``, ``demo.py``,
+``rdskit.study``) compose the layers and may name any of them.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ def layer_of(module: str) -> str:
     for layer in LAYERS:
         if module == layer or module.startswith(layer + "."):
             return layer
-    return "composer" if module in COMPOSERS else "core"
+    # A study (rdskit.study) is an application, like the command line: it composes the client
+    # and the frames.
+    return "composer" if module in COMPOSERS or module.startswith("rdskit.study") else "core"
 
 
 def _is_type_checking(node: ast.If) -> bool:

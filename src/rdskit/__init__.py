@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rdskit.budget import get_budget, set_budget
     from rdskit.client import AsyncClient, Client
     from rdskit.pagination import AsyncPager, SyncPage
+    from rdskit.study import Study, load_study
 
 # The package root is the one module that knows every layer. The core (client, models,
 # errors, waiting) calls hooks by name; each is implemented here by a module of the frames,
@@ -76,13 +77,15 @@ _LAZY = {
     "set_budget": "rdskit.budget",
     "AsyncPager": "rdskit.pagination",
     "SyncPage": "rdskit.pagination",
+    "Study": "rdskit.study",
+    "load_study": "rdskit.study",
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
-    elif name in ("frames", "jupyter", "sandbox", "models", "filters", "mcp"):
+    elif name in ("frames", "jupyter", "sandbox", "models", "filters", "mcp", "study"):
         value = import_module(f"rdskit.{name}")
     else:
         raise AttributeError(f"module 'rdskit' has no attribute {name!r}")
@@ -155,6 +158,7 @@ __all__ = [
     "RateLimited",
     "RdsError",
     "RunFailed",
+    "Study",
     "SyncPage",
     "Unauthorized",
     "UnexpectedResponse",
@@ -166,6 +170,7 @@ __all__ = [
     "errors",
     "frames",
     "get_budget",
+    "load_study",
     "set_budget",
     "usd_to_credits",
 ]

@@ -24,6 +24,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "research": ("networkx", "scipy", "openpyxl", "krippendorff", "yaml"),
     "jupyter": ("IPython", "ipywidgets", "matplotlib", "mistune"),
     "teaching": ("sklearn",),
+    "study": ("rocrate", "frictionless"),
 }
 """The modules each extra brings that rdskit imports (top-level names)."""
 

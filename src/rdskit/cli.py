@@ -34,6 +34,7 @@ from rdskit._safe import one_line
 from rdskit._version import __version__
 from rdskit.demo import add_demo
 from rdskit.errors import RdsError
+from rdskit.study.cli import add_study
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
@@ -345,6 +346,7 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_demo,
     add_collect,
     add_export,
+    add_study,
 ]
 
 

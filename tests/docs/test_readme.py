@@ -58,6 +58,7 @@ def test_readme_examples_run(tmp_path: Path) -> None:
     assert "dataset_not_found 404" in out
     assert "refused by the client budget" in out
     assert "Oat milk" in out  # the async client sees the dataset made by the sync one
+    assert "True ['ids.csv', 'metrics.csv']" in out  # a study collected and packaged
     assert "True True\ninstructions differs for cp_" in out  # safe re-runs: found, reused
     assert "reused turn: True" in out  # the ledger finds the Ask again
     # The research example: the differences table, the methods paragraph it promises and

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rdskit.frames as frames
-from rdskit.frames.export import _write_part
 from rdskit.frames.exports import write_csv
+from rdskit.frames.stream_export import _write_part
 
 PIECES = ["=", "+", "-", "@", "\t", "\r", "\n", "\r\n", "'", '"', ",", "\x00", "\x1b", "\u2028"]
 # Any code point, lone surrogates included, and the pieces that break rows or start formulas.

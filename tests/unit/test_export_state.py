@@ -18,7 +18,7 @@ from tests.unit.test_cli_hostile import ROUTES, mention
 from tests.unit.test_cli_hostile import rdskit as run_cli
 
 import rdskit
-from rdskit.frames.export import STATE_FILE, export_mentions
+from rdskit.frames.stream_export import STATE_FILE, export_mentions
 
 
 @pytest.fixture(scope="module")

@@ -37,9 +37,11 @@ from rdskit.frames.mentions import mentions_frame, mentions_table
 from rdskit.frames.notebook import answers_from_notebook
 from rdskit.frames.parquet import mentions_to_parquet, read_parquet
 from rdskit.frames.profiles import profiles_frame, profiles_table
+from rdskit.frames.verbs import ListColumnError
 
 __all__ = [
     "MAX_POST_REFS",
+    "ListColumnError",
     "MissingColumnsError",
     "RdsAccessor",
     "answers_from_notebook",

@@ -570,6 +570,18 @@ class RdsAccessor:
 
         return data_management_note(self._df, **answers)
 
+    def dedupe(self) -> pd.DataFrame:
+        """One row per post (source, id), the first kept: for stacked loads
+        (``pd.concat([a, b])``). Category dtypes are restored, every input's provenance is
+        kept and the step recorded (see :mod:`rdskit.frames.verbs`).
+
+        Example:
+            >>> both = pd.concat([oatly, alpro]).rds.dedupe()  # doctest: +SKIP
+        """
+        from rdskit.frames.verbs import dedupe
+
+        return dedupe(self._df)
+
     def pseudonymise(
         self,
         key: str | bytes | None = None,

@@ -585,17 +585,19 @@ _PANDAS_VS_RDSKIT = (
     "-1 under the null) | `df.rds.to_parquet(p)` / "
     "`df.rds.to_feather(p)`: any pandas, DuckDB, Polars, pyarrow reads them; "
     "`rdskit.frames.read_parquet(p)` restores dtypes and provenance |",
-    '| `df.drop_duplicates()` | fails on list columns | `df.drop_duplicates(subset=["source", '
-    '"id"])` (a mention\'s key), or `df.rds.to_numpy_dtypes().drop_duplicates()` |',
-    '| `df.nunique()`, `df.describe(include="all")` | fail on list columns | '
-    "`df.rds.to_numpy_dtypes().nunique()` (lists as tuples) |",
-    '| `df.sort_values("topics")` | fails on a list column; other columns sort | '
-    '`df.rds.to_numpy_dtypes().sort_values("topics")` |',
+    '| `df.drop_duplicates()`, `df.duplicated()`, `df.nunique()`, `df.describe(include="all")`, '
+    "`value_counts()`, `unique()` | work: where pyarrow cannot hash a list column, rdskit "
+    "answers them on its values as tuples and returns the frame's own rows "
+    "(`rdskit.frames.verbs`) | `df.rds.dedupe()`: one row per (source, id), for stacked loads |",
+    '| `df.sort_values("topics")`, `df.groupby("topics")` | a list column: '
+    "`rdskit.frames.ListColumnError` naming the alternatives; other columns sort and group | "
+    '`df.rds.to_numpy_dtypes().sort_values("topics")` (lists as tuples) |',
     "| `pd.concat([a, b])` | keeps `category` when both frames have the same categories: "
     "`source`, `content_type`, `creator_tier` and usage `category` do (their vocabulary "
     "in a fixed order) unless one frame holds a value outside it (a new source); "
     "`language` (an open vocabulary) does only when both saw the same codes, so with "
     "pandas 3 not with an empty frame (pandas 2 keeps it there) | "
+    "`pd.concat([a, b]).rds.dedupe()` restores the categories and keeps both provenances; "
     "`df.rds.to_numpy_dtypes()` for plain `object` columns |",
     '| seaborn `hue="num_likes"`, scikit-learn, statsmodels | Arrow integers, booleans '
     "and text may be refused | `df.rds.to_numpy_dtypes()`: `int64` (`float64` with NaN "

@@ -153,6 +153,8 @@ def scope_of(frame: pd.DataFrame, rows: Any = None) -> Scope:
     loaded_rows = [f.rows for f in prov.fetches if f.resource == "mentions"]
     complete = loaded_rows and None not in loaded_rows
     loaded = sum(r for r in loaded_rows if r is not None) if complete else None
+    if loaded is not None:  # rows df.rds.dedupe() dropped were repeats, not a selection
+        loaded -= sum(int(s.settings.get("removed", 0)) for s in prov.steps if s.step == "dedupe")
     reads = [f for f in prov.fetches if f.resource in ("mentions", "patterns")]
     filters = tuple(dict.fromkeys(d for f in reads if (d := _filters(f.query))))
     return Scope(len(frame), ads, unknown, marked, removed, loaded, _repeated(frame), filters)
@@ -230,6 +232,7 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
     parts += _fetches(prov)
     parts += _contents(frame, n)
     parts += _repairs(prov)
+    parts += _dedupes(prov)
     parts.append(_identity(frame, scope))
     parts += _pseudonymisation(prov, frame)
     parts += _comparisons(prov, n)
@@ -266,6 +269,17 @@ def _repairs(prov: Provenance) -> list[str]:
             f" in two) were replaced by U+FFFD on loading ({where})."
         )
     return out
+
+
+def _dedupes(prov: Provenance) -> list[str]:
+    """The repeated rows of stacked reads that ``df.rds.dedupe()`` dropped."""
+    removed = sum(int(s.settings.get("removed", 0)) for s in prov.steps if s.step == "dedupe")
+    if not removed:
+        return []
+    return [
+        f"{_plural(removed, 'row')} repeating a post (the same source and post id) of stacked "
+        "reads were dropped, keeping the first."
+    ]
 
 
 def _plural(n: int, word: str) -> str:
@@ -352,6 +366,11 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     and other data carries the step in its record though part of it was not
     pseudonymised)."""
     step = prov.pseudonymised
+    if step is None and any(s.step == "dehydrate" for s in prov.steps):
+        return [
+            "What is shared holds each post's source, id and link only (links without the "
+            "author's handle): no text, author name, handle or profile link."
+        ]
     if step is None:
         who = "Authors and commenters" if _comment_count(frame) else "Authors"
         return [

@@ -56,6 +56,15 @@ def get_dataset_run(dataset_id: str, run_id: str) -> APIRequest[DatasetRun]:
     )
 
 
+def same_run(run: DatasetRun, wanted: Mapping[str, Any]) -> bool:
+    """Whether ``run`` echoes the request ``wanted`` (a run create body's wire dict): what
+    ``reuse=True`` reads back instead of paying (a ``count`` left out matches any)."""
+    echo = run.params.to_wire() if run.params is not None else {}
+    if "count" not in wanted:
+        echo.pop("count", None)
+    return bool(comparable(echo) == comparable(wanted))
+
+
 def list_dataset_runs(
     dataset_id: str,
     *,
@@ -224,14 +233,10 @@ class DatasetRuns(Resource):
         if not reuse:
             return self._client._run(start)
 
-        def same(run: DatasetRun) -> bool:
-            echo = run.params.to_wire() if run.params is not None else {}
-            if "count" not in wanted:
-                echo.pop("count", None)
-            return bool(comparable(echo) == comparable(wanted))
-
         runs = list_dataset_runs(dataset_id, limit=MAX_LIMIT)
-        return self._client._run(reuse_or_start(self._client._core, runs, same, start))
+        return self._client._run(
+            reuse_or_start(self._client._core, runs, lambda run: same_run(run, wanted), start)
+        )
 
     def list(
         self,

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -150,6 +151,30 @@ class AdminClient:
         gets ``collection_content_type_mismatch``."""
         body = {"content_type": content_type}
         self._call("PUT", f"/chaos/datasets/{dataset_id}/content_type", body)
+
+    def change_posts(
+        self,
+        urls: Sequence[str],
+        *,
+        deleted: bool = False,
+        extra_views: int = 0,
+        extra_likes: int = 0,
+    ) -> int:
+        """Emulator only: delete posts from their platforms (a later ``url`` run by their
+        links finds them no more) and/or give them more views and likes; returns how many.
+
+        Example:
+            >>> with start(speed=100) as sb:  # doctest: +SKIP
+            ...     sb.admin.change_posts(["https://m.tiktok.com/v/7312.html"], deleted=True)
+            1
+        """
+        body = {
+            "urls": list(urls),
+            "deleted": deleted,
+            "extra_views": extra_views,
+            "extra_likes": extra_likes,
+        }
+        return int(self._call("POST", "/posts", body)["posts"])
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

@@ -28,6 +28,7 @@ from rdskit.sandbox.backend.admin import (
     NewAccountBody,
     NewSeatBody,
     PlanBody,
+    PostChangesBody,
     TruthBody,
     WalletBody,
 )
@@ -115,6 +116,13 @@ def emulator_truth(body: TruthBody, store: StoreDep) -> dict[str, Any]:
     """The emulator's truth of each post: the voice and latent sentiment the generator
     wrote it from (teaching only: the real service has no such truth)."""
     return ok(backend.emulator_truth(store, body))
+
+
+@admin.post("/posts")
+def change_posts(body: PostChangesBody, store: StoreDep) -> dict[str, Any]:
+    """Delete posts from their platforms, or give them more views and likes (emulator
+    only: what a later ``url`` run by their links finds, for attrition studies)."""
+    return ok(backend.change_posts(store, body))
 
 
 router.include_router(admin)

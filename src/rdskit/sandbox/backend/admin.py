@@ -46,10 +46,12 @@ __all__ = [
     "NewAccountBody",
     "NewSeatBody",
     "PlanBody",
+    "PostChangesBody",
     "PostRef",
     "TruthBody",
     "WalletBody",
     "account_summary",
+    "change_posts",
     "create_account",
     "create_seat",
     "delete_seat",
@@ -114,6 +116,16 @@ class WalletBody(BaseModel):
 
     total_usd: Decimal | None = _Usd
     used_usd: Decimal | None = _Usd
+
+
+class PostChangesBody(BaseModel):
+    """``POST /sandbox/posts``: what happens to these posts on their platforms (their
+    links, with or without the author's handle): deleted, and/or more views and likes."""
+
+    urls: list[str] = Field(min_length=1, max_length=10_000)
+    deleted: bool = False
+    extra_views: int = Field(default=0, ge=0, le=10**12)
+    extra_likes: int = Field(default=0, ge=0, le=10**12)
 
 
 class AssistantBody(BaseModel):
@@ -244,3 +256,26 @@ def set_assistant_failure(store: Store, account_id: str, failure: AssistantFailu
         ).rowcount
     if not updated:
         raise ApiError(404, "account_not_found", f"Account {account_id} not found")
+
+
+def change_posts(store: Store, body: PostChangesBody) -> dict[str, Any]:
+    """Record what happened to posts on their platforms; a later ``url`` run sees it
+    (400 ``invalid_post_url`` naming the first link that is not one post's)."""
+    from rdskit.sandbox.synth.corpus import parse_post_url
+
+    keys = []
+    for index, url in enumerate(body.urls):
+        key = parse_post_url(url)
+        if key is None:
+            raise ApiError(400, "invalid_post_url", f"urls[{index}] is not a post's link: {url!r}")
+        keys.append(key)
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO platform_changes (source, id, deleted, extra_views, extra_likes)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (source, id) DO UPDATE SET"
+            " deleted = max(deleted, excluded.deleted),"
+            " extra_views = extra_views + excluded.extra_views,"
+            " extra_likes = extra_likes + excluded.extra_likes",
+            [(s, i, int(body.deleted), body.extra_views, body.extra_likes) for s, i in keys],
+        )
+    return {"posts": len(set(keys))}

@@ -50,6 +50,7 @@ __all__ = [
     "collect_mentions",
     "dataset_or_404",
     "merged_comments",
+    "platform_posts",
     "run_wire",
     "seed_mentions",
     "start_run",
@@ -298,7 +299,8 @@ def _should_fail(search_query: dict[str, Any]) -> bool:
 def _run_sources(search_query: dict[str, Any]) -> list[str]:
     """The sources a run searches (a URL search: the sources of its URLs)."""
     if search_query.get("type") == "url":
-        parsed = (corpus.parse_profile_url(url) for url in search_query.get("source_urls") or [])
+        urls = search_query.get("source_urls") or []
+        parsed = (corpus.parse_post_url(u) or corpus.parse_profile_url(u) for u in urls)
         return list(dict.fromkeys(p[0] for p in parsed if p is not None))
     return list(search_query.get("sources") or [])
 
@@ -336,15 +338,50 @@ def _check(conn: Connection, run: sqlite3.Row, step: str | None) -> str | None:
 
 
 def _work(store: Store, run: sqlite3.Row) -> list[dict[str, Any]]:
-    """The run's mentions, generated outside the write lock."""
+    """The run's mentions, generated outside the write lock. A ``url`` search's links to
+    single posts re-collect those posts (:func:`platform_posts`); its other links (profiles,
+    communities) search the corpus."""
     params = loads(run["params"])
-    return collect_mentions(
+    query = params["search_query"]
+    posts: list[dict[str, Any]] = []
+    if query.get("type") == "url":
+        urls = list(query.get("source_urls") or [])
+        posts = platform_posts(store, [u for u in urls if corpus.parse_post_url(u)])[: run["count"]]
+        rest = [u for u in urls if not corpus.parse_post_url(u)]
+        if not rest:
+            return posts
+        params = {**params, "search_query": {**query, "source_urls": rest}}
+    return posts + collect_mentions(
         store.seed,
-        {**params, "count": run["count"]},
+        {**params, "count": run["count"] - len(posts)},
         ordinal=run["ordinal"],
         window=_window(params, run["created_at"]),
         now=run["created_at"],
     )
+
+
+def platform_posts(store: Store, urls: Sequence[str]) -> list[dict[str, Any]]:
+    """The posts behind ``urls`` as their platforms show them now: the sandbox's platforms
+    hold the posts it served to any account (the corpus cannot rebuild a post from its
+    link alone), minus those deleted through ``/sandbox/posts``, with the views and likes
+    added there. A link to no such post finds nothing (it is not charged)."""
+    keys = list(dict.fromkeys(k for k in map(corpus.parse_post_url, urls) if k is not None))
+    found: list[dict[str, Any]] = []
+    with store.read() as conn:
+        for source, post_id in keys:
+            row = conn.execute(
+                "SELECT m.body, c.deleted, c.extra_views, c.extra_likes FROM mentions m"
+                " LEFT JOIN platform_changes c ON c.source = m.source AND c.id = m.id"
+                " WHERE m.source = ? AND m.id = ? ORDER BY m.updated_at DESC LIMIT 1",
+                (source, post_id),
+            ).fetchone()
+            if row is None or row["deleted"]:
+                continue
+            post = loads(row["body"])
+            post["num_views"] = (post.get("num_views") or 0) + (row["extra_views"] or 0)
+            post["num_likes"] = (post.get("num_likes") or 0) + (row["extra_likes"] or 0)
+            found.append(post)
+    return found
 
 
 def _finish(conn: Connection, run: sqlite3.Row, mentions: list[dict[str, Any]]) -> Outcome:

@@ -235,6 +235,17 @@ CREATE TABLE IF NOT EXISTS run_comments (
     PRIMARY KEY (account_id, source, post_id, run_id)
 );
 CREATE INDEX IF NOT EXISTS dataset_mentions_post ON dataset_mentions(source, id);
+
+-- Sandbox-only: what happened to a post on its platform since it was served (admin route
+-- /sandbox/posts): deleted (a URL re-collection no longer finds it) or more engagement.
+CREATE TABLE IF NOT EXISTS platform_changes (
+    source      TEXT NOT NULL,
+    id          TEXT NOT NULL,
+    deleted     INTEGER NOT NULL DEFAULT 0,
+    extra_views INTEGER NOT NULL DEFAULT 0,
+    extra_likes INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (source, id)
+);
 """
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "days_between_posts",
     "display_name_of",
     "gender_of",
+    "parse_post_url",
     "parse_profile_url",
     "person",
     "popularity",
@@ -585,6 +586,42 @@ def parse_profile_url(url: str) -> tuple[str, str, str] | None:
         match = pattern.match(parts.path) if rule_source == source else None
         if match:
             return source, kind, match.group(1)
+    return None
+
+
+_POST_URL_RULES = (
+    ("reddit", re.compile(r"^(?:/r/[^/]+)?/comments/([A-Za-z0-9_]+)")),
+    ("tiktok", re.compile(r"^(?:/@[^/]*)?/video/(\d+)")),
+    ("tiktok", re.compile(r"^/v/(\d+)\.html$")),
+    ("instagram", re.compile(r"^/(?:p|reel)/([A-Za-z0-9_-]+)")),
+    ("linkedin", re.compile(r"^/feed/update/urn:li:activity:(\d+)")),
+)
+
+
+def parse_post_url(url: str) -> tuple[str, str] | None:
+    """``(source, post id)`` for a link to one post (with or without its author's handle);
+    ``None`` for anything else (a profile, a community, an unknown site).
+
+    Example:
+        >>> parse_post_url("https://m.tiktok.com/v/7312.html")
+        ('tiktok', '7312')
+        >>> parse_post_url("https://www.youtube.com/watch?v=abc_DEF-123")
+        ('youtube', 'abc_DEF-123')
+        >>> parse_post_url("https://www.tiktok.com/@maya") is None
+        True
+    """
+    parts = urlsplit(url.strip() if "://" in url else f"https://{url.strip()}")
+    host = (parts.hostname or "").removeprefix("www.").removeprefix("m.")
+    source = {"youtu.be": "youtube"}.get(host, host.split(".")[0])
+    if source == "youtube":
+        if host == "youtu.be":
+            return ("youtube", parts.path.strip("/")) if parts.path.strip("/") else None
+        found = re.search(r"(?:^|&)v=([A-Za-z0-9_-]+)", parts.query)
+        return ("youtube", found.group(1)) if parts.path == "/watch" and found else None
+    for rule_source, pattern in _POST_URL_RULES:
+        match = pattern.match(parts.path) if rule_source == source else None
+        if match:
+            return source, match.group(1)
     return None
 
 

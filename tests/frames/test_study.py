@@ -1,0 +1,381 @@
+"""A study as a package, over real HTTP against the sandbox: a two-dataset study file written
+with ``rdskit study new``, run from the shell, killed with SIGKILL halfway and resumed
+(nothing paid twice), packaged (RO-Crate 1.2 read by ``rocrate``, Data Package validated by
+``frictionless validate``, no author name, handle or profile link in any file), and
+re-collected by another user on another sandbox where some posts were deleted (the
+attrition report's figures checked against the deletions)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import rdskit
+from rdskit.sandbox import SandboxHandle, start
+from rdskit.study import (
+    Study,
+    StudyFileError,
+    load_study,
+    package_study,
+    rehydrate,
+    study_status,
+    template,
+    validate_package,
+)
+
+TODAY = date(2026, 11, 20)  # both sandboxes: the same day, so the same corpus
+
+
+def cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rdskit", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def environment(handle: SandboxHandle, api_key: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "RDSKIT_API_KEY": api_key,
+        "RDSKIT_BASE_URL": handle.url,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+
+
+@pytest.fixture(scope="module")
+def slow_sandbox() -> Iterator[SandboxHandle]:
+    """Runs take a few seconds (speed 2), so that a run can be killed halfway."""
+    with start(speed=2, rate_limit=10_000, today=TODAY) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("study")
+
+
+@pytest.fixture(scope="module")
+def researcher(slow_sandbox: SandboxHandle, study_dir: Path) -> dict[str, Any]:
+    """A fresh user who writes a two-dataset study file, runs it, kills the run with SIGKILL
+    halfway and runs it again."""
+    account = slow_sandbox.admin.create_account(plan="Business")
+    env = environment(slow_sandbox, account.api_key)
+    env["RDSKIT_CACHE_DIR"] = str(study_dir / "cache")
+    made = cli("study", "new", "study.toml", "--title", "Oat brands", env=env, cwd=study_dir)
+    assert made.returncode == 0, made.stderr
+    text = (study_dir / "study.toml").read_text()
+    (study_dir / "study.toml").write_text(text.replace("count = 50", "count = 20"))
+
+    running = subprocess.Popen(
+        [sys.executable, "-m", "rdskit", "study", "run", "study.toml"],
+        env=env,
+        cwd=study_dir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert running.stdout is not None
+    first = running.stdout.readline()  # "brand a: started run dsr_... of ds_..."
+    assert first.startswith("brand a: started run"), first
+    running.send_signal(signal.SIGKILL)
+    running.wait(timeout=60)
+    assert running.returncode == -signal.SIGKILL
+
+    with rdskit.Client(account.api_key, base_url=slow_sandbox.url) as client:
+        halfway = study_status(load_study(study_dir / "study.toml"), client)
+        resumed = cli("study", "run", "study.toml", env=env, cwd=study_dir)
+        assert resumed.returncode == 0, resumed.stderr
+        datasets = {d.name: d.id for d in client.datasets.list(limit=100)}
+        runs = {name: list(client.datasets.runs.list(ds_id)) for name, ds_id in datasets.items()}
+        status = cli("study", "status", "study.toml", env=env, cwd=study_dir)
+    return {
+        "account": account,
+        "env": env,
+        "halfway": halfway,
+        "resumed": resumed.stdout,
+        "runs": runs,
+        "status": status,
+        "first": first,
+    }
+
+
+def test_run_killed_halfway_resumes_without_paying_twice(researcher: dict[str, Any]) -> None:
+    halfway = researcher["halfway"]
+    states = {d.name: d for d in halfway.datasets}
+    # Killed after brand a's run was started: it exists, brand b was never started.
+    assert states["brand a"].run_id is not None and states["brand a"].run_id in researcher["first"]
+    assert states["brand b"].run_id is None and states["brand b"].estimate_credits == 20
+    assert halfway.to_finish_credits == 20
+    # The second run reused brand a's run and started brand b's: one run per dataset.
+    assert f"brand a: reused run {states['brand a'].run_id}" in researcher["resumed"]
+    assert "brand b: started run" in researcher["resumed"]
+    assert {name: len(r) for name, r in researcher["runs"].items()} == {
+        "brand a": 1,
+        "brand b": 1,
+    }
+    assert all(r[0].status.type == "completed" for r in researcher["runs"].values())
+    status = researcher["status"]
+    assert status.returncode == 0 and "to finish: 0 credits" in status.stdout
+
+
+def test_run_again_pays_nothing(researcher: dict[str, Any], study_dir: Path) -> None:
+    again = cli("study", "run", "study.toml", env=researcher["env"], cwd=study_dir)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.count("reused run") == 2 and "started run" not in again.stdout
+
+
+def _people(frame: pd.DataFrame) -> set[str]:
+    """Every author name, handle and profile link of the posts and their comments."""
+    found: set[str] = set()
+    for column in ("author_title", "author_title_url", "author_headline_url"):
+        found |= {str(v) for v in frame[column].dropna()}
+    for url in frame["author_title_url"].dropna():
+        handle = re.search(r"/(?:@|user/|u/|channel/|in/)?([^/@?]+)/?$", str(url))
+        if handle:
+            found.add(f"@{handle.group(1)}")
+            found.add(f"/{handle.group(1)}")
+    for comments in frame["comments"].dropna():
+        for comment in comments:
+            found |= {comment["author_username"], comment["author_name"]} - {None, ""}
+    return {p for p in found if len(p) > 3 and "reddit.com/r/" not in p}
+
+
+@pytest.fixture(scope="module")
+def packages(
+    researcher: dict[str, Any], study_dir: Path, slow_sandbox: SandboxHandle
+) -> dict[str, Any]:
+    env = researcher["env"]
+    # The labels-validation workflow's files, by convention next to the study file.
+    (study_dir / "validation").mkdir()
+    (study_dir / "validation" / "codebook.csv").write_text("code,definition\npraise,likes it\n")
+    ids = cli("study", "package", "study.toml", "pkg", "--zip", env=env, cwd=study_dir)
+    assert ids.returncode == 0, ids.stderr
+    account = researcher["account"]
+    with rdskit.Client(account.api_key, base_url=slow_sandbox.url) as client:
+        study = load_study(study_dir / "study.toml")
+        package_study(study, client, study_dir / "pseudo", content="pseudonymised")
+        frame = client.mentions.to_frame(
+            dataset_ids=[d.id for d in client.datasets.list(limit=100)]
+        )
+    return {"ids": study_dir / "pkg", "pseudo": study_dir / "pseudo", "frame": frame}
+
+
+def test_package_is_an_ro_crate_and_a_valid_data_package(
+    packages: dict[str, Any], tmp_path: Path
+) -> None:
+    from rocrate.rocrate import ROCrate
+
+    crate = ROCrate(packages["ids"])
+    assert crate.version == "1.2"
+    described = {e.id for e in crate.get_entities()}
+    assert {"data/ids.csv", "study.toml", "methods.md", "datapackage.json"} <= described
+    frictionless = Path(sys.executable).with_name("frictionless")
+    checked = subprocess.run(
+        [str(frictionless), "validate", "datapackage.json"],
+        cwd=packages["ids"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # rdskit's own check: both standards (rocrate, frictionless), the ids, the manifest.
+    check = validate_package(packages["pseudo"])
+    assert check.ok and check.posts == 40, check
+    tampered = shutil.copytree(packages["pseudo"], tmp_path / "tampered")
+    (tampered / "methods.md").write_text("changed")
+    (tampered / "data" / "ids.csv").write_text("source,id\nreddit,\n")
+    problems = str(validate_package(tampered))
+    assert "methods.md was changed" in problems and "no column 'url'" in problems
+    descriptor = json.loads((packages["ids"] / "datapackage.json").read_text())
+    schemas = {r["path"]: r["schema"]["fields"] for r in descriptor["resources"]}
+    assert [f["name"] for f in schemas["data/ids.csv"]] == [
+        "source", "id", "url", "collected_at", "dataset", "run",
+    ]  # fmt: skip
+    assert Path(f"{packages['ids']}.zip").is_file()
+    assert "validation/codebook.csv" in schemas and "validation/codebook.csv" in described
+
+
+def test_package_ids_are_complete_and_say_what_was_collected(packages: dict[str, Any]) -> None:
+    frame = packages["frame"]
+    ids = pd.read_csv(packages["ids"] / "data" / "ids.csv", dtype=str)
+    assert len(ids.drop_duplicates(["source", "id"])) == len(frame) == 40
+    assert set(ids["dataset"]) == {"brand a", "brand b"}
+    assert ids.notna().all().all()
+    manifest = json.loads((packages["ids"] / "manifest.json").read_text())
+    assert manifest["content"] == "ids" and not manifest["full_content_confirmed"]
+    datacite = json.loads((packages["ids"] / "datacite.json").read_text())
+    assert datacite["titles"] == [{"title": "Oat brands"}]
+    assert datacite["creators"][0]["name"] == "Your Name"
+    assert datacite["rightsList"][0]["rightsIdentifier"] == "CC-BY-4.0"
+    figure = pd.read_csv(packages["ids"] / "figures" / "posts-per-source.csv")
+    assert figure["n"].sum() == 40
+    methods = (packages["ids"] / "methods.md").read_text()
+    assert "We analysed 40 posts" in methods and "not pseudonymised" not in methods
+    assert "What is shared holds each post's source, id and link only" in methods
+    pseudo = (packages["pseudo"] / "methods.md").read_text()
+    assert "pseudonym" in pseudo and "not pseudonymised" not in pseudo
+
+
+def test_no_name_handle_or_profile_link_in_any_file(packages: dict[str, Any]) -> None:
+    people = _people(packages["frame"])
+    assert len(people) > 20  # the scan looks for something
+    for package in (packages["ids"], packages["pseudo"]):
+        for file in package.rglob("*"):
+            if file.is_file():
+                text = file.read_text(encoding="utf-8")
+                leaked = sorted(p for p in people if p in text)
+                assert not leaked, f"{file.relative_to(package)}: {leaked[:5]}"
+    derived = pd.read_csv(packages["pseudo"] / "data" / "posts-pseudonymised.csv")
+    assert len(derived) == 40 and derived["author"].str.startswith("u_").all()
+
+
+def test_full_content_is_refused_unless_confirmed(
+    researcher: dict[str, Any], study_dir: Path
+) -> None:
+    refused = cli(
+        "study", "package", "study.toml", "full", "--content", "full",
+        env=researcher["env"], cwd=study_dir,
+    )  # fmt: skip
+    assert refused.returncode == 1 and "confirm" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not (study_dir / "full").exists()
+
+
+def test_bad_study_file_is_one_error_naming_the_field(tmp_path: Path) -> None:
+    good = template("T")
+    for broken, field in (
+        (good.replace("count = 50", "count = 0", 1), "datasets[0].count"),
+        (good.replace('"tiktok"', '"myspace"', 1), "datasets[0].sources"),
+        (good.replace('name = "brand b"', 'name = "brand a"', 1), "study: dataset name"),
+        (good.replace("[study]", "[study]\nbugdet = 3", 1), "study.bugdet"),
+        (good.replace("to = ", "too = ", 1), "datasets[0].window.to"),
+    ):
+        (tmp_path / "study.toml").write_text(broken)
+        with pytest.raises(StudyFileError, match=re.escape(f"study.toml: {field}")):
+            load_study(tmp_path / "study.toml")
+    done = cli("study", "status", "study.toml", env=dict(os.environ), cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "study.toml: datasets[0].window.to" in done.stderr
+
+
+def test_rehydrate_on_another_sandbox_reports_the_attrition(
+    packages: dict[str, Any], tmp_path: Path
+) -> None:
+    """Another sandbox whose platforms hold the same posts (another account collected the
+    same study there: same seed, same day), some of them deleted, some with more likes."""
+    package = packages["ids"]
+    ids = pd.read_csv(package / "data" / "ids.csv", dtype=str).drop_duplicates(["source", "id"])
+    with start(speed=500, rate_limit=10_000, today=TODAY) as other:
+        world = other.admin.create_account(plan="Business")
+        with rdskit.Client(world.api_key, base_url=other.url) as client:
+            load_study(package / "study.toml").run(client, report=lambda _: None)
+        gone = ids.groupby("source").head(1)  # one post of each source deleted
+        liked = ids[~ids["id"].isin(gone["id"])].head(3)
+        assert other.admin.change_posts(gone["url"].tolist(), deleted=True) == len(gone)
+        other.admin.change_posts(liked["url"].tolist(), extra_likes=7)
+
+        user = other.admin.create_account(plan="Pro")
+        env = {**environment(other, user.api_key), "RDSKIT_CACHE_DIR": str(tmp_path)}
+        done = cli("study", "rehydrate", str(package), "--budget", "100", env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        with rdskit.Client(user.api_key, base_url=other.url) as client:
+            again = rehydrate(package, client, out=tmp_path / "again")  # resumed: free
+            datasets = list(client.datasets.list())
+            assert len(datasets) == 1
+            assert len(list(client.datasets.runs.list(datasets[0].id))) == 1
+            refused = None
+            try:
+                rehydrate(package, client, budget_credits=5)
+            except rdskit.errors.BudgetExceeded as exc:
+                refused = exc
+            assert refused is not None and "rehydrate" in str(refused)
+
+    total = len(ids)
+    assert again.missing == len(gone) and again.found == total - len(gone)
+    by_source = again.by_source.set_index("source")
+    expected = ids.groupby("source").size()
+    assert by_source["posts"].to_dict() == expected.to_dict()
+    assert (by_source["missing"] == 1).all()
+    assert by_source["metrics_changed"].sum() == len(liked)
+    rows = pd.read_csv(package / "data" / "ids.csv", dtype=str)
+    deleted = rows.merge(gone[["source", "id"]]).groupby("run").size()
+    by_run = again.by_run.set_index("run")
+    assert by_run["posts"].to_dict() == rows.groupby("run").size().to_dict()
+    assert by_run["missing"].to_dict() == deleted.reindex(by_run.index, fill_value=0).to_dict()
+    assert (
+        f"Of the {total} posts of the shared study (collected 2026-11-20), "
+        f"{total - len(gone)} ({(total - len(gone)) / total:.1%}) were found again on "
+        "2026-11-20" in again.sentence
+    )
+    assert f"{len(liked)} of those found had other views, likes" in again.sentence
+    report = (package / "attrition" / "attrition.md").read_text()
+    assert again.sentence in report
+    assert f"{again.found} ({again.found / total:.1%})" in done.stdout
+
+
+def test_a_study_over_its_budget_starts_nothing(slow_sandbox: SandboxHandle) -> None:
+    account = slow_sandbox.admin.create_account(plan="Business")
+    study = Study.model_validate(
+        {
+            "title": "Too big",
+            "creators": [{"name": "A"}],
+            "budget_credits": 30,
+            "datasets": [
+                {"name": n, "query": "oat milk", "sources": ["reddit"], "count": 20}
+                for n in ("one", "two")
+            ],
+        }
+    )
+    with rdskit.Client(account.api_key, base_url=slow_sandbox.url) as client:
+        refused = r"study\.budget_credits is 30 credits"
+        with pytest.raises(rdskit.errors.BudgetExceeded, match=refused):
+            study.run(client)
+        assert list(client.datasets.list()) == []
+
+
+def test_pandas_verbs_on_two_stacked_loads(
+    researcher: dict[str, Any], slow_sandbox: SandboxHandle
+) -> None:
+    account = researcher["account"]
+    with rdskit.Client(account.api_key, base_url=slow_sandbox.url) as client:
+        names = {d.name: d.id for d in client.datasets.list(limit=100)}
+        a = client.mentions.to_frame(dataset_ids=[names["brand a"]])
+        both = client.mentions.to_frame(dataset_ids=list(names.values()))
+    stacked = pd.concat([a, both])
+    assert len(stacked) == 60
+    unique = stacked.drop_duplicates()
+    assert len(unique) == 40  # both copies of a's posts are equal rows: the first is kept
+    assert unique["id"].iloc[:20].tolist() == a["id"].tolist()
+    assert stacked.nunique()["id"] == 40
+    assert stacked.describe(include="all").loc["unique", "id"] == 40
+    assert stacked["datasets"].value_counts().sum() == 60
+    with pytest.raises(rdskit.frames.ListColumnError, match=r"df\.rds\.dedupe\(\)"):
+        stacked.sort_values("datasets")
+    with pytest.raises(rdskit.frames.ListColumnError, match="to_numpy_dtypes"):
+        stacked.groupby("datasets")
+    deduped = stacked.rds.dedupe()
+    assert len(deduped) == 40
+    for column in ("source", "content_type", "language"):
+        assert isinstance(deduped[column].dtype, pd.CategoricalDtype), column
+    assert set(deduped["language"].cat.categories) == set(stacked["language"].dropna())
+    assert {r.id for r in deduped.rds.provenance().runs} == {
+        r.id for r in both.rds.provenance().runs
+    }
+    assert "20 rows repeating a post" in deduped.rds.methods().text
+    assert "narrowed" not in deduped.rds.methods().text
