@@ -39,8 +39,10 @@ import pandas as pd
 import pyarrow as pa
 
 from rdskit.errors import RdsError
+from rdskit.frames._checks import MissingColumnsError
 from rdskit.frames.columns import CATEGORY, MENTIONS
 from rdskit.frames.dtypes import numpy_frame
+from rdskit.frames.provenance import add_step, carry
 
 __all__ = ["ListColumnError", "dedupe", "list_columns", "plain"]
 
@@ -102,12 +104,8 @@ def plain(frame: pd.DataFrame | pd.Series) -> Any:
 def dedupe(frame: pd.DataFrame, keys: tuple[str, ...] = ("source", "id")) -> pd.DataFrame:
     """One row per ``keys`` (the first kept), categories restored, provenance kept and the
     step recorded (see the module docs)."""
-    from rdskit.frames.provenance import add_step, carry
-
     missing = [k for k in keys if k not in frame.columns]
     if missing:
-        from rdskit.frames.accessor import MissingColumnsError
-
         raise MissingColumnsError("dedupe", missing, "mentions")
     keep = ~plain(frame[list(keys)]).duplicated()
     out = frame.loc[keep.to_numpy()].reset_index(drop=True)
