@@ -532,8 +532,8 @@ def status_bundle(
             facts.append(
                 (
                     "sandbox database",
-                    f"{gateway['sandbox_db']} (c.RdsGateway.sandbox_db or RDSKIT_SANDBOX_DB "
-                    "of the Jupyter server moves it)",
+                    f"{gateway['sandbox_db']} (c.RdsGateway.sandbox_db of the Jupyter "
+                    "server moves it)",
                 )
             )
     facts.append(

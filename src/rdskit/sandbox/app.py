@@ -299,26 +299,20 @@ class BodyGuardMiddleware:
         """The body's rejection: 401 for a missing or unknown key (as the routes answer,
         without parsing the body), else the bounds of :func:`guard.check_body`."""
         if not admin:
-            known = False
-            if api_key:
-                with self.store.read() as conn:
-                    known = accounts.key_owner(conn, key_digest(api_key)) is not None
-            if not known:
-                return _UNAUTHORIZED
+            with self.store.read() as conn:
+                if not api_key or accounts.key_owner(conn, key_digest(api_key)) is None:
+                    return guard.Rejection(401, message=accounts.refusal(conn, api_key))
         return guard.check_body(body)
 
     @staticmethod
     async def _refuse(rejection: guard.Rejection, scope: Scope, send: Send) -> None:
-        if rejection is _UNAUTHORIZED:
-            response = error_response(ApiError(401, "unauthorized", _UNAUTHORIZED.message))
+        if rejection.status == 401:
+            response = error_response(ApiError(401, "unauthorized", rejection.message))
         elif rejection.status == 413:
             response = error_response(ApiError(413, "request_too_large", rejection.message))
         else:
             response = JSONResponse({"detail": rejection.items}, status_code=rejection.status)
         await response(scope, _no_body, send)
-
-
-_UNAUTHORIZED = guard.Rejection(401, message="Missing or revoked API key (x-api-key header).")
 
 
 class ChaosMiddleware:
