@@ -377,6 +377,9 @@ class DeferredMcp:
 
     Importing the MCP SDK takes about a second, a third of ``rdskit sandbox``'s start-up:
     REST answers meanwhile, and an MCP request that arrives first waits until it is ready.
+    The SDK is optional (the ``mcp`` extra, so rdskit installs beside packages that pin
+    another major version of it, such as jupyter-ai 3): without a usable one, REST and the
+    worker run as ever and ``/mcp`` answers 503 ``mcp_unavailable`` naming the extra.
     """
 
     def __init__(self, store: Store, settings: Settings) -> None:
@@ -384,14 +387,21 @@ class DeferredMcp:
         self._settings = settings
         self._endpoint: ASGIApp | None = None
         self._ready: anyio.Event | None = None
+        self._missing: str | None = None  # why the MCP server could not be built
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Build the server and keep its session manager running until cancelled."""
         self._ready = anyio.Event()
         task_status.started()
-        module = await anyio.to_thread.run_sync(
-            importlib.import_module, f"{__package__}.mcp_server"
-        )
+        try:
+            module = await anyio.to_thread.run_sync(
+                importlib.import_module, f"{__package__}.mcp_server"
+            )
+        except ImportError as exc:
+            self._missing = mcp_missing(exc)
+            logging.getLogger(__name__).warning("rdskit sandbox: %s", self._missing)
+            self._ready.set()
+            return
         endpoint, running = await anyio.to_thread.run_sync(
             module.mcp_app, self._store, self._settings
         )
@@ -404,8 +414,36 @@ class DeferredMcp:
         if self._ready is None:
             raise RuntimeError("the MCP server starts with the app's lifespan")
         await self._ready.wait()
+        if self._missing is not None:
+            refused = error_response(ApiError(503, "mcp_unavailable", self._missing))
+            await refused(scope, receive, send)
+            return
         assert self._endpoint is not None
         await self._endpoint(scope, receive, send)
+
+
+def mcp_missing(error: ImportError) -> str:
+    """Why the sandbox's MCP endpoint is off, and the extra that turns it on.
+
+    Example:
+        >>> print(mcp_missing(ModuleNotFoundError("No module named 'mcp'")))  # doctest: +ELLIPSIS
+        the sandbox's MCP endpoint needs the "mcp" extra (mcp>=2.3,<3; ...): pip install \
+"rdskit[mcp]"; REST /v1 works without it
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = f"mcp {version('mcp')} is installed"
+    except PackageNotFoundError:
+        installed = "not installed"
+    return (
+        f'the sandbox\'s MCP endpoint needs the "mcp" extra ({MCP_RANGE}; {installed}): '
+        'pip install "rdskit[mcp]"; REST /v1 works without it'
+    )
+
+
+MCP_RANGE = "mcp>=2.3,<3"
+"""The MCP SDK versions the sandbox's server is written for (pyproject's ``mcp`` extra)."""
 
 
 def create_app(store: Store, settings: Settings) -> FastAPI:
