@@ -23,6 +23,7 @@ from test_gateway import jupyter_server, run_in  # the real-server harness
 HEADING = "On your own computer"
 
 
+@pytest.mark.timeout(600)  # real servers and kernels; ~1-2 min on a quiet machine
 def test_the_single_user_recipe_runs_lesson_01_and_ask_with_the_panel_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "ENV_SPEED",
     "SandboxHandle",
     "embedded",
+    "running_embedded",
     "start",
 ]
 
@@ -241,6 +242,17 @@ def embedded() -> SandboxHandle:
                 _give_plan(_embedded, plan)
         _own_key(_embedded)
         return _embedded
+
+
+def running_embedded() -> SandboxHandle | None:
+    """The process's embedded sandbox if :func:`embedded` started it, else None (nothing
+    is started).
+
+    Example:
+        >>> running_embedded() is None or running_embedded() is embedded()
+        True
+    """
+    return _embedded
 
 
 def _own_key(handle: SandboxHandle) -> None:
