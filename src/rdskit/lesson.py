@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -127,15 +128,12 @@ def _credits(value: Decimal | None) -> str | None:
 
 
 def _top_up(exc: InsufficientCredits, client: Any) -> str:
-    try:
-        from rdskit.sandbox import ENV_DB, running_embedded
-    except ImportError:  # no sandbox extra: a client of the service
-        handle = None
-    else:
-        handle = running_embedded()
+    # Never imported here (a layer of its own): a sandbox this process runs is loaded.
+    server = sys.modules.get("rdskit.sandbox.server")
+    handle = None if server is None else server.running_embedded()
     base_url = str(getattr(client, "base_url", "")).rstrip("/").removesuffix("/v1")
     if handle is not None and (client is None or base_url == handle.url):
-        db = os.environ.get(ENV_DB, "").strip()
+        db = os.environ.get(server.ENV_DB, "").strip()
         if db:
             need = exc.required_credits or Decimal(1000)
             return (

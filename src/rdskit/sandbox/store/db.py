@@ -332,7 +332,7 @@ def claim(store: Store, user: str) -> None:
         ...     claim(store, "gateway")
         Traceback (most recent call last):
         ...
-        rdskit.sandbox.db.DatabaseUnusable: cannot use path=':memory:' as the sandbox \
+        rdskit.sandbox.store.db.DatabaseUnusable: cannot use path=':memory:' as the sandbox \
 database: it is the database of the notebooks' own sandboxes (RDSKIT_SANDBOX_DB); give \
 the Jupyter gateway's shared sandbox (c.RdsGateway.sandbox_db) another file
     """
