@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "jupyter"))
 SETUP = ROOT / "notebooks" / "setup.md"
 TEACHING = ROOT / "docs" / "teaching.md"
-JUPYTER = ROOT / "docs" / "jupyter.md"
 
 ASK = '%%ask --dataset "Oat milk" --out answer\nHow many posts are there per platform?'
 """A ``%%ask`` about the dataset lesson 01's first cells create (its answer in ``answer``)."""
@@ -76,12 +75,6 @@ def spawner_environment(path: Path, heading: str, home: Path) -> dict[str, str]:
     return {
         name: str(value).replace("/home/jovyan", str(home)) for name, value in environment.items()
     }
-
-
-def server_config(path: Path, heading: str) -> str:
-    """The section's ``jupyter_server_config.py`` block (the one that sets ``c.RdsGateway``)."""
-    (block,) = [code for code in python_blocks(path, heading) if "c.RdsGateway" in code]
-    return block
 
 
 def lesson_cells(
