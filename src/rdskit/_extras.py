@@ -19,7 +19,7 @@ from rdskit.errors import RdsError
 __all__ = ["EXTRAS", "MissingExtra", "require"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "sandbox": ("fastapi", "uvicorn", "mcp", "vaderSentiment"),
+    "sandbox": ("fastapi", "uvicorn", "vaderSentiment"),
     "mcp": ("mcp", "httpx2"),
     "research": ("networkx", "scipy", "openpyxl", "krippendorff", "yaml"),
     "jupyter": ("IPython", "ipywidgets", "matplotlib", "mistune"),

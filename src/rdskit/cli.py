@@ -49,6 +49,8 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     from rdskit.sandbox.runtime.clock import parse_today, today_from_env
     from rdskit.sandbox.store.db import DatabaseUnusable
 
+    if args.plan is not None or args.top_up is not None or args.reset_wallet:
+        return _adjust_wallet(args)
     try:
         controls = [
             from_option(control, text)
@@ -132,6 +134,25 @@ def _positive(text: str) -> float:
     return number
 
 
+def _adjust_wallet(args: argparse.Namespace) -> int:
+    """``rdskit sandbox --db FILE --plan/--top-up/--reset-wallet``: change, print, exit."""
+    from decimal import Decimal
+
+    from rdskit.errors import ConfigurationError
+    from rdskit.sandbox.wallet_admin import adjust
+
+    if args.db is None:
+        print("rdskit sandbox: --plan, --top-up and --reset-wallet need --db FILE", file=sys.stderr)
+        return 2
+    top_up = None if args.top_up is None else Decimal(str(args.top_up))
+    try:
+        print(adjust(args.db, plan=args.plan, top_up=top_up, reset=args.reset_wallet))
+    except ConfigurationError as exc:
+        print(f"rdskit sandbox: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def add_sandbox(subparsers: Subparsers) -> None:
     """``rdskit sandbox``: serve the offline emulator of the service."""
     parser = subparsers.add_parser(
@@ -173,6 +194,20 @@ def add_sandbox(subparsers: Subparsers) -> None:
             metavar=metavar,
             help=text,
         )
+    wallet = parser.add_argument_group(
+        "a learner's wallet",
+        "change the sandbox file given by --db, then exit without serving (stop the "
+        "learner's kernels first): rdskit sandbox --db FILE --plan Trial --top-up 1000",
+    )
+    wallet.add_argument("--plan", default=None, help="put the account on this plan")
+    wallet.add_argument(
+        "--top-up", type=_positive, default=None, metavar="CREDITS", help="add credits"
+    )
+    wallet.add_argument(
+        "--reset-wallet",
+        action="store_true",
+        help="one allotment of the plan, nothing used (before --top-up)",
+    )
     parser.set_defaults(handler=_serve_sandbox)
 
 

@@ -15,14 +15,18 @@ Example:
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
 
 from rdskit._format import money
 from rdskit._safe import one_line
 from rdskit.errors import InsufficientCredits
 
-__all__ = ["checkpoint", "paid_step"]
+__all__ = ["checkpoint", "out_of_credits", "paid", "paid_step"]
 
 
 def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
@@ -86,3 +90,56 @@ LIMIT = 300
 def _clipped(text: object) -> str:
     flat = one_line(text)
     return flat if len(flat) <= LIMIT else flat[: LIMIT - 1] + "…"
+
+
+@contextmanager
+def paid(client: Any = None) -> Iterator[None]:
+    """Run a paid step; when the wallet cannot fund it (402, ``InsufficientCredits*``),
+    print :func:`out_of_credits`'s one line instead of a traceback (the rest of the
+    ``with`` block does not run, and nothing was charged).
+
+    Example:
+        >>> from rdskit.errors import InsufficientCreditsDatasetRun
+        >>> with paid():
+        ...     raise InsufficientCreditsDatasetRun(402, "insufficient_credits_dataset_run",
+        ...         {"required_credits": "200", "available_credits": "40",
+        ...          "top_up_url": "https://app.example/billing"})
+        ✗ Out of credits: this step needs 200 credits, 40 are left (nothing was charged). \
+Top up at https://app.example/billing, or ask for less.
+    """
+    try:
+        yield
+    except InsufficientCredits as exc:
+        print(out_of_credits(exc, client))
+
+
+def out_of_credits(exc: InsufficientCredits, client: Any = None) -> str:
+    """One line for a 402: what the step needs, what is left, and the one fix for the
+    client at hand. A notebook's sandbox (``rdskit.Client.sandbox()``) has no billing
+    page: with ``RDSKIT_SANDBOX_DB`` the fix is the instructor's top-up command for that
+    file, without it a restarted kernel (a fresh sandbox, a full wallet)."""
+    need, left = _credits(exc.required_credits), _credits(exc.available_credits)
+    needs = f"this step needs {need} credits, {left} are left" if need and left else "too few"
+    return f"✗ Out of credits: {needs} (nothing was charged). {_top_up(exc, client)}"
+
+
+def _credits(value: Decimal | None) -> str | None:
+    return None if value is None else f"{value.quantize(Decimal(1)):,}"
+
+
+def _top_up(exc: InsufficientCredits, client: Any) -> str:
+    # Never imported here (a layer of its own): a sandbox this process runs is loaded.
+    server = sys.modules.get("rdskit.sandbox.server")
+    handle = None if server is None else server.running_embedded()
+    base_url = str(getattr(client, "base_url", "")).rstrip("/").removesuffix("/v1")
+    if handle is not None and (client is None or base_url == handle.url):
+        db = os.environ.get(server.ENV_DB, "").strip()
+        if db:
+            need = exc.required_credits or Decimal(1000)
+            return (
+                "Your instructor tops up this sandbox (its kernels stopped): rdskit sandbox "
+                f"--db {db} --top-up {need.quantize(Decimal(1))}"
+            )
+        return "Restart the kernel: a fresh sandbox starts with a full wallet (or ask for less)."
+    where = f"at {exc.top_up_url}" if exc.top_up_url else "in the service's web app"
+    return f"Top up {where}, or ask for less."

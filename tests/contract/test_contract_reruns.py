@@ -570,15 +570,16 @@ def test_a_fresh_sandbox_with_a_stale_ledger_starts_anew(
         run = finish(client.pattern_detections.create(**body, reuse=True))
     assert run.run_id != "pdr_0000000000000000" and spent(client)[1] == before[1] + 1
     assert client.pattern_detections.create(**body, reuse=True).run_id == run.run_id
-    # A new sandbox of the same seed hands out the same account and ids; the ledger keeps
-    # the account's creation time, so what the old one answered is not looked for there.
+    # A new sandbox of the same seed no longer hands out the same account and ids (each id
+    # carries its database's instance); the ledger also keeps the account's creation time,
+    # so what the old one answered is not looked for there.
     with Client(sandbox.api_key, base_url=sandbox.url, rate_limit=None) as default:
         finish(default.ask(QUESTION, reuse=True))
     with (
         start(speed=500, rate_limit=10_000, seed=41) as fresh_sandbox,
         Client(fresh_sandbox.api_key, base_url=fresh_sandbox.url, rate_limit=None) as fresh,
     ):
-        assert fresh.me().account_id == sandbox.account_id
+        assert fresh.me().account_id != sandbox.account_id
         fresh_dataset = fresh.datasets.create("Oat milk")
         finish(fresh.datasets.runs.create(fresh_dataset.id, PROMPT, count=10))
         rows = spent(fresh)[1]

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 from jupyter_client import BlockingKernelClient
+from jupyter_core.paths import jupyter_data_dir
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 from tornado.web import Application
@@ -550,13 +551,16 @@ def test_status_shows_where_the_shared_sandbox_writes() -> None:
         "text/plain"
     ]
     assert "sandbox database: /data/rdskit/sandbox.db" in text
-    assert "RDSKIT_SANDBOX_DB" in text and "c.RdsGateway.sandbox_db" in text
+    assert "c.RdsGateway.sandbox_db" in text
 
 
-def test_sandbox_path_is_configurable(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> None:
+def test_sandbox_path_is_configurable_and_never_the_kernels(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch
+) -> None:
     app = RdsGateway()
     clean_env.setenv("RDSKIT_SANDBOX_DB", str(tmp_path / "env.db"))
-    assert app._sandbox_path() == (tmp_path / "env.db").resolve()
+    # the kernels' variable is theirs: the gateway keeps its own default file
+    assert app._sandbox_path() == Path(jupyter_data_dir()) / "rdskit" / "sandbox.db"
     app.sandbox_db = str(tmp_path / "trait.db")
     assert app._sandbox_path() == (tmp_path / "trait.db").resolve()
 
@@ -565,9 +569,12 @@ def test_sandbox_path_is_configurable(tmp_path: Path, clean_env: pytest.MonkeyPa
     ("where", "by_env", "says"),
     [(lambda tmp: tmp, False, "c.RdsGateway.sandbox_db='{path}' as the sandbox database: it is"
       " a folder, not a file"),
-     (lambda tmp: tmp / "notes.txt" / "s.db", True, "RDSKIT_SANDBOX_DB='{path}' as the sandbox"
-      " database")],
-    ids=["a folder, by the trait", "under a file, by the environment"],
+     (lambda tmp: tmp / "notes.txt" / "s.db", False, "c.RdsGateway.sandbox_db='{path}' as the"
+      " sandbox database: {notes} is a file, not a folder"),
+     (lambda tmp: tmp / "home" / ".rdskit-sandbox.db", True, "c.RdsGateway.sandbox_db='{path}'"
+      " as the sandbox database: it is the kernels' RDSKIT_SANDBOX_DB too; give the gateway's"
+      " shared sandbox another file")],
+    ids=["a folder", "under a file", "the kernels' RDSKIT_SANDBOX_DB"],
 )  # fmt: skip
 def test_an_unusable_sandbox_database_is_refused_naming_its_setting(
     tmp_path: Path, clean_env: pytest.MonkeyPatch, where: Any, by_env: bool, says: str
@@ -577,14 +584,60 @@ def test_an_unusable_sandbox_database_is_refused_naming_its_setting(
     (tmp_path / "notes.txt").write_text("not a folder")
     path = where(tmp_path)
     app = RdsGateway()
+    app.sandbox_db = str(path)
     if by_env:
         clean_env.setenv("RDSKIT_SANDBOX_DB", str(path))
-    else:
-        app.sandbox_db = str(path)
     with pytest.raises(Refused) as refused:
         app._start_sandbox()
     assert (refused.value.status, refused.value.code) == (503, "gateway_sandbox_unusable")
-    assert f"cannot use {says.format(path=path.resolve())}" in refused.value.detail
+    notes = (tmp_path / "notes.txt").resolve()
+    assert f"cannot use {says.format(path=path.resolve(), notes=notes)}" in refused.value.detail
+    assert not (tmp_path / "home").exists()  # refused before anything was created
+
+
+def test_a_database_the_kernels_used_is_refused_and_a_gateways_by_the_kernels(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch
+) -> None:
+    """Whatever the settings say, a file holds one kind of sandbox: the gateway's revokes
+    its default key, which would lock the notebooks' sandboxes out (issue 34)."""
+    from rdskit.jupyter.gateway import Refused
+    from rdskit.sandbox.store.db import Store, claim
+
+    kernels, gateway = tmp_path / "kernels.db", tmp_path / "gateway.db"
+    with Store(kernels) as store:
+        claim(store, "kernels")
+    app = RdsGateway()
+    app.sandbox_db = str(kernels)
+    with pytest.raises(Refused) as refused:
+        app._start_sandbox()
+    assert refused.value.detail == (
+        f"cannot use c.RdsGateway.sandbox_db={str(kernels.resolve())!r} as the sandbox "
+        "database: it is the database of the notebooks' own sandboxes (RDSKIT_SANDBOX_DB); "
+        "give the Jupyter gateway's shared sandbox (c.RdsGateway.sandbox_db) another file"
+    )
+    app.sandbox_db = str(gateway)
+    try:
+        app._start_sandbox()
+    finally:
+        assert app._stop_sandbox is not None
+        app._stop_sandbox()
+    code = (
+        "import rdskit\n"
+        "try:\n    rdskit.Client.sandbox()\n"
+        "except rdskit.errors.ConfigurationError as exc:\n    print(exc)"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "RDSKIT_SANDBOX_DB": str(gateway)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert said.stdout.strip() == (
+        f"cannot use RDSKIT_SANDBOX_DB={str(gateway)!r} as the sandbox database: it is the "
+        "database of the Jupyter gateway's shared sandbox (c.RdsGateway.sandbox_db); give "
+        "the notebooks' own sandboxes (RDSKIT_SANDBOX_DB) another file"
+    ), said.stderr
 
 
 def test_the_bucket_returns_tokens_a_window_after_each_answer() -> None:

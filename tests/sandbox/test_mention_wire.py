@@ -13,7 +13,8 @@ comments (some the same, some changed, some new, a duplicate, none). Stored and 
   the reader's per-row fallback.
 
 Every page of ``POST /v1/mentions`` over A, over B and over both must be byte-for-byte
-the same, the cursor aside (it is signed with each sandbox's own secret).
+the same, the cursor and the dataset ids aside (signed with, and carrying, each sandbox's
+own secret and instance).
 """
 
 from __future__ import annotations
@@ -115,7 +116,10 @@ def pages(
                     body = {"dataset_ids": [ids[n] for n in scope], "limit": 50, "cursor": cursor}
                     response = http.post("/v1/mentions", json=body)
                     assert response.status_code == 200, response.text
-                    out[scope].append(CURSOR.sub(b'"cursor":"-"', response.content))
+                    served = CURSOR.sub(b'"cursor":"-"', response.content)
+                    for name, dataset_id in ids.items():  # ids carry each sandbox's instance
+                        served = served.replace(dataset_id.encode(), f"ds_{name}".encode())
+                    out[scope].append(served)
                     cursor = response.json()["cursor"]
                     if cursor is None:
                         break

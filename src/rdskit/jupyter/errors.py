@@ -58,6 +58,8 @@ def what_to_do(exc: BaseException) -> str | None:
         where = f"top up at {exc.top_up_url}" if exc.top_up_url else "top up the account"
         return f"{where}, or ask for less (client.estimate(...) shows a call's cost)."
     if isinstance(exc, e.Unauthorized):
+        if "rdskit.Client.sandbox()" in exc.message:  # a sandbox's 401 names its own fix
+            return None
         return "check the API key: %rds connect (or RDSKIT_API_KEY) sets it."
     if isinstance(exc, e.NotFound):
         return "check the id: its list call (e.g. %rds datasets) shows what exists."

@@ -871,8 +871,8 @@ class RdsGateway(ExtensionApp):
         None,
         allow_none=True,
         config=True,
-        help="SQLite file of the shared sandbox; default: RDSKIT_SANDBOX_DB of the server's "
-        "environment, else <jupyter data dir>/rdskit/sandbox.db (shown by %rds status).",
+        help="SQLite file of the shared sandbox; default: <jupyter data dir>/rdskit/sandbox.db "
+        "(shown by %rds status). Never the kernels' RDSKIT_SANDBOX_DB (refused).",
     )
     sandbox_speed = Float(1.0, config=True, help="Simulated-time speed-up of the sandbox.")
 
@@ -945,12 +945,10 @@ class RdsGateway(ExtensionApp):
         return os.environ.get(ENV_API_KEY, "").strip() or None
 
     def _sandbox_path(self) -> Path:
-        """The shared sandbox's database: the trait, ``RDSKIT_SANDBOX_DB``, or the default."""
-        from rdskit.sandbox import ENV_DB
-
-        configured = self.sandbox_db or os.environ.get(ENV_DB, "").strip()
-        if configured:
-            return Path(configured).expanduser().resolve()
+        """The shared sandbox's database: the trait, or the default. Never the kernels'
+        ``RDSKIT_SANDBOX_DB``: the shared sandbox revokes its database's default key."""
+        if self.sandbox_db:
+            return Path(self.sandbox_db).expanduser().resolve()
         return Path(jupyter_data_dir()) / "rdskit" / "sandbox.db"
 
     def _start_sandbox(self) -> tuple[str, str]:
@@ -958,28 +956,36 @@ class RdsGateway(ExtensionApp):
 
         Directory 0700, database 0600 (SQLite gives its -wal/-shm files the database's
         mode), nothing opened through a symlink; the well-known default key is revoked and
-        a random key, stored 0600 beside the database, replaces the previous one.
+        a random key, stored 0600 beside the database, replaces the previous one. The
+        kernels' database (``RDSKIT_SANDBOX_DB``, or a file their sandboxes used) is
+        refused, naming both settings: its keys are theirs.
         """
         from rdskit.sandbox import ENV_DB, start
         from rdskit.sandbox.store.accounts import default_api_key
-        from rdskit.sandbox.store.db import DatabaseUnusable, why_unusable
+        from rdskit.sandbox.store.db import DatabaseUnusable, claim, why_unusable
 
         db = self._sandbox_path()
         # The error names the setting the path came from, so the fix is one edit away.
-        setting = (
-            "c.RdsGateway.sandbox_db"
-            if self.sandbox_db
-            else ENV_DB
-            if os.environ.get(ENV_DB, "").strip()
-            else "c.RdsGateway.sandbox_db (default)"
-        )
+        setting = "c.RdsGateway.sandbox_db" + ("" if self.sandbox_db else " (default)")
+        kernels = os.environ.get(ENV_DB, "").strip()
         try:
+            if kernels and Path(kernels).expanduser().resolve() == db:
+                raise DatabaseUnusable(
+                    str(db),
+                    f"it is the kernels' {ENV_DB} too; give the gateway's shared sandbox "
+                    "another file",
+                )
             private_dir(db.parent)
             private_file(db)
             for suffix in ("-wal", "-shm"):
                 if db.with_name(db.name + suffix).exists():
                     private_file(db.with_name(db.name + suffix), create=False)
             handle = start(db=db, speed=self.sandbox_speed)
+            try:
+                claim(handle.store, "gateway")
+            except DatabaseUnusable:
+                handle.stop()
+                raise
         except (DatabaseUnusable, OSError) as exc:
             unusable = (
                 exc.named_by(setting)

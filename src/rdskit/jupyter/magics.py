@@ -52,10 +52,10 @@ from rdskit.jupyter.interpolate import interpolate
 from rdskit.jupyter.provenance import FORMATS, answer_record, log_rows, write_log
 from rdskit.jupyter.reprs import html_of, plain_of
 from rdskit.jupyter.session import (
-    SANDBOX_ORIGIN,
     Session,
     note_chat,
     origin_of,
+    sandbox_origin,
     service_client,
 )
 from rdskit.models import Account
@@ -148,7 +148,7 @@ class RdsMagics(Magics):
             _check_transport(args.base_url or os.environ.get(ENV_BASE_URL, ""), args.insecure_http)
         try:
             if args.sandbox:
-                client, origin = Client.sandbox(), SANDBOX_ORIGIN
+                client, origin = Client.sandbox(), sandbox_origin()
             else:
                 client, origin = service_client(args.base_url), None
         except ConfigurationError as exc:
@@ -532,8 +532,8 @@ def status_bundle(
             facts.append(
                 (
                     "sandbox database",
-                    f"{gateway['sandbox_db']} (c.RdsGateway.sandbox_db or RDSKIT_SANDBOX_DB "
-                    "of the Jupyter server moves it)",
+                    f"{gateway['sandbox_db']} (c.RdsGateway.sandbox_db of the Jupyter "
+                    "server moves it)",
                 )
             )
     facts.append(

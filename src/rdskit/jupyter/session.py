@@ -31,6 +31,7 @@ import httpx
 
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY
 from rdskit._gateway_auth import EXCHANGE_TIMEOUT, TOKEN_HEADER
+from rdskit._safe import one_line
 from rdskit.budget import get_budget
 from rdskit.client import Client, latest_client, remember_client
 from rdskit.errors import ConfigurationError, RdsError
@@ -43,10 +44,30 @@ __all__ = [
     "announcement",
     "note_chat",
     "origin_of",
+    "sandbox_origin",
     "service_client",
 ]
 
 SANDBOX_ORIGIN = "the embedded sandbox (offline, no key; its data lasts until the kernel stops)"
+"""The embedded sandbox on a temporary database (see :func:`sandbox_origin`)."""
+
+
+def sandbox_origin() -> str:
+    """The embedded sandbox, and how long its data lasts: until the kernel stops, or kept
+    in ``RDSKIT_SANDBOX_DB`` across restarts (saying "until the kernel stops" there was
+    untrue).
+
+    Example:
+        >>> import os
+        >>> os.environ["RDSKIT_SANDBOX_DB"] = "/home/me/.rdskit-sandbox.db"
+        >>> sandbox_origin()
+        'the embedded sandbox (offline, no key; its data is kept in /home/me/.rdskit-sandbox.db)'
+        >>> del os.environ["RDSKIT_SANDBOX_DB"]
+    """
+    db = os.environ.get("RDSKIT_SANDBOX_DB", "").strip()
+    if not db:
+        return SANDBOX_ORIGIN
+    return f"the embedded sandbox (offline, no key; its data is kept in {one_line(db)})"
 
 
 def _embedded_url() -> str | None:
@@ -65,7 +86,7 @@ def origin_of(client: Client) -> str:
     """
     key = client._core.api_key
     if client.base_url == _embedded_url():
-        return SANDBOX_ORIGIN
+        return sandbox_origin()
     if isinstance(key, GatewayKey):
         what = "its shared sandbox" if key.mode == "sandbox" else "the service"
         return f"the Jupyter server's gateway ({what}, via {client.base_url})"
@@ -109,7 +130,7 @@ class Session:
             try:
                 made, origin = Client(), None
             except ConfigurationError:
-                made, origin = Client.sandbox(), SANDBOX_ORIGIN
+                made, origin = Client.sandbox(), sandbox_origin()
             self.connect(made, origin)
             return (
                 f"rdskit: no client in this kernel yet; connected to {self.origin} "

@@ -31,7 +31,15 @@ from __future__ import annotations
 from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.admin_client import AdminClient
 from rdskit.sandbox.runtime.clock import ENV_TODAY
-from rdskit.sandbox.server import ENV_DB, ENV_SEED, ENV_SPEED, SandboxHandle, embedded, start
+from rdskit.sandbox.server import (
+    ENV_DB,
+    ENV_SEED,
+    ENV_SPEED,
+    SandboxHandle,
+    embedded,
+    running_embedded,
+    start,
+)
 from rdskit.sandbox.store.accounts import NewAccount
 
 __all__ = [
@@ -43,5 +51,6 @@ __all__ = [
     "NewAccount",
     "SandboxHandle",
     "embedded",
+    "running_embedded",
     "start",
 ]

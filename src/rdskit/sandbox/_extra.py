@@ -1,5 +1,6 @@
 """Imported first by ``rdskit.sandbox``: the ``sandbox`` extra must be installed (FastAPI,
-uvicorn, the MCP SDK, VADER); otherwise one error says how to install it."""
+uvicorn, VADER; the ``/mcp/`` endpoint also needs the ``mcp`` extra); otherwise one error
+says how to install it."""
 
 from rdskit._extras import require
 

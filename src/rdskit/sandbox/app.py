@@ -299,26 +299,20 @@ class BodyGuardMiddleware:
         """The body's rejection: 401 for a missing or unknown key (as the routes answer,
         without parsing the body), else the bounds of :func:`guard.check_body`."""
         if not admin:
-            known = False
-            if api_key:
-                with self.store.read() as conn:
-                    known = accounts.key_owner(conn, key_digest(api_key)) is not None
-            if not known:
-                return _UNAUTHORIZED
+            with self.store.read() as conn:
+                if not api_key or accounts.key_owner(conn, key_digest(api_key)) is None:
+                    return guard.Rejection(401, message=accounts.refusal(conn, api_key))
         return guard.check_body(body)
 
     @staticmethod
     async def _refuse(rejection: guard.Rejection, scope: Scope, send: Send) -> None:
-        if rejection is _UNAUTHORIZED:
-            response = error_response(ApiError(401, "unauthorized", _UNAUTHORIZED.message))
+        if rejection.status == 401:
+            response = error_response(ApiError(401, "unauthorized", rejection.message))
         elif rejection.status == 413:
             response = error_response(ApiError(413, "request_too_large", rejection.message))
         else:
             response = JSONResponse({"detail": rejection.items}, status_code=rejection.status)
         await response(scope, _no_body, send)
-
-
-_UNAUTHORIZED = guard.Rejection(401, message="Missing or revoked API key (x-api-key header).")
 
 
 class ChaosMiddleware:
@@ -383,6 +377,9 @@ class DeferredMcp:
 
     Importing the MCP SDK takes about a second, a third of ``rdskit sandbox``'s start-up:
     REST answers meanwhile, and an MCP request that arrives first waits until it is ready.
+    The SDK is optional (the ``mcp`` extra, so rdskit installs beside packages that pin
+    another major version of it, such as jupyter-ai 3): without a usable one, REST and the
+    worker run as ever and ``/mcp`` answers 503 ``mcp_unavailable`` naming the extra.
     """
 
     def __init__(self, store: Store, settings: Settings) -> None:
@@ -390,14 +387,21 @@ class DeferredMcp:
         self._settings = settings
         self._endpoint: ASGIApp | None = None
         self._ready: anyio.Event | None = None
+        self._missing: str | None = None  # why the MCP server could not be built
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Build the server and keep its session manager running until cancelled."""
         self._ready = anyio.Event()
         task_status.started()
-        module = await anyio.to_thread.run_sync(
-            importlib.import_module, f"{__package__}.mcp_server"
-        )
+        try:
+            module = await anyio.to_thread.run_sync(
+                importlib.import_module, f"{__package__}.mcp_server"
+            )
+        except ImportError as exc:
+            self._missing = mcp_missing(exc)
+            logging.getLogger(__name__).warning("rdskit sandbox: %s", self._missing)
+            self._ready.set()
+            return
         endpoint, running = await anyio.to_thread.run_sync(
             module.mcp_app, self._store, self._settings
         )
@@ -410,8 +414,36 @@ class DeferredMcp:
         if self._ready is None:
             raise RuntimeError("the MCP server starts with the app's lifespan")
         await self._ready.wait()
+        if self._missing is not None:
+            refused = error_response(ApiError(503, "mcp_unavailable", self._missing))
+            await refused(scope, receive, send)
+            return
         assert self._endpoint is not None
         await self._endpoint(scope, receive, send)
+
+
+def mcp_missing(error: ImportError) -> str:
+    """Why the sandbox's MCP endpoint is off, and the extra that turns it on.
+
+    Example:
+        >>> print(mcp_missing(ModuleNotFoundError("No module named 'mcp'")))  # doctest: +ELLIPSIS
+        the sandbox's MCP endpoint needs the "mcp" extra (mcp>=2.3,<3; ...): pip install \
+"rdskit[mcp]"; REST /v1 works without it
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = f"mcp {version('mcp')} is installed"
+    except PackageNotFoundError:
+        installed = "not installed"
+    return (
+        f'the sandbox\'s MCP endpoint needs the "mcp" extra ({MCP_RANGE}; {installed}): '
+        'pip install "rdskit[mcp]"; REST /v1 works without it'
+    )
+
+
+MCP_RANGE = "mcp>=2.3,<3"
+"""The MCP SDK versions the sandbox's server is written for (pyproject's ``mcp`` extra)."""
 
 
 def create_app(store: Store, settings: Settings) -> FastAPI:

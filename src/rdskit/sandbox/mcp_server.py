@@ -73,7 +73,7 @@ from rdskit.sandbox.backend import chats, mentions, previews
 from rdskit.sandbox.errors import ApiError, FieldError
 from rdskit.sandbox.runtime import guard
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.store.accounts import key_digest, key_owner, plan_of
+from rdskit.sandbox.store.accounts import key_digest, key_owner, plan_of, refusal
 from rdskit.sandbox.store.db import Store
 
 __all__ = ["TOOL_PREFIX", "ArgumentGuard", "McpGate", "build_server", "mcp_app"]
@@ -117,8 +117,8 @@ class McpGate:
             return
         raw = dict(scope["headers"]).get(b"x-api-key", b"").decode("latin-1")
         who, has_mcp = await anyio.to_thread.run_sync(self._principal, raw)
-        if who is None:
-            await _http_error(send, 401, "Missing or revoked API key (x-api-key header).")
+        if isinstance(who, str):
+            await _http_error(send, 401, who)
         elif not has_mcp:
             await _http_error(send, 403, "The account's plan does not include MCP access.")
         elif scope["method"] == "GET":
@@ -154,14 +154,13 @@ class McpGate:
             if left:
                 self._streams[who.key_digest] = left
 
-    def _principal(self, api_key: str) -> tuple[Principal | None, bool]:
-        if not api_key:
-            return None, False
+    def _principal(self, api_key: str) -> tuple[Principal | str, bool]:
+        """The caller and whether its plan has MCP, or why its key is refused."""
         digest = key_digest(api_key)
         with self.store.read() as conn:
-            row = key_owner(conn, digest)
+            row = key_owner(conn, digest) if api_key else None
             if row is None:
-                return None, False
+                return refusal(conn, api_key), False
             features = plan_of(conn, row["account_id"])["features"]
         return Principal(row["account_id"], row["seat_id"], digest), bool(features.get("mcp"))
 

@@ -33,7 +33,7 @@ from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime.clock import parse_today, today_from_env
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.store.accounts import default_api_key
-from rdskit.sandbox.store.db import DatabaseUnusable, Store
+from rdskit.sandbox.store.db import DatabaseUnusable, Store, claim
 
 __all__ = [
     "ENV_DB",
@@ -42,6 +42,7 @@ __all__ = [
     "ENV_SPEED",
     "SandboxHandle",
     "embedded",
+    "running_embedded",
     "start",
 ]
 
@@ -223,17 +224,58 @@ def embedded() -> SandboxHandle:
         if _embedded is None:
             plan = _plan_from_env()
             try:
-                _embedded = start(
+                handle = start(
                     speed=_number_from_env(ENV_SPEED, 1.0, _speed, "a number above 0"),
                     seed=_number_from_env(ENV_SEED, 0, int, "a whole number"),
                     db=os.environ.get(ENV_DB) or None,
                 )
             except DatabaseUnusable as exc:
                 raise exc.named_by(ENV_DB) from exc.__cause__
+            try:
+                claim(handle.store, "kernels")
+            except DatabaseUnusable as exc:
+                handle.stop()
+                raise exc.named_by(ENV_DB) from None
+            _embedded = handle
             atexit.register(_embedded.stop)
             if plan:
                 _give_plan(_embedded, plan)
+        _own_key(_embedded)
         return _embedded
+
+
+def running_embedded() -> SandboxHandle | None:
+    """The process's embedded sandbox if :func:`embedded` started it, else None (nothing
+    is started).
+
+    Example:
+        >>> running_embedded() is None or running_embedded() is embedded()
+        True
+    """
+    return _embedded
+
+
+def _own_key(handle: SandboxHandle) -> None:
+    """Give ``handle`` a key of its own process, minted in its database, unless the one it
+    holds still opens it.
+
+    The default key is derived from the seed and lives in the database: anything else
+    that opens the same file can revoke it (an older gateway's shared sandbox did, and
+    every notebook then got 401 for good). A key minted here is known to this process
+    only, and a revoked one is replaced on the next ``Client.sandbox()``.
+    """
+    from rdskit.sandbox.store.accounts import key_digest, key_owner, mint_key
+
+    if handle.api_key != default_api_key(handle.store.seed):
+        with handle.store.read() as conn:
+            if key_owner(conn, key_digest(handle.api_key)) is not None:
+                return
+    with handle.store.transaction() as conn:
+        (owner,) = conn.execute(
+            "SELECT id FROM seats WHERE account_id = ? AND kind = 'owner' ORDER BY created_at",
+            (handle.account_id,),
+        ).fetchone()
+        handle.api_key = mint_key(conn, owner)
 
 
 def _give_plan(handle: SandboxHandle, plan: str) -> None:

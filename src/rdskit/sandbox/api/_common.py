@@ -32,7 +32,7 @@ from rdskit.sandbox.backend.mention_wire import encode
 from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
 from rdskit.sandbox.runtime.clock import Clock
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.store.accounts import key_digest, key_owner
+from rdskit.sandbox.store.accounts import key_digest, key_owner, refusal
 from rdskit.sandbox.store.cursors import ListParams, page
 from rdskit.sandbox.store.db import Store, row_or_404
 
@@ -196,13 +196,12 @@ class Principal(NamedTuple):
 
 def authenticate(store: StoreDep, x_api_key: Annotated[str | None, Header()] = None) -> Principal:
     """Resolve ``x-api-key`` to its account and seat; 401 when missing or revoked."""
-    if x_api_key:
-        digest = key_digest(x_api_key)
-        with store.read() as conn:
-            row = key_owner(conn, digest)
-        if row is not None:
-            return Principal(row["account_id"], row["seat_id"], digest)
-    raise ApiError(401, "unauthorized", "Missing or revoked API key (x-api-key header).")
+    digest = key_digest(x_api_key or "")
+    with store.read() as conn:
+        row = key_owner(conn, digest) if x_api_key else None
+        if row is None:
+            raise ApiError(401, "unauthorized", refusal(conn, x_api_key or ""))
+    return Principal(row["account_id"], row["seat_id"], digest)
 
 
 Auth = Annotated[Principal, Depends(authenticate)]

@@ -47,6 +47,7 @@ __all__ = [
     "key_owner",
     "mint_key",
     "plan_of",
+    "refusal",
     "revoke_key",
     "set_plan",
     "set_wallet",
@@ -92,6 +93,37 @@ def key_owner(conn: sqlite3.Connection, digest: str) -> sqlite3.Row | None:
         (digest,),
     ).fetchone()
     return row
+
+
+def refusal(conn: sqlite3.Connection, api_key: str) -> str:
+    """Why the sandbox refuses ``api_key`` (a 401): missing, revoked or unknown, and the
+    one fix. Never "check RDSKIT_API_KEY": a notebook's sandbox client used no such key.
+
+    Example:
+        >>> from rdskit.sandbox.store.db import Store
+        >>> with Store(":memory:") as store, store.transaction() as conn:
+        ...     _ = bootstrap(conn)
+        ...     revoke_key(conn, default_api_key(conn.store.seed))
+        ...     print(refusal(conn, default_api_key(conn.store.seed)))
+        This API key was revoked in this sandbox's database (by its admin API, or another \
+program using the same file); a new rdskit.Client.sandbox() (%rds connect --sandbox) gets \
+a working key.
+    """
+    if not api_key:
+        return "Missing API key (x-api-key header)."
+    row = conn.execute(
+        "SELECT revoked_at FROM api_keys WHERE digest = ?", (key_digest(api_key),)
+    ).fetchone()
+    what = (
+        "is not a key of this sandbox's database (made for another one?)"
+        if row is None
+        else "was revoked in this sandbox's database (by its admin API, or another program "
+        "using the same file)"
+    )
+    return f"This API key {what}; {_NEW_CLIENT}."
+
+
+_NEW_CLIENT = "a new rdskit.Client.sandbox() (%rds connect --sandbox) gets a working key"
 
 
 def _features(*enabled: str) -> dict[str, bool]:

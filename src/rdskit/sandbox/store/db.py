@@ -41,10 +41,12 @@ from rdskit.sandbox.runtime.clock import Clock
 
 __all__ = [
     "CORE_SCHEMA",
+    "USERS",
     "Connection",
     "DatabaseUnusable",
     "Store",
     "StoreClosed",
+    "claim",
     "dumps",
     "keys_table",
     "loads",
@@ -308,6 +310,42 @@ class DatabaseUnusable(ConfigurationError):
         return DatabaseUnusable(self.path, self.reason, option)
 
 
+USERS = {
+    "kernels": "the notebooks' own sandboxes (RDSKIT_SANDBOX_DB)",
+    "gateway": "the Jupyter gateway's shared sandbox (c.RdsGateway.sandbox_db)",
+}
+"""Who may hold a sandbox database (:func:`claim`), and the setting that names it."""
+
+
+def claim(store: Store, user: str) -> None:
+    """Mark ``store``'s database as ``user``'s (a key of :data:`USERS`), or raise
+    :class:`DatabaseUnusable` when the other one holds it.
+
+    The gateway's shared sandbox revokes the default key of its database; on the
+    kernels' database that locked every notebook out (HTTP 401), so each keeps its own
+    file. A database no one claimed yet (a standalone ``rdskit sandbox --db``, or one
+    written before this check) goes to the first.
+
+    Example:
+        >>> with Store(":memory:") as store:
+        ...     claim(store, "kernels")
+        ...     claim(store, "gateway")
+        Traceback (most recent call last):
+        ...
+        rdskit.sandbox.store.db.DatabaseUnusable: cannot use path=':memory:' as the sandbox \
+database: it is the database of the notebooks' own sandboxes (RDSKIT_SANDBOX_DB); give \
+the Jupyter gateway's shared sandbox (c.RdsGateway.sandbox_db) another file
+    """
+    with store.transaction() as conn:
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('user', ?)", (user,))
+        (holder,) = conn.execute("SELECT value FROM meta WHERE key = 'user'").fetchone()
+    if holder != user:
+        raise DatabaseUnusable(
+            store.path,
+            f"it is the database of {USERS.get(holder, holder)}; give {USERS[user]} another file",
+        )
+
+
 def why_unusable(path: str, error: BaseException) -> str:
     """What is wrong with ``path``, which SQLite (or the file system, ``error``) could not
     use: SQLite says only "unable to open database file" for most of these."""
@@ -339,8 +377,9 @@ class Store:
 
     ``path=None`` uses a fresh temporary file (removed by ``close()``); ``":memory:"``
     is only for single-threaded use such as doctests; a real path persists across restarts.
-    ``seed`` makes ids and the synthetic corpus deterministic; a reopened database keeps the
-    seed it was created with. ``speed`` and ``today`` make its
+    ``seed`` makes the synthetic corpus deterministic (ids carry the database's instance,
+    random per database: see :func:`new_id`); a reopened database keeps the seed it was
+    created with. ``speed`` and ``today`` make its
     :class:`~rdskit.sandbox.runtime.clock.Clock` (``store.clock``, the sandbox's one "now").
     ``busy_timeout`` is how long (seconds) a statement waits for another thread's write lock
     before ``sqlite3.OperationalError`` "database is locked". ``schema`` is the parts'
@@ -397,7 +436,7 @@ class Store:
         self.secret = bytes.fromhex(meta["secret"])
         # Which database this is, sent as a header (rdskit.models.account.INSTANCE_HEADER):
         # random per database, kept with it, and saying nothing about the secret.
-        self.instance = hashlib.blake2b(b"instance:" + self.secret, digest_size=8).hexdigest()
+        self.instance = _instance_of(self.secret)
         if today is not None:
             self._anchor_clock(today)
 
@@ -535,8 +574,20 @@ class Store:
 def new_id(conn: sqlite3.Connection, prefix: str) -> str:
     """The next opaque id with the spec's type prefix, e.g. ``new_id(conn, "ds")`` -> ``ds_…``.
 
-    Ids are a hash of (seed, prefix, per-prefix counter): opaque, unique, and the same
-    sequence for the same seed. Call it inside ``store.transaction()``.
+    16 hex digits after the prefix, as before: the first 6 are the database's instance
+    (:attr:`Store.instance`, random per database), so two sandboxes never hand out the
+    same id (three fresh sandboxes used to give their first dataset the same one, and a
+    ledger could take one sandbox's run for another's); the last 10 grow with the
+    per-prefix counter (its low 16 bits a keyed hash), so ids within one database never
+    collide and sort in the order they were made, as ties on ``created_at`` are broken by
+    id. Call it inside ``store.transaction()``.
+
+    Example:
+        >>> with Store(":memory:") as one, Store(":memory:") as two:
+        ...     with one.transaction() as a, two.transaction() as b:
+        ...         ids = new_id(a, "ds"), new_id(b, "ds"), new_id(a, "ds")
+        >>> ids[0] != ids[1], ids[0] < ids[2], ids[0][3:9] == ids[2][3:9] == one.instance[:6]
+        (True, True, True)
     """
     key = f"seq:{prefix}"
     conn.execute(
@@ -545,11 +596,15 @@ def new_id(conn: sqlite3.Connection, prefix: str) -> str:
         (key,),
     )
     (counter,) = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    seed = conn.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
-    digest = hashlib.blake2b(
-        f"{seed[0] if seed else 0}:{prefix}:{counter}".encode(), digest_size=8
-    ).hexdigest()
-    return f"{prefix}_{digest}"
+    (secret,) = conn.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()
+    instance = _instance_of(bytes.fromhex(secret))
+    jitter = hashlib.blake2b(f"{secret}:{prefix}:{counter}".encode(), digest_size=2).digest()
+    return f"{prefix}_{instance[:6]}{(int(counter) << 16) + int.from_bytes(jitter):010x}"
+
+
+def _instance_of(secret: bytes) -> str:
+    """The database's instance name: random with it, saying nothing about the secret."""
+    return hashlib.blake2b(b"instance:" + secret, digest_size=8).hexdigest()
 
 
 def _schema(parts: Sequence[tuple[str, str]]) -> str:
