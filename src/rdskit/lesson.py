@@ -26,7 +26,7 @@ from rdskit._format import money
 from rdskit._safe import one_line
 from rdskit.errors import InsufficientCredits
 
-__all__ = ["checkpoint", "out_of_credits", "paid", "paid_step"]
+__all__ = ["checkpoint", "paid_step"]
 
 
 def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
@@ -53,13 +53,16 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
 
 
 @contextmanager
-def paid_step(what: str) -> Iterator[None]:
+def paid_step(what: str, client: Any = None) -> Iterator[None]:
     """Run a paid call; a 402 (the wallet cannot fund it) prints one line of advice instead.
 
     A learner on a used account (a wallet spent by earlier lessons, a Trial plan) meets a
-    line saying what ``what`` needed, what the wallet holds and what to do, not a traceback
-    pointing to a billing page a sandbox learner cannot use. Nothing was charged: a 402
-    starts nothing. Other errors are raised as usual.
+    line saying what ``what`` needed, what the wallet holds and the one fix for the client
+    at hand (``client``, or the notebook's own sandbox): a notebook's sandbox has no billing
+    page, so with ``RDSKIT_SANDBOX_DB`` the fix is the instructor's top-up command for that
+    file, without it a restarted kernel (a fresh sandbox, a full wallet); the real service's
+    top-up page otherwise. Nothing was charged: a 402 starts nothing, and the rest of the
+    ``with`` block does not run. Other errors are raised as usual.
 
     Example:
         >>> from rdskit.errors import InsufficientCreditsDatasetRun
@@ -77,9 +80,7 @@ def paid_step(what: str) -> Iterator[None]:
         held = money(exc.available_credits, exc.available) if known else "less"
         print(
             f"✗ Out of credits: {_clipped(what)} needs {needed}, the wallet holds {held}; "
-            "nothing was charged. On the sandbox, ask your instructor to top up your wallet "
-            "or start a fresh sandbox (restart the kernel without RDSKIT_SANDBOX_DB); "
-            "with a real key, top up the account."
+            f"nothing was charged. {_top_up(exc, client)}"
         )
 
 
@@ -90,41 +91,6 @@ LIMIT = 300
 def _clipped(text: object) -> str:
     flat = one_line(text)
     return flat if len(flat) <= LIMIT else flat[: LIMIT - 1] + "…"
-
-
-@contextmanager
-def paid(client: Any = None) -> Iterator[None]:
-    """Run a paid step; when the wallet cannot fund it (402, ``InsufficientCredits*``),
-    print :func:`out_of_credits`'s one line instead of a traceback (the rest of the
-    ``with`` block does not run, and nothing was charged).
-
-    Example:
-        >>> from rdskit.errors import InsufficientCreditsDatasetRun
-        >>> with paid():
-        ...     raise InsufficientCreditsDatasetRun(402, "insufficient_credits_dataset_run",
-        ...         {"required_credits": "200", "available_credits": "40",
-        ...          "top_up_url": "https://app.example/billing"})
-        ✗ Out of credits: this step needs 200 credits, 40 are left (nothing was charged). \
-Top up at https://app.example/billing, or ask for less.
-    """
-    try:
-        yield
-    except InsufficientCredits as exc:
-        print(out_of_credits(exc, client))
-
-
-def out_of_credits(exc: InsufficientCredits, client: Any = None) -> str:
-    """One line for a 402: what the step needs, what is left, and the one fix for the
-    client at hand. A notebook's sandbox (``rdskit.Client.sandbox()``) has no billing
-    page: with ``RDSKIT_SANDBOX_DB`` the fix is the instructor's top-up command for that
-    file, without it a restarted kernel (a fresh sandbox, a full wallet)."""
-    need, left = _credits(exc.required_credits), _credits(exc.available_credits)
-    needs = f"this step needs {need} credits, {left} are left" if need and left else "too few"
-    return f"✗ Out of credits: {needs} (nothing was charged). {_top_up(exc, client)}"
-
-
-def _credits(value: Decimal | None) -> str | None:
-    return None if value is None else f"{value.quantize(Decimal(1)):,}"
 
 
 def _top_up(exc: InsufficientCredits, client: Any) -> str:

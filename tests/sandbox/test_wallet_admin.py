@@ -1,5 +1,5 @@
 """An instructor tops up a learner's spent sandbox wallet (issue 34): a paid lesson cell
-wrapped in ``rdskit.lesson.paid`` meets the 402 and prints one line with the command to run;
+wrapped in ``rdskit.lesson.paid_step`` meets the 402 and prints one line with the command to run;
 that command, run as printed (``rdskit sandbox --db FILE --top-up N``), lets the same
 cell succeed in a restarted kernel. ``--plan``/``--reset-wallet`` set the plan and a fresh
 allotment; a missing file or no ``--db`` is refused in one line, nothing created."""
@@ -17,7 +17,7 @@ TEACHING = Path(__file__).resolve().parents[2] / "docs" / "teaching.md"
 
 CELL = """
 import rdskit
-from rdskit.lesson import paid
+from rdskit.lesson import paid_step
 from rdskit.sandbox import embedded
 client = rdskit.Client.sandbox()
 if SPEND:  # the learner has spent all but 5 credits
@@ -26,7 +26,7 @@ if SPEND:  # the learner has spent all but 5 credits
     handle.admin.set_wallet(handle.account_id, used_usd=float(wallet["total_usd"]) - 0.005)
 ds = client.datasets.get_or_create("Oat milk (lesson 08)")
 query = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}
-with paid(client):
+with paid_step("this collection", client):
     run = client.datasets.runs.create(ds.id, search_query=query, count=50).wait(progress=False)
     print(run.status.type, run.mentions_count)
 """
@@ -55,7 +55,9 @@ def test_a_spent_wallet_prints_the_top_up_command_and_the_command_works(tmp_path
     assert spent.returncode == 0, spent.stderr
     (line,) = spent.stdout.splitlines()
     assert line == (
-        "✗ Out of credits: this step needs 50 credits, 5 are left (nothing was charged). "
+        "✗ Out of credits: this collection needs 50 credits (0.05 USD), the wallet holds "
+        "5 credits (0.005 USD); "
+        "nothing was charged. "
         f"Your instructor tops up this sandbox (its kernels stopped): rdskit sandbox --db {db} "
         "--top-up 50"
     )
