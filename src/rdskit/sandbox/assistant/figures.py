@@ -1,4 +1,4 @@
-"""Figures: a :class:`~rdskit.sandbox.assistant_query.Query` run over a scope's table,
+"""Figures: a :class:`~rdskit.sandbox.assistant.reader.Query` run over a scope's table,
 and the answer that states it with its "Read as" line.
 
 The table holds the posts exactly as ``POST /v1/mentions`` returns them (the per-dataset
@@ -14,8 +14,8 @@ word the reader could not map is named before any figure ("I did not understand
 'viral'; the count below ignores it").
 
 Example:
-    >>> from rdskit.sandbox.assistant_catalogue import Table
-    >>> from rdskit.sandbox.assistant_query import Cond, Query
+    >>> from rdskit.sandbox.assistant.catalogue import Table
+    >>> from rdskit.sandbox.assistant.reader import Cond, Query
     >>> posts = [{"source": "reddit", "id": str(i), "num_views": i, "created_at": 0}
     ...          for i in range(1, 4)]
     >>> run(Query("median", "views"), Table(posts)).value
@@ -36,9 +36,9 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
-from rdskit.sandbox.assistant_dates import TIME_DIMS, window_start
-from rdskit.sandbox.assistant_posts import (
+from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant.dates import TIME_DIMS, window_start
+from rdskit.sandbox.assistant.posts import (
     VIEW_BASED,
     author_of,
     best_sentence,
@@ -50,9 +50,9 @@ from rdskit.sandbox.assistant_posts import (
     quote,
     sentence_label,
 )
-from rdskit.sandbox.assistant_posts import key as key_of
-from rdskit.sandbox.assistant_query import COMMENT_DIMS, PERIODS, Cond, Query
-from rdskit.sandbox.assistant_sections import Writer
+from rdskit.sandbox.assistant.posts import key as key_of
+from rdskit.sandbox.assistant.reader import COMMENT_DIMS, PERIODS, Cond, Query
+from rdskit.sandbox.assistant.sections import Writer
 
 __all__ = ["Result", "describe", "describe_conds", "matcher", "run", "select", "write"]
 

@@ -1,10 +1,10 @@
 """The sandbox assistant: a deterministic analytic engine that answers Ask questions.
 
 No language model runs here. :func:`answer` plans the question with the chat's earlier
-turns (:mod:`~rdskit.sandbox.assistant_planner`: one or more intents with slots), narrows
-the posts per intent, computes the figures (:mod:`~rdskit.sandbox.assistant_posts`) and
-writes one markdown section per intent (:mod:`~rdskit.sandbox.assistant_sections`,
-:mod:`~rdskit.sandbox.assistant_analyses`). Posts are cited as ``[label](post:source:id)``
+turns (:mod:`~rdskit.sandbox.assistant.intents`: one or more intents with slots), narrows
+the posts per intent, computes the figures (:mod:`~rdskit.sandbox.assistant.posts`) and
+writes one markdown section per intent (:mod:`~rdskit.sandbox.assistant.sections`,
+:mod:`~rdskit.sandbox.assistant.analyses`). Posts are cited as ``[label](post:source:id)``
 links, rewritten once over the whole reply to ``[N]`` markers by the spec's rule
 (:func:`rdskit.references.rewrite_post_links`), so a multi-part reply numbers its
 citations across all sections. Everything here is a pure function of its inputs; the
@@ -47,18 +47,18 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from rdskit.sandbox import assistant_analyses as analyses
-from rdskit.sandbox import assistant_figures as figures_of
-from rdskit.sandbox.assistant_catalogue import METRICS, Table
-from rdskit.sandbox.assistant_dates import (
+from rdskit.sandbox.assistant import analyses
+from rdskit.sandbox.assistant import figures as figures_of
+from rdskit.sandbox.assistant.catalogue import METRICS, Table
+from rdskit.sandbox.assistant.dates import (
     TIME_DIMS,
     iso_dates,
     looks_like_date,
     unreadable,
     window_start,
 )
-from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
-from rdskit.sandbox.assistant_posts import (
+from rdskit.sandbox.assistant.intents import INTENTS, Intent, Plan, Vocabulary, plan
+from rdskit.sandbox.assistant.posts import (
     Mention,
     aspects_for,
     brands_for,
@@ -69,7 +69,7 @@ from rdskit.sandbox.assistant_posts import (
     sentiment_label,
     words,
 )
-from rdskit.sandbox.assistant_query import (
+from rdskit.sandbox.assistant.reader import (
     COMMENT_CARRIES,
     NOT_AN_AD,
     Cond,
@@ -78,7 +78,7 @@ from rdskit.sandbox.assistant_query import (
     read,
     without_thresholds,
 )
-from rdskit.sandbox.assistant_sections import (
+from rdskit.sandbox.assistant.sections import (
     TITLES,
     Case,
     Related,
@@ -88,7 +88,7 @@ from rdskit.sandbox.assistant_sections import (
     posts_phrase,
     write_related,
 )
-from rdskit.sandbox.assistant_sections import WRITERS as _SECTION_WRITERS
+from rdskit.sandbox.assistant.sections import WRITERS as _SECTION_WRITERS
 
 __all__ = [
     "ASSISTANT_USD_PER_TOKEN",
@@ -321,12 +321,12 @@ def answer(
     posts" means when no earlier turn chose any (a tracking alert's new posts).
     ``related`` is work linked to the datasets; ``unknown_dataset_ids`` (requested but
     absent) are reported. ``table`` is the scope's posts already read
-    (:class:`~rdskit.sandbox.assistant_catalogue.Table`, from the per-dataset cache);
+    (:class:`~rdskit.sandbox.assistant.catalogue.Table`, from the per-dataset cache);
     it must hold exactly the posts of ``scope``. ``today`` is the sandbox clock's date: "in
     March" without posts means the latest March up to it.
 
     Figure questions (counts, shares, statistics, groupings) are read by the
-    compositional reader (:mod:`~rdskit.sandbox.assistant_query`); refusals and data
+    compositional reader (:mod:`~rdskit.sandbox.assistant.reader`); refusals and data
     that is not collected are answered first; everything else goes to the intent planner,
     with the filters the reader found on dimensions the planner has no slot for.
     """

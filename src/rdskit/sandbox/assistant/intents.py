@@ -6,7 +6,7 @@ How a question is planned (deterministic: the same question and data give the sa
 1. The text is cleaned (lone surrogates and control characters dropped, at most
    :data:`MAX_PLANNED_CHARS` characters read), its language guessed and the cue phrases of
    French, Spanish, German or Portuguese mapped onto English cue words
-   (:mod:`~rdskit.sandbox.assistant_lexicon`); misspelt cue words within one edit are
+   (:mod:`~rdskit.sandbox.assistant.lexicon`); misspelt cue words within one edit are
    corrected.
 2. It is split into clauses: at sentence ends, then at "and" / "also" / commas when both
    sides ask for something. Each clause gets the intent of the first rule that fires.
@@ -52,8 +52,8 @@ from functools import lru_cache
 from typing import Any
 
 from rdskit.models.vocab import SOURCES
-from rdskit.sandbox.assistant_dates import MONTHS, periods, span, unsaid
-from rdskit.sandbox.assistant_lexicon import (
+from rdskit.sandbox.assistant.dates import MONTHS, periods, span, unsaid
+from rdskit.sandbox.assistant.lexicon import (
     CONTINUES,
     FUNCTION_WORDS,
     INTENT_RULES,
@@ -676,7 +676,7 @@ def _limit(plain: str) -> int | None:
 
 def _window(clause: str, vocab: Vocabulary) -> tuple[int | None, date | None, date | None]:
     """(days back from the newest post, first day, last day) the clause limits posts to,
-    read by the one date reader (:mod:`~rdskit.sandbox.assistant_dates`) anchored on the
+    read by the one date reader (:mod:`~rdskit.sandbox.assistant.dates`) anchored on the
     newest post, or without posts on the sandbox's today (a period that needs an anchor
     is then not placed)."""
     anchor = datetime.fromtimestamp(vocab.newest, UTC).date() if vocab.newest else vocab.today

@@ -20,7 +20,7 @@ layer, see ``tests/test_layers.py``):
 
 A :class:`Table` holds, per post of a scope, the value of every dimension and metric,
 read once from the posts as ``POST /v1/mentions`` returns them (the frame a plan runs
-over; see :mod:`rdskit.sandbox.assistant_figures`).
+over; see :mod:`rdskit.sandbox.assistant.figures`).
 
 Example:
     >>> METRICS["views"].path, DIMENSIONS["tone"].path, DIMENSIONS["hook"].multi

@@ -2,7 +2,7 @@
 
 A :class:`Query` is the plan of one figure: *filters* (:class:`Cond`, AND-ed; the values of
 one condition OR-ed; ``negate`` for NOT) on every dimension of
-:mod:`~rdskit.sandbox.assistant_catalogue` plus ``keyword`` (title/text), ``comment``
+:mod:`~rdskit.sandbox.assistant.catalogue` plus ``keyword`` (title/text), ``comment``
 (comment bodies) and ``days``/``year``/``month`` (time); a *measure* (``count``, ``share``
 with its numerator ``part`` over the denominator ``where``, ``sum``/``mean``/``median``/
 ``min``/``max`` of a metric, ``authors``); a *grouping* by a dimension or a period with an
@@ -15,7 +15,7 @@ that is not collected, or ``None`` queries when the question is not a figure (th
 rankings and quotes are answered by the intent planner, with these filters applied).
 
 Example:
-    >>> from rdskit.sandbox.assistant_catalogue import Table
+    >>> from rdskit.sandbox.assistant.catalogue import Table
     >>> table = Table([{"source": "reddit", "id": "1", "language": "es"}])
     >>> got = read("How many Spanish posts on Reddit?", table)
     >>> [(c.dim, c.values) for c in got.queries[0].where]
@@ -32,9 +32,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from rdskit.models import vocab
-from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
-from rdskit.sandbox.assistant_dates import TIME_DIMS, Period, periods
-from rdskit.sandbox.assistant_lexicon import (
+from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant.dates import TIME_DIMS, Period, periods
+from rdskit.sandbox.assistant.intents import clean
+from rdskit.sandbox.assistant.lexicon import (
     CONCEPTS,
     FUNCTION_WORDS,
     INSTRUCTION_WORDS,
@@ -42,8 +43,7 @@ from rdskit.sandbox.assistant_lexicon import (
     STOP_WORDS,
     detect_language,
 )
-from rdskit.sandbox.assistant_planner import clean
-from rdskit.sandbox.assistant_words import (
+from rdskit.sandbox.assistant.words import (
     NOT_COLLECTED,
     OTHER_SOURCES,
     VALUE_NAMES,
@@ -881,7 +881,7 @@ def _context_values(part: _Part, table: Table) -> None:
 
 def _time(part: _Part, newest: float) -> None:
     """The periods the question names, read by the one date reader
-    (:func:`~rdskit.sandbox.assistant_dates.periods`, anchored on the newest post): a
+    (:func:`~rdskit.sandbox.assistant.dates.periods`, anchored on the newest post): a
     period whose words an earlier reading took (a quoted phrase, a comment) is left alone."""
     text = " ".join(part.tokens)
     anchor = datetime.fromtimestamp(newest, UTC).date()
@@ -1736,7 +1736,7 @@ def askable() -> str:
         >>> "| `views` |" in askable()
         True
     """
-    from rdskit.sandbox.assistant_words import REFUSALS
+    from rdskit.sandbox.assistant.words import REFUSALS
 
     lines = [
         "| Filter or group by | Said as |",
