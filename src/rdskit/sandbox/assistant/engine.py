@@ -57,7 +57,8 @@ from rdskit.sandbox.assistant.dates import (
     unreadable,
     window_start,
 )
-from rdskit.sandbox.assistant.intents import INTENTS, Intent, Plan, Vocabulary, plan
+from rdskit.sandbox.assistant.frontend import front
+from rdskit.sandbox.assistant.intents import INTENTS, Intent, Plan, Vocabulary, plan, taken
 from rdskit.sandbox.assistant.posts import (
     Mention,
     aspects_for,
@@ -89,6 +90,7 @@ from rdskit.sandbox.assistant.sections import (
     write_related,
 )
 from rdskit.sandbox.assistant.sections import WRITERS as _SECTION_WRITERS
+from rdskit.sandbox.text.extractor import stem
 
 __all__ = [
     "ASSISTANT_USD_PER_TOKEN",
@@ -209,14 +211,23 @@ def plan_question(
     """
     scope = _named(question, scope) or scope
     vocab = Vocabulary.of(_in_scope(mentions, scope), _searches(scope))
-    return _plan(question, vocab, history)
+    return plan(question, vocab, _replay(history, None, (), vocab)[1])
 
 
-def _plan(question: str, vocab: Vocabulary, history: Sequence[Turn]) -> Plan:
+def _replay(
+    history: Sequence[Turn], table: Table | None, names: Sequence[str], vocab: Vocabulary
+) -> tuple[tuple[Query, ...], list[Plan]]:
+    """The chat's earlier turns replayed once, oldest first: the figure queries of the
+    last turn that had any (what "those" and "and on TikTok?" refer to) and the plan of
+    every turn (the intents a follow-up repeats). Without a ``table``, plans only."""
+    previous: tuple[Query, ...] = ()
     plans: list[Plan] = []
     for turn in history:
+        if table is not None:
+            earlier = read(turn.text, table, names, previous)
+            previous = earlier.queries or previous
         plans.append(plan(turn.text, vocab, plans))
-    return plan(question, vocab, plans)
+    return previous, plans
 
 
 def count_tokens(*texts: str) -> int:
@@ -344,7 +355,11 @@ def answer(
     anchor = datetime.fromtimestamp(newest, UTC).date() if newest else today
     asked = iso_dates(_policy_said(question), anchor)
     earlier = [replace(turn, text=_policy_said(turn.text)) for turn in history]
-    reading = _read(asked, table, searches, earlier)
+    vocab = table.derived(
+        ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
+    )
+    previous, plans = _replay(earlier, table, searches, vocab)
+    reading = read(asked, table, searches, previous)
     if reading.refusal is not None or reading.not_collected is not None:
         return _refuse(reading, scope)
     if reading.comment_only:
@@ -352,10 +367,7 @@ def answer(
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
     if reading.queries and scope and posts and not selected:
         return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
-    vocab = table.derived(
-        ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
-    )
-    planned = _plan(without_thresholds(asked), vocab, earlier)
+    planned = plan(without_thresholds(asked), vocab, plans)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
     timed = any(i.slots.since or i.slots.until or i.slots.window_days for i in planned.intents)
@@ -414,6 +426,17 @@ def answer(
         rest = "ignores it" if dated else "covers all dates"
         out.lines.insert(1, f"**I did not understand {words} as a date; the answer below"
                             f" {rest}.**")  # fmt: skip
+    ignored = [
+        front(question).written(word)  # named as the asker wrote it
+        for word in _not_planned(reading.unknown, planned)
+        if not looks_like_date(word)
+    ]
+    if planned.understood and ignored:  # never an analysis of a wider scope as the answer
+        words = " or ".join(f"'{word}'" for word in ignored)
+        out.lines.insert(1, f"**I did not understand {words}**, so nothing below answers the"
+                            " question as asked: it is the analysis"
+                            f" **{figures_of.without(ignored).lower()}** (a wider scope than"
+                            " asked, not the answer).")  # fmt: skip
     if not planned.understood:
         if reading.unknown:  # named before any figure, right after the read-as line
             words = ", ".join(f"'{word}'" for word in reading.unknown)
@@ -428,6 +451,17 @@ def answer(
         out.lines.extend(f"- {item.label} (`{item.id}`)" for item in about)
     out.figures = figures if multi else figures[planned.intents[0].name]
     return _reply(out, scope, [*cited, *about], list(used.values()), planned)
+
+
+def _not_planned(unknown: Sequence[str], planned: Plan) -> list[str]:
+    """The words the figure reader could not read that the intent planner did not take
+    either (:func:`~rdskit.sandbox.assistant.intents.taken`).
+
+    >>> _not_planned(["complain", "zqrtvx"], plan("What do people complain about zqrtvx?"))
+    []
+    """
+    used = taken(planned)
+    return [w for w in unknown if not {stem(x) for x in re.findall(r"\w+", w.lower())} & used]
 
 
 def _narrowed_in_time(reading: Reading) -> bool:
@@ -486,17 +520,6 @@ def _ads_policy(texts: Sequence[str]) -> str:
         elif _ADS_IN.search(lowered) and "only" not in lowered:
             policy = "in"
     return policy
-
-
-def _read(question: str, table: Table, names: Sequence[str], history: Sequence[Turn]) -> Reading:
-    """The reading of ``question`` after the chat's earlier turns (their queries are what
-    "those" and "and on TikTok?" refer to)."""
-    previous: tuple[Query, ...] = ()
-    for turn in history:
-        earlier = read(turn.text, table, names, previous)
-        if earlier.queries:
-            previous = earlier.queries
-    return read(question, table, names, previous)
 
 
 def _refuse(reading: Reading, scope: Sequence[Scope]) -> Reply:

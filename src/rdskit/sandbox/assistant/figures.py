@@ -10,8 +10,8 @@ of title + text starting with it (a phrase for several words, as ``q`` reads the
 
 Every answer starts with one line saying how the question was read: filters, the
 denominator, the window (relative to the newest post, with its date), ads in or out. A
-word the reader could not map is named before any figure ("I did not understand
-'viral'; the count below ignores it").
+word the reader could not map is named before any figure, and the figure of the wider
+scope is offered only under a "Without 'viral'" label, never as the answer.
 
 Example:
     >>> from rdskit.sandbox.assistant.catalogue import Table
@@ -461,10 +461,10 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
         what = f"a listing of {scope}"
     elif query.measure == "rank":
         side = "lowest" if query.order == "asc" else "highest"
-        metric = (query.metric or "views").replace("_", " ")
+        metric = METRICS[query.metric or "views"].described
         what = f"the {query.top or 5} posts with the {side} {metric} among {scope}"
     else:
-        metric = (query.metric or "views").replace("_", " ")
+        metric = METRICS[query.metric or "views"].described
         what = f"{query.measure} of {metric} over {scope}"
     if query.group:
         said = _DIM_SAID.get(query.group, query.group.replace("_", " "))
@@ -496,6 +496,15 @@ def _examples(out: Writer, table: Table, rows: Sequence[int]) -> None:
         out.line(f"Examples: {', '.join(links)}.")
 
 
+def without(words: Sequence[str]) -> str:
+    """The label of a figure given without the words of a question that were not read.
+
+    >>> without(["viral", "#fyp"])
+    "Without 'viral' and '#fyp'"
+    """
+    return "Without " + " and ".join(f"'{word}'" for word in words)
+
+
 def write(
     out: Writer, query: Query, table: Table, where: str, ads: str, base: Sequence[Cond] = ()
 ) -> dict[str, Any]:
@@ -505,12 +514,17 @@ def write(
     out.line(describe(query, table, where, ads))
     for note in query.notes:
         out.line(f"_Note: {note}._")
-    measure_said = "count" if query.measure in ("count", "authors") else "figure"
-    for word in query.unknown:
+    if query.unknown:
+        # A word not read was a condition: the figure of the wider scope is not the answer,
+        # so it is offered only under its own label (docs/assistant.md, "Never a dropped word").
+        words = " or ".join(f"'{word}'" for word in query.unknown)
         out.line(
-            f"**I did not understand '{word}'; the {measure_said} below ignores it** "
-            "(it is not a filter I can apply to these posts)."
+            f"**I did not understand {words}** (not a filter I can apply to these posts), so"
+            " I have no figure for the question as asked; what I understood is the read-as"
+            " line above."
         )
+        out.line()
+        out.line(f"**{without(query.unknown)}** (a wider scope than asked, not the answer):")
     out.line()
     result = run(query, table)
     views_note = (
@@ -536,7 +550,10 @@ def write(
         if not rows:
             out.line(f"No posts match ({total:,} posts in {where}).")
         else:
-            out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
+            title = f"{label[0].upper()}{label[1:]} by {said}"
+            if query.unknown:
+                title += f" ({without(query.unknown).lower()})"
+            out.add_table(title, columns, rows)
             if result.unfilled:
                 out.line(
                     f"_Note: the posts span more than {MAX_FILLED:,} {said}s, so only the"

@@ -34,14 +34,14 @@ from datetime import UTC, datetime
 from rdskit.models import vocab
 from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
 from rdskit.sandbox.assistant.dates import TIME_DIMS, Period, periods
-from rdskit.sandbox.assistant.intents import clean
+from rdskit.sandbox.assistant.frontend import distance, front
 from rdskit.sandbox.assistant.lexicon import (
     CONCEPTS,
     FUNCTION_WORDS,
     INSTRUCTION_WORDS,
     NUMBER_WORDS,
+    SHORTHAND,
     STOP_WORDS,
-    detect_language,
 )
 from rdskit.sandbox.assistant.words import (
     NOT_COLLECTED,
@@ -49,7 +49,6 @@ from rdskit.sandbox.assistant.words import (
     VALUE_NAMES,
     Refusal,
     refusal_for,
-    to_english,
 )
 from rdskit.sandbox.synth.extractor import stem
 
@@ -405,7 +404,6 @@ _FILLER = frozenset(
         "begins",
     ]
 )
-_TYPOS = {"hw": "how", "avg": "average", "whats": "what is", "pls": "please", "u": "you"}
 _MEASURE_WORDS = [
     "how",
     "many",
@@ -523,7 +521,7 @@ def _tokens(text: str) -> list[str]:
             verb = token[:-3]
             out += [_CONTRACTED.get(verb, verb), "not"]
         elif token:
-            out.extend(_TYPOS.get(token, token).split())
+            out.extend(SHORTHAND.get(token, token).split())
     return out
 
 
@@ -1587,24 +1585,6 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
     )
 
 
-def _distance(a: str, b: str, limit: int) -> int:
-    """Edit distance with transpositions (optimal string alignment), cut at ``limit + 1``."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, start=1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], previous2[j - 2] + 1)
-        if min(row) > limit:
-            return limit + 1
-        previous2, previous = previous, row
-    return previous[-1]
-
-
 _COMMON = frozenset(
     {"written", "distinct", "express", "without", "number", "total", "quarter", "first",
      "second", "third", "fourth"}
@@ -1660,8 +1640,8 @@ def _repaired(text: str, table: Table) -> str:
             # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
             # A slip keeps the first letter: "managers" is not "angers".
             same_start = [t for t in targets if t[0] == word[0]] or [word]
-            best = min(same_start, key=lambda t: (_distance(word, t, limit), -len(t), t))
-            fixed[word] = best if _distance(word, best, limit) <= limit else word
+            best = min(same_start, key=lambda t: (distance(word, t, limit), -len(t), t))
+            fixed[word] = best if distance(word, best, limit) <= limit else word
         return fixed[word]
 
     pieces = re.split(r"([\"“”][^\"“”]*[\"“”])", text)
@@ -1677,9 +1657,9 @@ def read(
     """Read ``question`` over the scope's ``table`` (``names``: dataset names and search
     words, which every post matches; ``previous``: the queries of the chat's last turn).
     """
-    text = clean(question)
-    language = detect_language(text)
-    lowered = _numbers(_repaired(to_english(text.lower(), language), table))
+    said = front(question)
+    text, language = said.text, said.language
+    lowered = _numbers(_repaired(said.english, table))
     refusal = refusal_for(lowered) or refusal_for(text.lower())
     if refusal is not None:
         return Reading(refusal=refusal, language=language)
