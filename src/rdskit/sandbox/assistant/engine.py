@@ -90,7 +90,7 @@ from rdskit.sandbox.assistant.sections import (
     write_related,
 )
 from rdskit.sandbox.assistant.sections import WRITERS as _SECTION_WRITERS
-from rdskit.sandbox.text.extractor import stem
+from rdskit.sandbox.synth.extractor import stem
 
 __all__ = [
     "ASSISTANT_USD_PER_TOKEN",
