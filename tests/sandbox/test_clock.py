@@ -219,7 +219,7 @@ def test_a_fixed_date_gives_the_same_results_with_the_real_clock_a_year_ahead(
 
 
 def test_the_assistant_places_a_month_by_the_sandbox_date_when_there_is_no_post() -> None:
-    from rdskit.sandbox.assistant_planner import Vocabulary, plan
+    from rdskit.sandbox.assistant.intents import Vocabulary, plan
 
     def window(vocab: Vocabulary) -> tuple[date | None, date | None]:
         slots = plan("What did people say in December?", vocab).intents[0].slots

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from assistant_case import Case
 
-from rdskit.sandbox.assistant_planner import Intent, Plan, Vocabulary, plan
+from rdskit.sandbox.assistant.intents import Intent, Plan, Vocabulary, plan
 from rdskit.sandbox.synth.extractor import stem
 
 _TIME_UNITS = {"day", "week", "month", "time"}

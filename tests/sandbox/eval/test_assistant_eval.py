@@ -34,7 +34,7 @@ from eval_support import ask_over_http, collect, plan_case, rate, read_all
 
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, assistant
-from rdskit.sandbox.assistant_planner import INTENTS, Intent, Vocabulary
+from rdskit.sandbox.assistant.intents import INTENTS, Intent, Vocabulary
 from rdskit.sandbox.synth.extractor import stem
 
 NAME = "oat milk"

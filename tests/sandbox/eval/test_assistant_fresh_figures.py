@@ -268,10 +268,10 @@ def test_an_outlier_date_does_not_fill_millions_of_empty_days() -> None:
     # A hostile or broken server: one post dated 1970 beside posts of 2026. Filling every
     # empty day between them would list ~20,000 rows; the periods with posts are listed
     # instead, and the answer says the empty ones are not shown as 0.
-    from rdskit.sandbox.assistant_catalogue import Table
-    from rdskit.sandbox.assistant_figures import MAX_FILLED, run, write
-    from rdskit.sandbox.assistant_query import Query
-    from rdskit.sandbox.assistant_sections import Writer
+    from rdskit.sandbox.assistant.catalogue import Table
+    from rdskit.sandbox.assistant.figures import MAX_FILLED, run, write
+    from rdskit.sandbox.assistant.reader import Query
+    from rdskit.sandbox.assistant.sections import Writer
 
     posts = [{"source": "reddit", "id": str(i), "created_at": stamp}
              for i, stamp in enumerate([0, 1767225600, 1767312000])]  # fmt: skip

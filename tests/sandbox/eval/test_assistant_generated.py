@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rdskit.sandbox import SandboxHandle
-from rdskit.sandbox.assistant_catalogue import Table
-from rdskit.sandbox.assistant_figures import run
-from rdskit.sandbox.assistant_query import Cond, Query
+from rdskit.sandbox.assistant.catalogue import Table
+from rdskit.sandbox.assistant.figures import run
+from rdskit.sandbox.assistant.reader import Cond, Query
 
 TARGET = 0.95
 SAMPLE = 300

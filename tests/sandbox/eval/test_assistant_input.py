@@ -24,7 +24,8 @@ from rdskit.mcp import McpSession, McpToolError
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, assistant
 from rdskit.sandbox.assistant import Scope, Turn
-from rdskit.sandbox.assistant_planner import Vocabulary, clean, plan
+from rdskit.sandbox.assistant.frontend import clean
+from rdskit.sandbox.assistant.intents import Vocabulary, plan
 
 OAT = Scope("ds_oat", "Oat milk", ("oat milk",))
 

@@ -4,7 +4,7 @@ Ask used to read and JSON-parse every post of its datasets for every question. H
 dataset's posts are read once, with the mention query code of ``POST /v1/mentions``
 (:func:`rdskit.sandbox.backend.mention_query.hydrate`: the same dicts the API returns,
 comments of the dataset's runs included), and kept with the
-:class:`~rdskit.sandbox.assistant_catalogue.Table` built over them, until the dataset
+:class:`~rdskit.sandbox.assistant.catalogue.Table` built over them, until the dataset
 changes. A dataset's *version* is read with one cheap query per question: its number of
 posts, the latest time one entered it (a run completed), the latest update of any of its
 posts (a run refreshed metrics), the number of comment batches its runs stored, and the
@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from rdskit.sandbox.assistant_catalogue import Table
+from rdskit.sandbox.assistant.catalogue import Table
 from rdskit.sandbox.backend import mention_query
 
 __all__ = ["MAX_POSTS", "scope_table", "stats"]

@@ -61,7 +61,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from rdskit.models.chats import AskAccepted, AskRequest, Chat, ChatMessage
-from rdskit.sandbox import assistant, assistant_posts
+from rdskit.sandbox import assistant
+from rdskit.sandbox.assistant.posts import cite
 from rdskit.sandbox.backend import ask_cache
 from rdskit.sandbox.backend.admin import AssistantFailure
 from rdskit.sandbox.errors import ApiError, FieldError
@@ -469,7 +470,7 @@ def _pattern_items(conn: sqlite3.Connection, pattern_id: str) -> tuple[str, ...]
         line = f"**{item['title']}**: {item['post_count']} posts. {item['synopsis']}"
         if item["source"] is not None:
             example = {"source": item["source"], "id": item["mention_id"]}
-            line += " " + assistant_posts.cite(example, "typical post")
+            line += " " + cite(example, "typical post")
         lines.append(line)
     return tuple(lines)
 

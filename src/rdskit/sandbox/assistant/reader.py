@@ -2,7 +2,7 @@
 
 A :class:`Query` is the plan of one figure: *filters* (:class:`Cond`, AND-ed; the values of
 one condition OR-ed; ``negate`` for NOT) on every dimension of
-:mod:`~rdskit.sandbox.assistant_catalogue` plus ``keyword`` (title/text), ``comment``
+:mod:`~rdskit.sandbox.assistant.catalogue` plus ``keyword`` (title/text), ``comment``
 (comment bodies) and ``days``/``year``/``month`` (time); a *measure* (``count``, ``share``
 with its numerator ``part`` over the denominator ``where``, ``sum``/``mean``/``median``/
 ``min``/``max`` of a metric, ``authors``); a *grouping* by a dimension or a period with an
@@ -15,7 +15,7 @@ that is not collected, or ``None`` queries when the question is not a figure (th
 rankings and quotes are answered by the intent planner, with these filters applied).
 
 Example:
-    >>> from rdskit.sandbox.assistant_catalogue import Table
+    >>> from rdskit.sandbox.assistant.catalogue import Table
     >>> table = Table([{"source": "reddit", "id": "1", "language": "es"}])
     >>> got = read("How many Spanish posts on Reddit?", table)
     >>> [(c.dim, c.values) for c in got.queries[0].where]
@@ -32,24 +32,23 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from rdskit.models import vocab
-from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
-from rdskit.sandbox.assistant_dates import TIME_DIMS, Period, periods
-from rdskit.sandbox.assistant_lexicon import (
+from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant.dates import TIME_DIMS, Period, periods
+from rdskit.sandbox.assistant.frontend import distance, front
+from rdskit.sandbox.assistant.lexicon import (
     CONCEPTS,
     FUNCTION_WORDS,
     INSTRUCTION_WORDS,
     NUMBER_WORDS,
+    SHORTHAND,
     STOP_WORDS,
-    detect_language,
 )
-from rdskit.sandbox.assistant_planner import clean
-from rdskit.sandbox.assistant_words import (
+from rdskit.sandbox.assistant.words import (
     NOT_COLLECTED,
     OTHER_SOURCES,
     VALUE_NAMES,
     Refusal,
     refusal_for,
-    to_english,
 )
 from rdskit.sandbox.synth.extractor import stem
 
@@ -405,7 +404,6 @@ _FILLER = frozenset(
         "begins",
     ]
 )
-_TYPOS = {"hw": "how", "avg": "average", "whats": "what is", "pls": "please", "u": "you"}
 _MEASURE_WORDS = [
     "how",
     "many",
@@ -523,7 +521,7 @@ def _tokens(text: str) -> list[str]:
             verb = token[:-3]
             out += [_CONTRACTED.get(verb, verb), "not"]
         elif token:
-            out.extend(_TYPOS.get(token, token).split())
+            out.extend(SHORTHAND.get(token, token).split())
     return out
 
 
@@ -881,7 +879,7 @@ def _context_values(part: _Part, table: Table) -> None:
 
 def _time(part: _Part, newest: float) -> None:
     """The periods the question names, read by the one date reader
-    (:func:`~rdskit.sandbox.assistant_dates.periods`, anchored on the newest post): a
+    (:func:`~rdskit.sandbox.assistant.dates.periods`, anchored on the newest post): a
     period whose words an earlier reading took (a quoted phrase, a comment) is left alone."""
     text = " ".join(part.tokens)
     anchor = datetime.fromtimestamp(newest, UTC).date()
@@ -1587,24 +1585,6 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
     )
 
 
-def _distance(a: str, b: str, limit: int) -> int:
-    """Edit distance with transpositions (optimal string alignment), cut at ``limit + 1``."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, start=1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], previous2[j - 2] + 1)
-        if min(row) > limit:
-            return limit + 1
-        previous2, previous = previous, row
-    return previous[-1]
-
-
 _COMMON = frozenset(
     {"written", "distinct", "express", "without", "number", "total", "quarter", "first",
      "second", "third", "fourth"}
@@ -1660,8 +1640,8 @@ def _repaired(text: str, table: Table) -> str:
             # Ties: a longer word first (a dropped letter is the commonest slip), then A-Z.
             # A slip keeps the first letter: "managers" is not "angers".
             same_start = [t for t in targets if t[0] == word[0]] or [word]
-            best = min(same_start, key=lambda t: (_distance(word, t, limit), -len(t), t))
-            fixed[word] = best if _distance(word, best, limit) <= limit else word
+            best = min(same_start, key=lambda t: (distance(word, t, limit), -len(t), t))
+            fixed[word] = best if distance(word, best, limit) <= limit else word
         return fixed[word]
 
     pieces = re.split(r"([\"“”][^\"“”]*[\"“”])", text)
@@ -1677,9 +1657,9 @@ def read(
     """Read ``question`` over the scope's ``table`` (``names``: dataset names and search
     words, which every post matches; ``previous``: the queries of the chat's last turn).
     """
-    text = clean(question)
-    language = detect_language(text)
-    lowered = _numbers(_repaired(to_english(text.lower(), language), table))
+    said = front(question)
+    text, language = said.text, said.language
+    lowered = _numbers(_repaired(said.english, table))
     refusal = refusal_for(lowered) or refusal_for(text.lower())
     if refusal is not None:
         return Reading(refusal=refusal, language=language)
@@ -1736,7 +1716,7 @@ def askable() -> str:
         >>> "| `views` |" in askable()
         True
     """
-    from rdskit.sandbox.assistant_words import REFUSALS
+    from rdskit.sandbox.assistant.words import REFUSALS
 
     lines = [
         "| Filter or group by | Said as |",

@@ -3,13 +3,12 @@ instruction words of each supported language (English, French, Spanish, German,
 Portuguese), which are never search terms.
 
 Questions in another language are read by first mapping their cue words onto English ones
-(:data:`TRANSLATIONS`), so one ordered rule table (:data:`INTENT_RULES`) serves every
-language. Rules are regular expressions over the lowercased, translated clause; the first
-rule that fires names the clause's intent.
+(:data:`TRANSLATIONS`, applied by the front end's one translator,
+:func:`rdskit.sandbox.assistant.frontend.to_english`), so one ordered rule table
+(:data:`INTENT_RULES`) serves every language. Rules are regular expressions over the
+lowercased, translated clause; the first rule that fires names the clause's intent.
 
 Example:
-    >>> translate("de quoi se plaignent les gens ?", "fr")
-    'de quoi complain les gens ?'
     >>> detect_language("¿De qué se quejan los usuarios?"), detect_language("Top posts?")
     ('es', 'en')
 """
@@ -29,12 +28,12 @@ __all__ = [
     "LANGUAGES",
     "METRIC_RULES",
     "NUMBER_WORDS",
+    "SHORTHAND",
     "SOURCE_NAMES",
     "STOP_WORDS",
     "TOPIC_CUES",
     "TRANSLATIONS",
     "detect_language",
-    "translate",
 ]
 
 LANGUAGES = ("en", "fr", "es", "de", "pt")
@@ -270,14 +269,32 @@ TRANSLATIONS: Mapping[str, Mapping[str, str]] = {
     },
 }  # fmt: skip
 
-_TRANSLATORS = {
-    language: re.compile(
-        r"(?<!\w)("
-        + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-        + r")(?!\w)"
-    )
-    for language, table in TRANSLATIONS.items()
+SHORTHAND: Mapping[str, str] = {
+    "ppl": "people",
+    "pls": "please",
+    "plz": "please",
+    "r": "are",
+    "u": "you",
+    "ur": "your",
+    "abt": "about",
+    "wat": "what",
+    "waht": "what",
+    "whta": "what",
+    "teh": "the",
+    "hw": "how",
+    "thx": "thanks",
+    "b/c": "because",
+    "giv": "give",
+    "gimme": "give me",
+    "wanna": "want to",
+    "compair": "compare",
+    "sentimnet": "sentiment",
+    "sentimetn": "sentiment",
+    "complian": "complain",
+    "avg": "average",
+    "whats": "what is",
 }
+"""Chat shorthand and common slips, the one table both readers repair with."""
 
 # A clause that opens like this continues the previous question (a follow-up).
 CONTINUES = re.compile(
@@ -435,12 +452,3 @@ def detect_language(text: str) -> str:
     scores["fr"] += 2 * len(re.findall(r"[èêàùœ]", text))
     best = max(LANGUAGES, key=lambda language: (scores[language], language == "en"))
     return best if scores[best] > scores["en"] else "en"
-
-
-def translate(text: str, language: str) -> str:
-    """``text`` with the language's cue phrases replaced by English cue words."""
-    rule = _TRANSLATORS.get(language)
-    if rule is None:
-        return text
-    table = TRANSLATIONS[language]
-    return rule.sub(lambda match: table[match[1]], text)

@@ -2,7 +2,7 @@
 
 Each writer gets a :class:`Writer` (markdown lines, one table, the figures it quotes) and a
 :class:`Case` (the question, the posts it is about, the themes worth reporting) and writes
-the body of the reply. Figures follow the rules of :mod:`rdskit.sandbox.assistant_posts`;
+the body of the reply. Figures follow the rules of :mod:`rdskit.sandbox.assistant.posts`;
 shares are percentages of the posts named in the same sentence, with one decimal.
 Posts are cited with ``[label](post:source:id)`` links; ``Writer.finish`` rewrites them to
 ``[N]`` markers by the spec's rule.
@@ -17,8 +17,8 @@ from itertools import pairwise
 from typing import Any
 
 from rdskit.references import rewrite_post_links
-from rdskit.sandbox.assistant_planner import Intent, Slots
-from rdskit.sandbox.assistant_posts import (
+from rdskit.sandbox.assistant.intents import Intent, Slots
+from rdskit.sandbox.assistant.posts import (
     SENTIMENTS,
     VIEW_BASED,
     Mention,

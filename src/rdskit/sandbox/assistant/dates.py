@@ -1,6 +1,6 @@
 """The one date reader of the assistant: every period a question names, read the same way
-for the figure reader (:mod:`~rdskit.sandbox.assistant_query`) and the intent planner
-(:mod:`~rdskit.sandbox.assistant_planner`), with one month vocabulary.
+for the figure reader (:mod:`~rdskit.sandbox.assistant.reader`) and the intent planner
+(:mod:`~rdskit.sandbox.assistant.intents`), with one month vocabulary.
 
 Periods are placed against an *anchor*: the newest post of the scope (or, without posts,
 the sandbox clock's date), the same anchor "this month" uses. A month or a day said without
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
-from rdskit.sandbox.assistant_lexicon import NUMBER_WORDS
+from rdskit.sandbox.assistant.lexicon import NUMBER_WORDS
 
 __all__ = [
     "MONTHS",

@@ -1,10 +1,10 @@
 """The sandbox assistant: a deterministic analytic engine that answers Ask questions.
 
 No language model runs here. :func:`answer` plans the question with the chat's earlier
-turns (:mod:`~rdskit.sandbox.assistant_planner`: one or more intents with slots), narrows
-the posts per intent, computes the figures (:mod:`~rdskit.sandbox.assistant_posts`) and
-writes one markdown section per intent (:mod:`~rdskit.sandbox.assistant_sections`,
-:mod:`~rdskit.sandbox.assistant_analyses`). Posts are cited as ``[label](post:source:id)``
+turns (:mod:`~rdskit.sandbox.assistant.intents`: one or more intents with slots), narrows
+the posts per intent, computes the figures (:mod:`~rdskit.sandbox.assistant.posts`) and
+writes one markdown section per intent (:mod:`~rdskit.sandbox.assistant.sections`,
+:mod:`~rdskit.sandbox.assistant.analyses`). Posts are cited as ``[label](post:source:id)``
 links, rewritten once over the whole reply to ``[N]`` markers by the spec's rule
 (:func:`rdskit.references.rewrite_post_links`), so a multi-part reply numbers its
 citations across all sections. Everything here is a pure function of its inputs; the
@@ -47,18 +47,19 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from rdskit.sandbox import assistant_analyses as analyses
-from rdskit.sandbox import assistant_figures as figures_of
-from rdskit.sandbox.assistant_catalogue import METRICS, Table
-from rdskit.sandbox.assistant_dates import (
+from rdskit.sandbox.assistant import analyses
+from rdskit.sandbox.assistant import figures as figures_of
+from rdskit.sandbox.assistant.catalogue import METRICS, Table
+from rdskit.sandbox.assistant.dates import (
     TIME_DIMS,
     iso_dates,
     looks_like_date,
     unreadable,
     window_start,
 )
-from rdskit.sandbox.assistant_planner import INTENTS, Intent, Plan, Vocabulary, plan
-from rdskit.sandbox.assistant_posts import (
+from rdskit.sandbox.assistant.frontend import front
+from rdskit.sandbox.assistant.intents import INTENTS, Intent, Plan, Vocabulary, plan, taken
+from rdskit.sandbox.assistant.posts import (
     Mention,
     aspects_for,
     brands_for,
@@ -69,7 +70,7 @@ from rdskit.sandbox.assistant_posts import (
     sentiment_label,
     words,
 )
-from rdskit.sandbox.assistant_query import (
+from rdskit.sandbox.assistant.reader import (
     COMMENT_CARRIES,
     NOT_AN_AD,
     Cond,
@@ -78,7 +79,7 @@ from rdskit.sandbox.assistant_query import (
     read,
     without_thresholds,
 )
-from rdskit.sandbox.assistant_sections import (
+from rdskit.sandbox.assistant.sections import (
     TITLES,
     Case,
     Related,
@@ -88,7 +89,8 @@ from rdskit.sandbox.assistant_sections import (
     posts_phrase,
     write_related,
 )
-from rdskit.sandbox.assistant_sections import WRITERS as _SECTION_WRITERS
+from rdskit.sandbox.assistant.sections import WRITERS as _SECTION_WRITERS
+from rdskit.sandbox.synth.extractor import stem
 
 __all__ = [
     "ASSISTANT_USD_PER_TOKEN",
@@ -209,14 +211,23 @@ def plan_question(
     """
     scope = _named(question, scope) or scope
     vocab = Vocabulary.of(_in_scope(mentions, scope), _searches(scope))
-    return _plan(question, vocab, history)
+    return plan(question, vocab, _replay(history, None, (), vocab)[1])
 
 
-def _plan(question: str, vocab: Vocabulary, history: Sequence[Turn]) -> Plan:
+def _replay(
+    history: Sequence[Turn], table: Table | None, names: Sequence[str], vocab: Vocabulary
+) -> tuple[tuple[Query, ...], list[Plan]]:
+    """The chat's earlier turns replayed once, oldest first: the figure queries of the
+    last turn that had any (what "those" and "and on TikTok?" refer to) and the plan of
+    every turn (the intents a follow-up repeats). Without a ``table``, plans only."""
+    previous: tuple[Query, ...] = ()
     plans: list[Plan] = []
     for turn in history:
+        if table is not None:
+            earlier = read(turn.text, table, names, previous)
+            previous = earlier.queries or previous
         plans.append(plan(turn.text, vocab, plans))
-    return plan(question, vocab, plans)
+    return previous, plans
 
 
 def count_tokens(*texts: str) -> int:
@@ -321,12 +332,12 @@ def answer(
     posts" means when no earlier turn chose any (a tracking alert's new posts).
     ``related`` is work linked to the datasets; ``unknown_dataset_ids`` (requested but
     absent) are reported. ``table`` is the scope's posts already read
-    (:class:`~rdskit.sandbox.assistant_catalogue.Table`, from the per-dataset cache);
+    (:class:`~rdskit.sandbox.assistant.catalogue.Table`, from the per-dataset cache);
     it must hold exactly the posts of ``scope``. ``today`` is the sandbox clock's date: "in
     March" without posts means the latest March up to it.
 
     Figure questions (counts, shares, statistics, groupings) are read by the
-    compositional reader (:mod:`~rdskit.sandbox.assistant_query`); refusals and data
+    compositional reader (:mod:`~rdskit.sandbox.assistant.reader`); refusals and data
     that is not collected are answered first; everything else goes to the intent planner,
     with the filters the reader found on dimensions the planner has no slot for.
     """
@@ -344,7 +355,11 @@ def answer(
     anchor = datetime.fromtimestamp(newest, UTC).date() if newest else today
     asked = iso_dates(_policy_said(question), anchor)
     earlier = [replace(turn, text=_policy_said(turn.text)) for turn in history]
-    reading = _read(asked, table, searches, earlier)
+    vocab = table.derived(
+        ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
+    )
+    previous, plans = _replay(earlier, table, searches, vocab)
+    reading = read(asked, table, searches, previous)
     if reading.refusal is not None or reading.not_collected is not None:
         return _refuse(reading, scope)
     if reading.comment_only:
@@ -352,10 +367,7 @@ def answer(
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
     if reading.queries and scope and posts and not selected:
         return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
-    vocab = table.derived(
-        ("vocab", tuple(searches), today), lambda: Vocabulary.of(list(table.posts), searches, today)
-    )
-    planned = _plan(without_thresholds(asked), vocab, earlier)
+    planned = plan(without_thresholds(asked), vocab, plans)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
     timed = any(i.slots.since or i.slots.until or i.slots.window_days for i in planned.intents)
@@ -414,6 +426,17 @@ def answer(
         rest = "ignores it" if dated else "covers all dates"
         out.lines.insert(1, f"**I did not understand {words} as a date; the answer below"
                             f" {rest}.**")  # fmt: skip
+    ignored = [
+        front(question).written(word)  # named as the asker wrote it
+        for word in _not_planned(reading.unknown, planned)
+        if not looks_like_date(word)
+    ]
+    if planned.understood and ignored:  # never an analysis of a wider scope as the answer
+        words = " or ".join(f"'{word}'" for word in ignored)
+        out.lines.insert(1, f"**I did not understand {words}**, so nothing below answers the"
+                            " question as asked: it is the analysis"
+                            f" **{figures_of.without(ignored).lower()}** (a wider scope than"
+                            " asked, not the answer).")  # fmt: skip
     if not planned.understood:
         if reading.unknown:  # named before any figure, right after the read-as line
             words = ", ".join(f"'{word}'" for word in reading.unknown)
@@ -428,6 +451,17 @@ def answer(
         out.lines.extend(f"- {item.label} (`{item.id}`)" for item in about)
     out.figures = figures if multi else figures[planned.intents[0].name]
     return _reply(out, scope, [*cited, *about], list(used.values()), planned)
+
+
+def _not_planned(unknown: Sequence[str], planned: Plan) -> list[str]:
+    """The words the figure reader could not read that the intent planner did not take
+    either (:func:`~rdskit.sandbox.assistant.intents.taken`).
+
+    >>> _not_planned(["complain", "zqrtvx"], plan("What do people complain about zqrtvx?"))
+    []
+    """
+    used = taken(planned)
+    return [w for w in unknown if not {stem(x) for x in re.findall(r"\w+", w.lower())} & used]
 
 
 def _narrowed_in_time(reading: Reading) -> bool:
@@ -486,17 +520,6 @@ def _ads_policy(texts: Sequence[str]) -> str:
         elif _ADS_IN.search(lowered) and "only" not in lowered:
             policy = "in"
     return policy
-
-
-def _read(question: str, table: Table, names: Sequence[str], history: Sequence[Turn]) -> Reading:
-    """The reading of ``question`` after the chat's earlier turns (their queries are what
-    "those" and "and on TikTok?" refer to)."""
-    previous: tuple[Query, ...] = ()
-    for turn in history:
-        earlier = read(turn.text, table, names, previous)
-        if earlier.queries:
-            previous = earlier.queries
-    return read(question, table, names, previous)
 
 
 def _refuse(reading: Reading, scope: Sequence[Scope]) -> Reply:

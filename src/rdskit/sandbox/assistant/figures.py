@@ -1,4 +1,4 @@
-"""Figures: a :class:`~rdskit.sandbox.assistant_query.Query` run over a scope's table,
+"""Figures: a :class:`~rdskit.sandbox.assistant.reader.Query` run over a scope's table,
 and the answer that states it with its "Read as" line.
 
 The table holds the posts exactly as ``POST /v1/mentions`` returns them (the per-dataset
@@ -10,12 +10,12 @@ of title + text starting with it (a phrase for several words, as ``q`` reads the
 
 Every answer starts with one line saying how the question was read: filters, the
 denominator, the window (relative to the newest post, with its date), ads in or out. A
-word the reader could not map is named before any figure ("I did not understand
-'viral'; the count below ignores it").
+word the reader could not map is named before any figure, and the figure of the wider
+scope is offered only under a "Without 'viral'" label, never as the answer.
 
 Example:
-    >>> from rdskit.sandbox.assistant_catalogue import Table
-    >>> from rdskit.sandbox.assistant_query import Cond, Query
+    >>> from rdskit.sandbox.assistant.catalogue import Table
+    >>> from rdskit.sandbox.assistant.reader import Cond, Query
     >>> posts = [{"source": "reddit", "id": str(i), "num_views": i, "created_at": 0}
     ...          for i in range(1, 4)]
     >>> run(Query("median", "views"), Table(posts)).value
@@ -36,9 +36,9 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from rdskit.sandbox.assistant_catalogue import DIMENSIONS, METRICS, Table
-from rdskit.sandbox.assistant_dates import TIME_DIMS, window_start
-from rdskit.sandbox.assistant_posts import (
+from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant.dates import TIME_DIMS, window_start
+from rdskit.sandbox.assistant.posts import (
     VIEW_BASED,
     author_of,
     best_sentence,
@@ -50,9 +50,9 @@ from rdskit.sandbox.assistant_posts import (
     quote,
     sentence_label,
 )
-from rdskit.sandbox.assistant_posts import key as key_of
-from rdskit.sandbox.assistant_query import COMMENT_DIMS, PERIODS, Cond, Query
-from rdskit.sandbox.assistant_sections import Writer
+from rdskit.sandbox.assistant.posts import key as key_of
+from rdskit.sandbox.assistant.reader import COMMENT_DIMS, PERIODS, Cond, Query
+from rdskit.sandbox.assistant.sections import Writer
 
 __all__ = ["Result", "describe", "describe_conds", "matcher", "run", "select", "write"]
 
@@ -461,10 +461,10 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
         what = f"a listing of {scope}"
     elif query.measure == "rank":
         side = "lowest" if query.order == "asc" else "highest"
-        metric = (query.metric or "views").replace("_", " ")
+        metric = METRICS[query.metric or "views"].described
         what = f"the {query.top or 5} posts with the {side} {metric} among {scope}"
     else:
-        metric = (query.metric or "views").replace("_", " ")
+        metric = METRICS[query.metric or "views"].described
         what = f"{query.measure} of {metric} over {scope}"
     if query.group:
         said = _DIM_SAID.get(query.group, query.group.replace("_", " "))
@@ -496,6 +496,15 @@ def _examples(out: Writer, table: Table, rows: Sequence[int]) -> None:
         out.line(f"Examples: {', '.join(links)}.")
 
 
+def without(words: Sequence[str]) -> str:
+    """The label of a figure given without the words of a question that were not read.
+
+    >>> without(["viral", "#fyp"])
+    "Without 'viral' and '#fyp'"
+    """
+    return "Without " + " and ".join(f"'{word}'" for word in words)
+
+
 def write(
     out: Writer, query: Query, table: Table, where: str, ads: str, base: Sequence[Cond] = ()
 ) -> dict[str, Any]:
@@ -505,12 +514,17 @@ def write(
     out.line(describe(query, table, where, ads))
     for note in query.notes:
         out.line(f"_Note: {note}._")
-    measure_said = "count" if query.measure in ("count", "authors") else "figure"
-    for word in query.unknown:
+    if query.unknown:
+        # A word not read was a condition: the figure of the wider scope is not the answer,
+        # so it is offered only under its own label (docs/assistant.md, "Never a dropped word").
+        words = " or ".join(f"'{word}'" for word in query.unknown)
         out.line(
-            f"**I did not understand '{word}'; the {measure_said} below ignores it** "
-            "(it is not a filter I can apply to these posts)."
+            f"**I did not understand {words}** (not a filter I can apply to these posts), so"
+            " I have no figure for the question as asked; what I understood is the read-as"
+            " line above."
         )
+        out.line()
+        out.line(f"**{without(query.unknown)}** (a wider scope than asked, not the answer):")
     out.line()
     result = run(query, table)
     views_note = (
@@ -536,7 +550,10 @@ def write(
         if not rows:
             out.line(f"No posts match ({total:,} posts in {where}).")
         else:
-            out.add_table(f"{label[0].upper()}{label[1:]} by {said}", columns, rows)
+            title = f"{label[0].upper()}{label[1:]} by {said}"
+            if query.unknown:
+                title += f" ({without(query.unknown).lower()})"
+            out.add_table(title, columns, rows)
             if result.unfilled:
                 out.line(
                     f"_Note: the posts span more than {MAX_FILLED:,} {said}s, so only the"

@@ -20,7 +20,7 @@ layer, see ``tests/test_layers.py``):
 
 A :class:`Table` holds, per post of a scope, the value of every dimension and metric,
 read once from the posts as ``POST /v1/mentions`` returns them (the frame a plan runs
-over; see :mod:`rdskit.sandbox.assistant_figures`).
+over; see :mod:`rdskit.sandbox.assistant.figures`).
 
 Example:
     >>> METRICS["views"].path, DIMENSIONS["tone"].path, DIMENSIONS["hook"].multi
@@ -128,6 +128,19 @@ class Metric:
     path: tuple[str, ...]
     said: tuple[str, ...]
     comments: bool = False
+    parts: tuple[str, ...] = ()
+    """A composite metric's parts (their sum), as the spec defines it: ``engagement`` is
+    likes + comments + shares. A post without any of them has no value."""
+
+    @property
+    def described(self) -> str:
+        """How a read-as line names the metric ("engagement (likes + comments + shares)").
+
+        >>> METRICS["engagement"].described, METRICS["engagement_rate"].described
+        ('engagement (likes + comments + shares)', 'engagement rate')
+        """
+        name = self.name.replace("_", " ")
+        return f"{name} ({' + '.join(self.parts)})" if self.parts else name
 
 
 def _words(name: str) -> str:
@@ -194,7 +207,21 @@ def _catalogue() -> tuple[dict[str, Dimension], dict[str, Metric]]:
     for name, annotation in _model_fields(Comment):
         if _unwrap(annotation)[0] is int:
             metric(f"comment_{name}", (name,), comments=True)
+    parts = ("likes", "comments", "shares")
+    if all(part in metrics for part in parts):  # the spec's engagement, never one of its parts
+        metrics["engagement"] = Metric("engagement", (), _COMPOSITE_SAID, parts=parts)
     return dims, metrics
+
+
+_COMPOSITE_SAID = (
+    "engagement",
+    "engagements",
+    "total engagement",
+    "interactions",
+    "interaction",
+    "engagement (likes + comments + shares)",
+)
+"""How a question names the spec's engagement (likes + comments + shares)."""
 
 
 DIMENSIONS, METRICS = _catalogue()
@@ -240,6 +267,10 @@ def values_of(post: Post) -> dict[str, Any]:
     row["media"] = types_ or ("none",)
     for metric in METRICS.values():
         if metric.comments:
+            continue
+        if metric.parts:
+            values = [row[part] for part in metric.parts if row.get(part) is not None]
+            row[metric.name] = sum(values) if values else None
             continue
         raw = _read(post, metric.path)
         try:

@@ -8,8 +8,8 @@
 - :data:`REFUSALS`: requests Ask cannot carry out, with the answer naming what to use.
 
 Example:
-    >>> to_english("wie viele beiträge erwähnen den preis?", "de")
-    'how many posts mention price?'
+    >>> BILINGUAL["de"]["beiträge"]
+    'posts'
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ __all__ = [
     "VALUE_NAMES",
     "Refusal",
     "refusal_for",
-    "to_english",
 ]
 
 VALUE_NAMES: Mapping[str, Mapping[str, str]] = {
@@ -156,6 +155,13 @@ NOT_COLLECTED: Mapping[str, str] = {
 # analysis vocabulary; the dataset's own name is matched in English after the mapping.
 BILINGUAL: Mapping[str, Mapping[str, str]] = {
     "fr": {
+        # the spec's engagement (likes + comments + shares)
+        "engagement total": "total engagement",
+        "l'engagement total": "the total engagement",
+        # who is asked about: a subject, never a condition
+        "gens": "people",
+        "utilisateurs": "users",
+        "personnes": "people",
         "en espagnol": "in spanish",
         "en anglais": "in english",
         "en allemand": "in german",
@@ -219,6 +225,17 @@ BILINGUAL: Mapping[str, Mapping[str, str]] = {
         "sont": "are",
     },
     "es": {
+        "tienen": "have",
+        "tiene": "has",
+        # the spec's engagement (likes + comments + shares)
+        "interacciones": "interactions",
+        "interacción": "interaction",
+        "en total": "in total",
+        "engagement total": "total engagement",
+        # who is asked about: a subject, never a condition
+        "usuarios": "users",
+        "gente": "people",
+        "personas": "people",
         "en español": "in spanish",
         "en inglés": "in english",
         "en alemán": "in german",
@@ -279,6 +296,16 @@ BILINGUAL: Mapping[str, Mapping[str, str]] = {
         "son": "are",
     },
     "de": {
+        "wie hoch ist": "what is",
+        "aller": "of all",
+        # the spec's engagement (likes + comments + shares)
+        "interaktionen": "interactions",
+        "gesamte engagement": "total engagement",
+        "insgesamt": "in total",
+        # who is asked about: a subject, never a condition
+        "leute": "people",
+        "nutzer": "users",
+        "menschen": "people",
         "auf spanisch": "in spanish",
         "auf englisch": "in english",
         "auf deutsch": "in german",
@@ -341,6 +368,14 @@ BILINGUAL: Mapping[str, Mapping[str, str]] = {
         "sind": "are",
     },
     "pt": {
+        # the spec's engagement (likes + comments + shares)
+        "engajamento total": "total engagement",
+        "engajamento": "engagement",
+        "interações": "interactions",
+        # who is asked about: a subject, never a condition
+        "pessoas": "people",
+        "usuários": "users",
+        "utilizadores": "users",
         "em espanhol": "in spanish",
         "em inglês": "in english",
         "em alemão": "in german",
@@ -405,8 +440,6 @@ BILINGUAL: Mapping[str, Mapping[str, str]] = {
 }
 """Question phrases of fr/es/de/pt -> English."""
 
-_SPLIT_WORDS = re.compile(r"[^\w%'-]+")
-
 
 NEGATIONS: Mapping[str, tuple[tuple[str, str], ...]] = {
     # "ne mentionnent pas le prix" -> "mention not price": "not" right before what it negates
@@ -429,30 +462,6 @@ NEGATIONS: Mapping[str, tuple[tuple[str, str], ...]] = {
 """Negations of fr/es/de/pt as the English reader reads them, after the phrases: a
 negation the reader did not see would turn "posts that do not mention the price" into
 the posts that do."""
-
-
-def to_english(text: str, language: str) -> str:
-    """``text`` (lower-cased) with the lexicon's phrases of ``language`` in English, and
-    its negations where the English reader looks for them.
-
-    Example:
-        >>> to_english("combien de publications parlent du prix ?", "fr")
-        'how many posts mention price ?'
-        >>> to_english("combien de publications ne mentionnent pas le prix ?", "fr")
-        'how many posts mention not price ?'
-        >>> to_english("wie viele beiträge erwähnen den preis nicht?", "de")
-        'how many posts not mention price?'
-    """
-    table = BILINGUAL.get(language)
-    if not table:
-        return text
-    out = f" {text} "
-    for phrase in sorted(table, key=len, reverse=True):
-        out = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", table[phrase], out)
-    for pattern, english in NEGATIONS.get(language, ()):
-        out = re.sub(pattern, english, out)
-    out = re.sub(r"^[\s¿¡]+", "", out)
-    return " ".join(out.split())
 
 
 @dataclass(frozen=True)

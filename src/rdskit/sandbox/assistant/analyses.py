@@ -2,7 +2,7 @@
 emotions, languages, countries, engagement statistics, sentiment by group, volume spikes,
 brand co-mentions, recommendations and a composed report.
 
-Same contract as :mod:`~rdskit.sandbox.assistant_sections`: a writer gets a ``Writer`` and
+Same contract as :mod:`~rdskit.sandbox.assistant.sections`: a writer gets a ``Writer`` and
 a ``Case`` (posts already narrowed by the intent's slots) and writes markdown that cites
 posts as ``[label](post:source:id)`` links. The rules behind each figure:
 
@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rdskit.sandbox.assistant_posts import (
+from rdskit.sandbox.assistant.posts import (
     SENTIMENTS,
     Mention,
     author_of,
@@ -43,7 +43,7 @@ from rdskit.sandbox.assistant_posts import (
     sentence_label,
     share,
 )
-from rdskit.sandbox.assistant_sections import (
+from rdskit.sandbox.assistant.sections import (
     Case,
     Writer,
     _example,

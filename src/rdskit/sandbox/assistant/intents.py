@@ -3,11 +3,9 @@
 
 How a question is planned (deterministic: the same question and data give the same plan):
 
-1. The text is cleaned (lone surrogates and control characters dropped, at most
-   :data:`MAX_PLANNED_CHARS` characters read), its language guessed and the cue phrases of
-   French, Spanish, German or Portuguese mapped onto English cue words
-   (:mod:`~rdskit.sandbox.assistant_lexicon`); misspelt cue words within one edit are
-   corrected.
+1. The question comes through the one front end (:func:`~.frontend.front`: cleaned, its
+   language guessed, French, Spanish, German or Portuguese mapped onto English by the one
+   translator); misspelt cue words within one edit are corrected.
 2. It is split into clauses: at sentence ends, then at "and" / "also" / commas when both
    sides ask for something. Each clause gets the intent of the first rule that fires.
 3. Slots are read per clause: sources, sentiment, content type (ads/organic), a time window
@@ -43,7 +41,6 @@ Example:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -52,26 +49,25 @@ from functools import lru_cache
 from typing import Any
 
 from rdskit.models.vocab import SOURCES
-from rdskit.sandbox.assistant_dates import MONTHS, periods, span, unsaid
-from rdskit.sandbox.assistant_lexicon import (
+from rdskit.sandbox.assistant.dates import MONTHS, periods, span, unsaid
+from rdskit.sandbox.assistant.frontend import distance, front
+from rdskit.sandbox.assistant.lexicon import (
     CONTINUES,
     FUNCTION_WORDS,
     INTENT_RULES,
     INTENTS,
     METRIC_RULES,
     NUMBER_WORDS,
+    SHORTHAND,
     SOURCE_NAMES,
     STOP_WORDS,
     TOPIC_CUES,
-    detect_language,
-    translate,
 )
 from rdskit.sandbox.synth.corpus import BRANDS
 from rdskit.sandbox.synth.extractor import stem
 
-__all__ = ["INTENTS", "MAX_PLANNED_CHARS", "Intent", "Plan", "Slots", "Vocabulary", "plan"]
+__all__ = ["INTENTS", "Intent", "Plan", "Slots", "Vocabulary", "plan"]
 
-MAX_PLANNED_CHARS = 2_000
 """The planner reads at most this many characters of a question (the rest is ignored)."""
 
 _DAY = 86_400
@@ -92,7 +88,6 @@ _CLAUSE_END = re.compile(r"(?<=[?!;¿¡])\s*|(?<=[.])\s+(?=\S)|\n+")
 _JOINERS = re.compile(
     r",?\s+(?:and also|and then|and|also|plus|as well as|then|et|y|und|e)\s+|,\s+|\s+&\s+"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _GROUPS = (
     (
         "source",
@@ -341,19 +336,6 @@ def _vocabulary(signature: tuple[Any, ...], names: tuple[str, ...], wrapped: _Po
 # --- cleaning and typo repair -------------------------------------------------------------
 
 
-def clean(question: str) -> str:
-    """The question as the planner reads it: NFKC, no lone surrogates or control
-    characters, at most :data:`MAX_PLANNED_CHARS` characters, single spaces.
-
-    Example:
-        >>> clean("  Top\\x00 posts?\\ud800 ")
-        'Top posts?'
-    """
-    text = _CONTROL.sub(" ", question[:MAX_PLANNED_CHARS])
-    text = unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
-    return " ".join(text.split())
-
-
 _CUE_WORDS = frozenset(
     word for _, rule in INTENT_RULES for word in re.findall(r"[a-z]{5,}", rule.replace(r"\b", " "))
 ) | frozenset(
@@ -399,41 +381,18 @@ _CUE_WORDS = frozenset(
         "volume",
     )
 )
-_SHORTHAND = {
-    "ppl": "people",
-    "pls": "please",
-    "plz": "please",
-    "r": "are",
-    "u": "you",
-    "ur": "your",
-    "abt": "about",
-    "wat": "what",
-    "waht": "what",
-    "whta": "what",
-    "teh": "the",
-    "hw": "how",
-    "thx": "thanks",
-    "b/c": "because",
-    "giv": "give",
-    "gimme": "give me",
-    "wanna": "want to",
-    "compair": "compare",
-    "sentimnet": "sentiment",
-    "sentimetn": "sentiment",
-    "complian": "complain",
-}
 
 
 @lru_cache(maxsize=4096)
 def _repair(word: str) -> str:
     """A misspelt cue word (one edit: a deletion, insertion, substitution or swap) ->
     the cue word; any other word unchanged."""
-    if word in _SHORTHAND:
-        return _SHORTHAND[word]
+    if word in SHORTHAND:
+        return SHORTHAND[word]
     if len(word) < 5 or word in _CUE_WORDS or word in STOP_WORDS:
         return word
     for cue in sorted(_CUE_WORDS):
-        if abs(len(cue) - len(word)) <= 1 and _one_edit(word, cue):
+        if distance(word, cue, 1) <= 1:
             return cue
     return word
 
@@ -458,21 +417,6 @@ def _repair_words(text: str, vocab: Vocabulary) -> str:
     return re.sub(r"[^\W\d_]+", one, text)
 
 
-def _one_edit(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and a[diff[0]] == b[diff[1]]
-            and a[diff[1]] == b[diff[0]]
-        )
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-
-
 # --- planning --------------------------------------------------------------------------------
 
 
@@ -480,10 +424,9 @@ def plan(question: str, vocab: Vocabulary | None = None, history: Sequence[Plan]
     """Plan ``question`` over ``vocab`` (the data's words); ``history`` holds the plans of
     the chat's earlier turns, oldest first (see the module docstring)."""
     vocab = vocab or Vocabulary()
-    text = clean(question)
-    language = detect_language(text)
-    lowered = translate(text.lower(), language)
-    lowered = _repaired(lowered, vocab)
+    read = front(question)
+    text, language = read.text, read.language
+    lowered = _repaired(read.english, vocab)
     lowered = lowered.replace("calls to action", "ctas").replace("call to action", "cta")
     intents: list[Intent] = []
     for sentence in _sentences(lowered):
@@ -504,6 +447,31 @@ def plan(question: str, vocab: Vocabulary | None = None, history: Sequence[Plan]
             )
         return Plan(text, (Intent("overview", Slots(), text),), language, False, False, refers_back)
     return Plan(text, tuple(_attach(intents)), language, True, False, refers_back)
+
+
+def taken(planned: Plan) -> frozenset[str]:
+    """The stems of the words ``planned`` read: the words of the intent rules that fired
+    in each clause and the content terms (found or not), brands, authors and hashtags.
+
+    Example:
+        >>> sorted(taken(plan("What do people complain about?")))
+        ['complain']
+    """
+    said: list[str] = []
+    for intent in planned.intents:
+        slots = intent.slots
+        said += [*slots.terms, *slots.missing, *slots.brands, *slots.authors, *slots.hashtags]
+        for _, rule in _COMPILED:  # a rule's own words, not the words its gaps let through
+            for match in rule.finditer(intent.clause):
+                said += [w for w in _WORD.findall(match[0]) if w.startswith(_RULE_WORDS[rule])]
+    return frozenset(stem(word) for text in said for word in _WORD.findall(text.lower()))
+
+
+_RULE_WORDS = {
+    rule: tuple(set(re.findall(r"[^\W\d_]{3,}", rule.pattern.replace(r"\b", " "))))
+    for _, rule in _COMPILED
+}
+"""The words each intent rule spells out (a prefix: "complain" of "complain\\w*")."""
 
 
 _REFERS_BACK = re.compile(
@@ -676,7 +644,7 @@ def _limit(plain: str) -> int | None:
 
 def _window(clause: str, vocab: Vocabulary) -> tuple[int | None, date | None, date | None]:
     """(days back from the newest post, first day, last day) the clause limits posts to,
-    read by the one date reader (:mod:`~rdskit.sandbox.assistant_dates`) anchored on the
+    read by the one date reader (:mod:`~rdskit.sandbox.assistant.dates`) anchored on the
     newest post, or without posts on the sandbox's today (a period that needs an anchor
     is then not placed)."""
     anchor = datetime.fromtimestamp(vocab.newest, UTC).date() if vocab.newest else vocab.today
