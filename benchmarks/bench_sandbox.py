@@ -20,13 +20,16 @@ the hardest case for a keyset).
 
 A third figure is the page a researcher's client reads most: 100 analysed mentions
 (sentiment, hooks, CTA, three comments each) from a second dataset, ``--analysed`` posts.
-Its p50 must be at most 10 ms; it is printed next to ``GET /v1/prices`` and next to a
-minimal app (FastAPI + uvicorn, like the sandbox, in its own process) returning the very
-same bytes, so the ratio shows what serving mentions costs beyond moving the bytes. The
-three are requested in turn, ``--samples`` times each, so load hits them alike.
+It is measured against a minimal app (FastAPI + uvicorn, like the sandbox, in its own
+process) returning the very same bytes, so the ratio shows what serving mentions costs
+beyond moving the bytes, and printed next to ``GET /v1/prices``; its p50 must be at most
+4x the minimal app's (an absolute 10 ms once, which one machine met and another did not:
+a ratio measured in the same run does not depend on the machine). The three are
+requested in turn, ``--samples`` times each, so load hits them alike; each is printed with
+its n, p50, p95, p99 and maximum.
 
 Exit status 1 if a page-900 ratio misses its target or the analysed page's p50 is over
-10 ms. Figures measured on a busy machine are inflated: compare the ratios.
+4x the minimal app's. Figures measured on a busy machine are inflated: compare the ratios.
 
 Usage:
     python benchmarks/bench_sandbox.py [--mentions 100000] [--pages 900] [--limit 20]
@@ -49,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _stats import latency_line, load_line, quantile
 
 from rdskit.sandbox import start
 from rdskit.sandbox.backend.datasets import seed_mentions
@@ -56,7 +60,7 @@ from rdskit.sandbox.backend.mention_query import MentionQuery, search
 from rdskit.sandbox.backend.tables import open_store
 
 TARGET = 1.5  # page 900 may cost at most this many times page 1
-PAGE_P50_MS = 10.0  # the 100-analysed-mention page's median, in milliseconds
+PAGE_RATIO = 4.0  # the 100-analysed-mention page's p50, at most this many times the minimal app's
 TODAY = "2026-06-01"  # the sandbox's date: its corpus is the same whatever the day
 ANALYSES = ("sentiment", "hook", "cta")
 SORTS = ("date", "dataset_run_at")
@@ -150,15 +154,14 @@ def analysed_page(http: httpx.Client, analysed_id: str, samples: int) -> bool:
             for _ in range(samples):
                 for name, call in calls.items():
                     times[name].append(timed(call))
-    p50 = {name: percentile(values, 0.5) for name, values in times.items()}
-    p95 = {name: percentile(values, 0.95) for name, values in times.items()}
-    page, prices, bare_p50 = p50.values()
-    print(f"\n100-analysed-mention page ({len(content) / 1024:.0f} KiB), {samples} samples each:")
-    for name in calls:
-        print(f"  {name:34s} p50 {ms(p50[name])}  p95 {ms(p95[name])}")
-    met = page * 1000 <= PAGE_P50_MS
-    print(f"  page p50 = {page / prices:.1f}x GET /v1/prices, {page / bare_p50:.2f}x the minimal")
-    print(f"  app with the same bytes; target p50 <= {PAGE_P50_MS:.0f} ms:", end=" ")
+    page, prices, bare = (quantile(values, 0.5) for values in times.values())
+    print(f"\n100-analysed-mention page ({len(content) / 1024:.0f} KiB); {load_line()}:")
+    for name, values in times.items():
+        print(latency_line(f"  {name:34s}", values, bare))
+    ratio = page / bare
+    met = ratio <= PAGE_RATIO
+    print(f"  page p50 = {page / prices:.1f}x GET /v1/prices, {ratio:.2f}x the minimal app with")
+    print(f"  the same bytes; target <= {PAGE_RATIO:.0f}x the minimal app:", end=" ")
     print("met" if met else "NOT met")
     return met
 
@@ -168,12 +171,6 @@ def timed(call: Callable[[], Any]) -> float:
     began = time.perf_counter()
     call()
     return time.perf_counter() - began
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    """The ``fraction`` quantile of ``samples`` (nearest rank)."""
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def ms(seconds: float) -> str:
@@ -228,14 +225,13 @@ def report(path: Path, dataset_id: str, analysed_id: str, args: argparse.Namespa
         account_id = http.get("/v1/me").json()["data"]["account_id"]
         trivial = [timed(lambda: http.get("/v1/prices").raise_for_status()) for _ in range(200)]
         base_rps = len(trivial) / sum(trivial)
-        base_p50, base_p95 = percentile(trivial, 0.5), percentile(trivial, 0.95)
-        print(f"baseline GET /v1/prices: {base_rps:7.1f} req/s,", end=" ")
-        print(f"p50 {ms(base_p50)}, p95 {ms(base_p95)}")
+        base_p50 = quantile(trivial, 0.5)
+        print(f"baseline GET /v1/prices: {base_rps:7.1f} req/s")
+        print(latency_line("  GET /v1/prices", trivial))
         for sort in SORTS:
             body = {"dataset_ids": [dataset_id], "sort": sort, "limit": args.limit}
             latencies, cursor = walk(http, body, args.pages)
             rps = len(latencies) / sum(latencies)
-            p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
             http_costs = interleaved(
                 partial(mentions_page, http, body),
                 partial(mentions_page, http, {**body, "cursor": cursor}),
@@ -244,8 +240,7 @@ def report(path: Path, dataset_id: str, analysed_id: str, args: argparse.Namespa
             print(f"\nPOST /v1/mentions sort={sort} limit={args.limit}, pages 1..{args.pages - 1}:")
             print(f"  throughput  {rps:7.1f} req/s = {rps * args.limit:6.0f} mentions/s", end=" ")
             print(f"  ({rps / base_rps:.2f}x the baseline's req/s)")
-            print(f"  latency p50 {ms(p50)}   ({p50 / base_p50:.2f}x baseline p50)")
-            print(f"  latency p95 {ms(p95)}   ({p95 / base_p95:.2f}x baseline p95)")
+            print(latency_line("  latency", latencies, base_p50))
             for label, (one, far) in (("HTTP", http_costs), ("SQL ", sql)):
                 verdict = "ok" if far <= TARGET * one else f"OVER {TARGET}x"
                 ok &= far <= TARGET * one
