@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 RATE_LIMIT = 5.0  # requests per second: the service's limit (the spec's rate limits)
 PAGE = 100  # mentions per page: the service's maximum ``limit``
@@ -62,3 +64,16 @@ def waited_line(step: str, seconds: float, mentions: int) -> str:
         f"{step}: {seconds:.2f} s = {seconds / fetch:.2%} of the {fetch:.0f} s the "
         f"{mentions:,} mentions take to fetch at {RATE_LIMIT:.0f} req/s"
     )
+
+
+def cpu_seconds(call: Callable[[], Any]) -> float:
+    """CPU seconds of the whole process (all threads: Arrow's work too) for one call: a
+    wall time would count other processes' work on a busy machine."""
+    start = time.process_time()
+    call()
+    return time.process_time() - start
+
+
+def best_cpu(call: Callable[[], Any], repeat: int) -> float:
+    """The least CPU time of ``repeat`` calls (the slower runs measure other load)."""
+    return min(cpu_seconds(call) for _ in range(repeat))

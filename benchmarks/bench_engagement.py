@@ -25,20 +25,15 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pandas as pd
+from _stats import best_cpu, load_line, waited_line
 
 from rdskit.frames import mentions_frame
 from rdskit.sandbox.synth import corpus
-
-# Best process CPU time of repeats: the research benchmark's timer, not a copy of it.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_research import best
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # the same corpus whatever the day
 TARGET = 10.0
@@ -66,13 +61,13 @@ def main() -> int:
     args = parser.parse_args()
 
     frame = make_frame(args.rows)
-    print(f"{len(frame):,} mentions; CPU times, load average {os.getloadavg()[0]:.2f}")
-    baseline = best(
+    print(f"{len(frame):,} mentions; CPU times, {load_line()}")
+    baseline = best_cpu(
         lambda: frame.groupby("source", observed=True)["engagement_rate"].mean(), args.repeat
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the mixed-views warning, once per call
-        engagement = best(frame.rds.engagement, args.repeat)
+        engagement = best_cpu(frame.rds.engagement, args.repeat)
         means = frame.rds.engagement()
     print(f"n = {means.attrs['n']:,}; {means.attrs['scope']}")
     ratio = engagement / baseline
@@ -82,6 +77,7 @@ def main() -> int:
         f"df.rds.engagement(): {engagement * 1000:.1f} ms CPU = {ratio:.1f}x the baseline "
         f"({verdict} the <= {TARGET:g}x target)"
     )
+    print(waited_line("df.rds.engagement()", engagement, len(frame)))
     return 0 if ratio <= TARGET else 1
 
 

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -55,7 +54,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from _stats import fetch_seconds, load_line, waited_line
+from _stats import cpu_seconds, fetch_seconds, load_line, waited_line
 
 from rdskit.errors import AdvertiserWarning
 from rdskit.frames import mentions_frame
@@ -67,13 +66,6 @@ TARGET_SHARE = 0.02  # each step at most 2% of the time its mentions take to fet
 NOW = datetime(2026, 6, 1, tzinfo=UTC).timestamp()  # the corpus's collection time
 FREE_TEXT = ("text", "title", "body", "description")  # leaves the regex pass reads
 HANDLES_AND_LINKS = r"@\w+|https?://\S+"
-
-
-def cpu(call: Callable[[], Any]) -> float:
-    """CPU seconds of the whole process (all threads) for one call."""
-    start = time.process_time()
-    call()
-    return time.process_time() - start
 
 
 def make_frames(rows: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -184,7 +176,7 @@ def main() -> int:
     times: dict[str, list[float]] = {name: [] for name in candidates}
     for _ in range(args.repeat):
         for name, call in candidates.items():
-            times[name].append(cpu(call))
+            times[name].append(cpu_seconds(call))
     best = {name: min(values) for name, values in times.items()}
     graph = mentions.rds.network("reply")
     print(f"reply network: {graph.number_of_nodes():,} nodes, {graph.number_of_edges():,} edges")
