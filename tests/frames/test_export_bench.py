@@ -14,7 +14,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_export.py"
 
 def test_equal_sizes_measure_twice_into_separate_folders() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--small", "300", "--large", "300"],
+        [sys.executable, str(BENCH), "--small", "300", "--large", "300", "--speed-pages", "30"],
         capture_output=True,
         text=True,
         timeout=300,
