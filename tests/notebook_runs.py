@@ -36,9 +36,11 @@ from rdskit.sandbox.runtime.clock import ENV_TODAY, NOTEBOOK_TODAY
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 
+# Not "api_keys": each process that opens a notebook's sandbox mints a key of its own (a
+# key another process revoked cannot stop it, issue 34), so a new kernel adds one; a key
+# creates nothing the learner owns and charges nothing.
 FOOTPRINT_TABLES = (
     "accounts",
-    "api_keys",
     "audience_datasets",
     "audience_runs",
     "chats",

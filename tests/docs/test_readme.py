@@ -25,7 +25,7 @@ def test_readme_has_the_two_commands() -> None:
     assert ci.rstrip().splitlines()[-1] == "bash scripts/test"  # exactly the README's command
     script = (README.parent / "scripts" / "test").read_text(encoding="utf-8")
     # The script does the whole set-up: the dev install, Debian's chromium, then pytest.
-    assert 'pip install --quiet -e ".[sandbox,jupyter,research,teaching]" --group dev' in script
+    assert 'pip install --quiet -e ".[sandbox,jupyter,research,teaching,mcp]" --group dev' in script
     assert 'pip install --quiet --upgrade "pip>=25.1"' in script  # --group needs pip 25.1
     assert "apt-get install" in script and "chromium" in script
     assert "for tool in node npm" in script  # the editable install builds the extension

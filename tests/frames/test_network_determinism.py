@@ -24,6 +24,7 @@ ROWS = 400
 # Prints the benchmark corpus's reply network: every node and edge with its attributes.
 SCRIPT = f"""
 import importlib.util, json, sys
+sys.path.insert(0, {str(BENCH.parent)!r})  # the scripts' shared benchmarks/_stats.py
 spec = importlib.util.spec_from_file_location("bench_research", {str(BENCH)!r})
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
@@ -34,6 +35,8 @@ print(json.dumps([list(graph.nodes(data=True)), list(graph.edges(data=True))]))
 
 
 def bench() -> ModuleType:
+    if str(BENCH.parent) not in sys.path:  # the scripts' shared benchmarks/_stats.py
+        sys.path.insert(0, str(BENCH.parent))
     spec = importlib.util.spec_from_file_location("bench_research", BENCH)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

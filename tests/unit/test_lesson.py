@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from rdskit.errors import InsufficientCreditsGeneric, NotFound
@@ -42,12 +44,13 @@ def test_any_text_prints_one_short_line(
 
 def test_paid_step_turns_a_402_into_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     detail = {"required": "2.97", "available": "0.5", "top_up_url": "https://x.invalid/b"}
-    with paid_step("one cycle"):
+    service = SimpleNamespace(base_url="https://api.example.test/v1")  # not a sandbox's
+    with paid_step("one cycle", service):
         raise InsufficientCreditsGeneric(402, "insufficient_credits", detail)
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and out.startswith("✗ Out of credits: one cycle needs 2.97 USD")
     assert "holds 0.50 USD" in out and "nothing was charged" in out
-    # no sandbox runs in this process: the fix is the real service's top-up page
+    # the real service's client: the fix is its top-up page (even beside a sandbox)
     assert out.rstrip().endswith("Top up at https://x.invalid/b, or ask for less.")
 
 
