@@ -6,7 +6,7 @@ lesson cells every recipe runs: a doc edit changes what the set-up tests run.
 - :func:`spawner_environment`: ``c.Spawner.environment`` of a section's config block, by
   executing the block as JupyterHub would (``c`` a traitlets ``Config``);
 - :func:`lesson_cells`: the code cells of a lesson up to its first collection (lesson
-  01's first checkpoint, then its "Oat milk" dataset);
+  01's first checkpoint, then its "01 oat milk" dataset);
 - :data:`ASK`: a ``%%ask`` cell about the lesson's dataset, :data:`ASKED` what it left.
 """
 
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests" / "jupyter"))
 SETUP = ROOT / "notebooks" / "setup.md"
 TEACHING = ROOT / "docs" / "teaching.md"
 
-ASK = '%%ask --dataset "Oat milk" --out answer\nHow many posts are there per platform?'
+ASK = '%%ask --dataset "01 oat milk" --out answer\nHow many posts are there per platform?'
 """A ``%%ask`` about the dataset lesson 01's first cells create (its answer in ``answer``)."""
 
 ASKED = (

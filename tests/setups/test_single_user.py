@@ -64,7 +64,7 @@ def test_the_single_user_recipe_runs_lesson_01_and_ask_with_the_panel_open(
             )
         finally:
             again.stop_channels()
-        assert "Oat milk" in json.loads(found[0])["text"]
+        assert "01 oat milk" in json.loads(found[0])["text"]
     # plain Python on the same file, once Jupyter is gone
     plain = subprocess.run(
         [sys.executable, "-c", "import rdskit; print(rdskit.Client.sandbox().me().plan.name)"],
