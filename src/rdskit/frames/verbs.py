@@ -157,7 +157,9 @@ def _refused(verb: Callable[..., Any]) -> Callable[..., Any]:
         by = args[0] if args else kwargs.get("by")
         named = [by] if isinstance(by, str) else by if isinstance(by, list) else []
         nested = list_columns(self)
-        asked = [c for c in named if c in nested] if isinstance(self, pd.DataFrame) else nested
+        # keys may be Series or arrays (groupby([df.a.astype(str), ...])): only names count
+        names = [c for c in named if isinstance(c, str)]
+        asked = [c for c in names if c in nested] if isinstance(self, pd.DataFrame) else nested
         if asked and verb.__name__ == "groupby":  # pandas fails later, on the first use
             raise ListColumnError("groupby", asked)
         try:
