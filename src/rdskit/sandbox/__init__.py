@@ -12,11 +12,9 @@ Laid out like an emulator of a cloud service (moto's services): each layer is a 
   CPU budget of a job);
 - :mod:`.synth`: the synthetic world (corpus, enrichment, extraction, clustering,
   lexicons, profiles, preview samples);
-- the assistant behind ``/v1/chats`` (``assistant*.py``).
+- :mod:`.assistant`: the assistant behind ``/v1/chats`` and ``/v1/ask``.
 
-``start()`` serves a sandbox on a free loopback port in a background thread and returns
-a handle with the base URL, a ready API key of the default account and admin helpers.
-``embedded()`` is the per-process shared sandbox behind ``rdskit.Client.sandbox()``.
+``start()`` and ``embedded()`` are :mod:`.server`'s (see there).
 
 Example:
     >>> import httpx

@@ -12,46 +12,6 @@ Example:
 
 from __future__ import annotations
 
-from rdskit.sandbox.assistant.engine import (
-    ASSISTANT_USD_PER_TOKEN,
-    INTENTS,
-    MOOD_INTENTS,
-    OPINION_INTENTS,
-    Related,
-    Reply,
-    Scope,
-    Stats,
-    Turn,
-    answer,
-    chat_name,
-    count_tokens,
-    detect_intent,
-    engagement,
-    inference_cost,
-    period_of,
-    pick_datasets,
-    plan_question,
-    sentiment_label,
-)
-
-__all__ = [
-    "ASSISTANT_USD_PER_TOKEN",
-    "INTENTS",
-    "MOOD_INTENTS",
-    "OPINION_INTENTS",
-    "Related",
-    "Reply",
-    "Scope",
-    "Stats",
-    "Turn",
-    "answer",
-    "chat_name",
-    "count_tokens",
-    "detect_intent",
-    "engagement",
-    "inference_cost",
-    "period_of",
-    "pick_datasets",
-    "plan_question",
-    "sentiment_label",
-]
+# The engine's __all__ is the package's: one list, so the two cannot drift apart.
+from rdskit.sandbox.assistant.engine import *  # noqa: F403
+from rdskit.sandbox.assistant.engine import __all__ as __all__
