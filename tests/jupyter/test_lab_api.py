@@ -645,15 +645,67 @@ def test_the_panel_ask_box_asks_once_and_returns_cards_and_the_equivalent_cell(
         async with httpx.AsyncClient(base_url=sandbox.url) as http:
 
             async def send(method: str, path: str, query: str, body: bytes) -> httpx.Response:
-                posts.append(f"{method} {path}")
                 headers = {"x-api-key": sandbox.api_key, "content-type": "application/json"}
-                return await http.request(method, f"/{path}", content=body or None, headers=headers)
+                sent = await http.request(method, f"/{path}", content=body or None, headers=headers)
+                posts.append(f"{method} {path} {sent.status_code}")
+                return sent
 
             return await ask(send, "What do {people} say?", [seeded.dataset_id], None, poll=0.1)
 
     result = asyncio.run(main())
-    assert posts.count("POST v1/ask") == 1
+    # Accepted once; a 429 (the seeding may have used this second's requests) started nothing.
+    assert posts.count("POST v1/ask 202") == 1
+    assert {post for post in posts if post.startswith("POST v1/ask")} <= {
+        "POST v1/ask 202",
+        "POST v1/ask 429",
+    }
     assert result["status"] == "completed" and result["citations"]
     card = result["citations"][0]
     assert card["url"].startswith("http") and card["excerpt"] and card["source"]
     assert result["cell"] == (f"%%ask --dataset {seeded.dataset_id}\nWhat do {{{{people}}}} say?")
+
+
+def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rdskit.jupyter import lab_ask
+
+    waits: list[float] = []
+
+    async def no_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(lab_ask.asyncio, "sleep", no_sleep)
+
+    def scripted(statuses: list[int]) -> tuple[list[str], lab_ask.Send]:
+        sent: list[str] = []
+
+        async def send(method: str, path: str, query: str, body: bytes) -> httpx.Response:
+            sent.append(f"{method} {path}")
+            status = statuses.pop(0) if statuses else 200
+            if status == 429:
+                return httpx.Response(429, headers={"retry-after": "30"}, content=b"{}")
+            if status == 402:
+                return httpx.Response(402, content=b'{"error": {"code": "insufficient_balance"}}')
+            if path == "v1/ask":
+                return httpx.Response(202, json={"data": {"chat_id": "ch_1", "message_id": "m_1"}})
+            reply = {"id": "m_1", "status": "completed", "role": "assistant", "text": "ok"}
+            return httpx.Response(200, json={"data": reply})
+
+        return sent, send
+
+    sent, send = scripted([429, 200])
+    answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    assert answer["text"] == "ok" and sent.count("POST v1/ask") == 2
+    assert waits == [lab_ask.MAX_RETRY_AFTER]  # Retry-After 30 s, cut to the panel's cap
+
+    sent, send = scripted([429] * 10)
+    with pytest.raises(lab_ask.AskFailed) as refused:
+        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    assert refused.value.status == 429 and refused.value.retry_after == "30"
+    assert sent.count("POST v1/ask") == lab_ask.RATE_LIMIT_RETRIES + 1
+
+    sent, send = scripted([402])
+    with pytest.raises(lab_ask.AskFailed) as refused:
+        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    assert refused.value.status == 402 and sent == ["POST v1/ask"]  # a refusal is final

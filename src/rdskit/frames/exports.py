@@ -76,8 +76,10 @@ _LINE_END = re.compile(r"\r\n?")
 # OOXML's escape in a cell text (_x0041_ reads as "A"); found overlapping (_x0041_x0042_).
 _ESCAPE = re.compile(r"(?=_x[0-9A-Fa-f]{4}_)")
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
-# A formula-like start of any line of a text, for a CSV Excel opens (line ends are "\n").
-_LINE_FORMULA = re.compile(r"(?m)^(?=[=+\-@\t])")
+# A formula-like start of any line of a text, for a CSV Excel opens (line ends are "\n"),
+# after any double quotes: a reader that splits lines sees a line '"=…' (written '""=…')
+# as a field that opens with a quote and goes on with a formula.
+_LINE_FORMULA = re.compile(r'(?m)^(?="*[=+\-@\t])')
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 CSV_OPTIONS: dict[str, Any] = {"lineterminator": "\r\n", "quoting": csv.QUOTE_MINIMAL}

@@ -3,8 +3,10 @@
 Body ``{"question": str, "datasets": [ids], "chat_id": str | null, "kernel": str | null}``.
 The question is asked of the client the active notebook's kernel announced (its embedded
 sandbox), else through the server gateway with its key, like every kernel's request: one
-``POST /v1/ask`` (never sent twice: no retry), then the reply polled through the shared
-bucket, then the cited posts looked up (``POST /v1/mentions``) for the citation cards::
+``POST /v1/ask`` (sent again only after a 429, which says the service started nothing, as
+the client does: at most ``RATE_LIMIT_RETRIES`` times, each after its ``Retry-After``, cut
+to ``MAX_RETRY_AFTER`` seconds), then the reply polled through the shared bucket, then the
+cited posts looked up (``POST /v1/mentions``) for the citation cards::
 
     {"chat_id": "ch_…", "message_id": "msg_…", "status": "completed", "text": "… [1]",
      "citations": [{"citation": 1, "source": "reddit", "id": "t3_a", "url": "https://…",
@@ -34,12 +36,17 @@ import httpx
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
+from rdskit.errors import seconds_or_none
 from rdskit.models import ChatMessage, Mention, PostReference
 
 __all__ = ["ASK_TIMEOUT", "AskHandler", "ask_cell"]
 
 ASK_TIMEOUT = 180.0
 """Seconds the panel waits for a reply before it says where to read it."""
+RATE_LIMIT_RETRIES = 3
+"""How many times a request refused with 429 (nothing started) is sent again."""
+MAX_RETRY_AFTER = 10.0
+"""The longest wait, in seconds, a 429's ``Retry-After`` may impose on the panel."""
 QUESTION_CHARS = 4_000
 EXCERPT_CHARS = 280
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -89,10 +96,27 @@ def parse_request(body: Any) -> tuple[str, list[str], str | None, str | None]:
     return question.strip(), datasets, body.get("chat_id"), body.get("kernel")
 
 
+def _patient(send: Send) -> Send:
+    """``send``, sent again after a 429 (the service started nothing) as the client does."""
+
+    async def sent(method: str, path: str, query: str, body: bytes) -> httpx.Response:
+        attempt = 0
+        while True:
+            response = await send(method, path, query, body)
+            if response.status_code != 429 or attempt == RATE_LIMIT_RETRIES:
+                return response
+            attempt += 1
+            wait = seconds_or_none(response.headers.get("retry-after"))
+            await asyncio.sleep(min(MAX_RETRY_AFTER, wait if wait is not None else 2.0**attempt))
+
+    return sent
+
+
 async def ask(
     send: Send, question: str, datasets: list[str], chat_id: str | None, *, poll: float = 1.0
 ) -> dict[str, Any]:
     """Ask once, wait for the reply, look up its cited posts."""
+    send = _patient(send)
     wire: dict[str, Any] = {"message": question}
     if chat_id:
         wire["chat_id"] = chat_id
