@@ -4,10 +4,11 @@
     python tests/sandbox/eval/blind/score.py set1 --truth-only   # no question is asked
     python tests/sandbox/eval/blind/score.py set1 --rejudge results/set1.json --out ...
 
-It starts a fresh sandbox (world.TODAY, world.SEED, speed world.SPEED), builds the four
-datasets, asks every question through POST /v1/ask (follow-ups in one chat), recomputes
-the truth from POST /v1/mentions, judges each answer (judge.auto_verdict, then the hand
-verdicts of verdicts/<set>.json when present) and prints the scores and a table.
+It starts a fresh sandbox (world.TODAY, world.SEED, speed world.SPEED), builds the set's
+four datasets (world.DATASETS; set 3: world.DATASETS_SET3), asks every question through
+POST /v1/ask (follow-ups in one chat), recomputes the truth from POST /v1/mentions, judges
+each answer (judge.auto_verdict, then the hand verdicts of verdicts/<set>.json when
+present) and prints the scores and a table.
 """
 
 from __future__ import annotations
@@ -28,13 +29,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from judge import Alt, Q, auto_verdict, compute_truth  # noqa: E402
-from world import SEED, SPEED, TODAY, World  # noqa: E402
+from world import DATASETS, SEED, SPEED, TODAY, World  # noqa: E402
 
 PASS = {"correct", "correct_caveat"}
 
 
 def load(set_name: str) -> list[Q]:
     return list(importlib.import_module(set_name).QUESTIONS)
+
+
+def datasets_of(set_name: str) -> Any:
+    """A set's world: its module's DATASETS when it names one (set 3), else world.DATASETS."""
+    return getattr(importlib.import_module(set_name), "DATASETS", DATASETS)
 
 
 def questions_sha256(set_name: str) -> str:
@@ -107,7 +113,7 @@ def commit() -> str:
 def run(set_name: str, truth_only: bool = False) -> dict[str, Any]:
     t0 = time.perf_counter()
     questions = load(set_name)
-    world = World()
+    world = World(datasets_of(set_name))
     try:
         world.build()
         built = time.perf_counter() - t0
@@ -180,7 +186,7 @@ def below_baseline(summary: dict[str, Any], baseline_path: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("set_name", help="set1 or set2 (a module of this folder)")
+    parser.add_argument("set_name", help="set1, set2 or set3 (a module of this folder)")
     parser.add_argument("--out", help="write the full results (answers, truths, verdicts) here")
     parser.add_argument("--truth-only", action="store_true", help="compute truths, ask nothing")
     parser.add_argument(

@@ -1,9 +1,10 @@
 """The blind evaluation stays usable: its truth code runs, set1's frozen result holds.
 
 Re-asking the 111 questions takes ~7 minutes (score.py set1 --baseline results/set1.json);
-this test checks the cheap parts: every truth expression of both sets still computes over
-a fresh sandbox's posts, and the frozen set1 result is the one its questions, judge and
-hand verdicts give.
+this test checks the cheap parts: every truth expression of the three sets still computes
+over a fresh sandbox's posts (set 3 over its own world, world.DATASETS_SET3, a second
+sandbox of ~30 s), and the frozen set1 result is the one its questions, judge and hand
+verdicts give. Nothing here asks the assistant a question (set 3 is sealed).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ sys.path.insert(0, str(HERE))
 
 import score  # noqa: E402
 from judge import Alt, compute_truth  # noqa: E402
-from world import World  # noqa: E402
+from world import DATASETS_SET3, World  # noqa: E402
 
 FROZEN = HERE / "results" / "set1.json"
 
@@ -30,6 +31,17 @@ FROZEN = HERE / "results" / "set1.json"
 @pytest.fixture(scope="module")
 def world() -> Iterator[World]:
     w = World()
+    try:
+        w.build()
+        yield w
+    finally:
+        w.stop()
+
+
+@pytest.fixture(scope="module")
+def world3() -> Iterator[World]:
+    """Set 3's world: its own four datasets on two other topics."""
+    w = World(DATASETS_SET3)
     try:
         w.build()
         yield w
@@ -50,6 +62,16 @@ def _complete(value: Any) -> bool:
 
 @pytest.mark.parametrize("set_name", ["set1", "set2"])
 def test_every_truth_computes_over_a_fresh_sandbox(world: World, set_name: str) -> None:
+    _every_truth_computes(world, set_name)
+
+
+def test_every_set3_truth_computes_over_its_own_world(world3: World) -> None:
+    assert score.datasets_of("set3") == DATASETS_SET3
+    assert score.datasets_of("set1") == score.datasets_of("set2") != DATASETS_SET3
+    _every_truth_computes(world3, "set3")
+
+
+def _every_truth_computes(world: World, set_name: str) -> None:
     questions = score.load(set_name)
     assert len(questions) >= 100
     assert len({q.id for q in questions}) == len(questions)

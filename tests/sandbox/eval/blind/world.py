@@ -6,6 +6,9 @@ POST /v1/ask, GET /v1/chats/{chat}/messages/{msg}). Nothing reads the assistant'
 
 Two topics the project's suites never used (fitness at home, personal finance for
 students), two datasets each, so that questions can compare datasets of one topic.
+Set 3 has its own world (DATASETS_SET3: e-bikes and cargo bikes, sourdough and stand
+mixers), built in a separate sandbox with the same date, seed and speed; sets 1 and 2 keep
+DATASETS, unchanged.
 """
 
 from __future__ import annotations
@@ -55,14 +58,37 @@ DATASETS: tuple[DatasetSpec, ...] = (
         200,
     ),
 )
+#: Set 3's world (a separate sandbox, same date, seed and speed; sets 1 and 2 keep
+#: DATASETS above): two more topics nothing in the project used before, cycling with a
+#: motor or a load (e-bikes, cargo bikes) and baking bread at home (sourdough, stand mixers).
+DATASETS_SET3: tuple[DatasetSpec, ...] = (
+    DatasetSpec("ebike", "E-bikes", "electric bike", tuple(ALL_SOURCES), 300),
+    DatasetSpec(
+        "cargo", "Cargo bikes", "cargo bike", ("reddit", "youtube", "instagram", "tiktok"), 200
+    ),
+    DatasetSpec(
+        "sourdough",
+        "Sourdough",
+        "sourdough starter",
+        ("reddit", "tiktok", "instagram", "youtube"),
+        300,
+    ),
+    DatasetSpec(
+        "mixer", "Stand mixers", "stand mixer", ("reddit", "youtube", "tiktok", "linkedin"), 200
+    ),
+)
 ACTIONS = ["sentiment", "emotions", "hook", "cta"]
 COMMENTS_PER_POST = 3
 
 
 class World:
-    """A started sandbox with the four datasets collected and their posts loaded."""
+    """A started sandbox with the four datasets collected and their posts loaded.
 
-    def __init__(self) -> None:
+    `datasets` is the world's list (DATASETS for sets 1 and 2, DATASETS_SET3 for set 3).
+    """
+
+    def __init__(self, datasets: tuple[DatasetSpec, ...] = DATASETS) -> None:
+        self.datasets = datasets
         import rdskit.sandbox  # the public start(): url, api_key, stop()
 
         # start() reads these from the environment; set them only while it starts, so a
@@ -102,7 +128,7 @@ class World:
     def build(self) -> None:
         """Create every dataset, run its collection, wait for completion, load posts."""
         runs = []
-        for spec in DATASETS:
+        for spec in self.datasets:
             ds = self._call("POST", "/v1/datasets", json={"name": spec.name})["data"]
             self.ids[spec.key] = ds["id"]
             run = self._call(
@@ -128,7 +154,7 @@ class World:
                 time.sleep(0.3)
             if status["status"]["type"] != "completed":
                 raise RuntimeError(f"run {run_id} of {ds_id} failed: {status}")
-        for spec in DATASETS:
+        for spec in self.datasets:
             self.frames[spec.key] = mentions_frame(self.mentions(self.ids[spec.key]), spec.name)
 
     def mentions(self, dataset_id: str) -> list[dict[str, Any]]:
