@@ -54,6 +54,7 @@ SANDBOX_TESTED = (
     "test_datasets.py",
     "test_mentions.py",
     "test_patterns.py",
+    "test_platforms.py",  # the emulator-only route opened by a key (FastAPI, pydantic)
     "test_previews.py",
     "test_tracking.py",
     "test_mention_wire.py",  # the wire shape of a mention (pydantic serialisation)

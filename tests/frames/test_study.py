@@ -274,59 +274,106 @@ def test_bad_study_file_is_one_error_naming_the_field(tmp_path: Path) -> None:
     assert "study.toml: datasets[0].window.to" in done.stderr
 
 
-def test_rehydrate_on_another_sandbox_reports_the_attrition(
+def user_env(handle: SandboxHandle, api_key: str, home: Path) -> dict[str, str]:
+    """Another user's shell: the key and URL the docs say to set, and a HOME of their own
+    (no cache, ledger or settings of the test process)."""
+    env = environment(handle, api_key)
+    for name in [n for n in env if n.startswith(("XDG_", "RDSKIT_CACHE"))]:
+        del env[name]
+    return {**env, "HOME": str(home)}
+
+
+def _keys(table: pd.DataFrame) -> pd.Series:
+    return pd.Series(list(zip(table["source"], table["id"], strict=True)), index=table.index)
+
+
+def test_rehydrate_on_a_brand_new_sandbox_reports_the_true_attrition(
     packages: dict[str, Any], tmp_path: Path
 ) -> None:
-    """Another sandbox whose platforms hold the same posts (another account collected the
-    same study there: same seed, same day), some of them deleted, some with more likes."""
+    """User B, on a brand-new sandbox (another database, another HOME) where nobody
+    collected the study, re-collects user A's ids-only package with the CLI as
+    docs/studies.md says, after the sandbox's admin deleted some of its posts and gave
+    others more views or likes: the report's counts per source and per run are the truth,
+    and every other post comes back with the metrics the study recorded."""
     package = packages["ids"]
-    ids = pd.read_csv(package / "data" / "ids.csv", dtype=str).drop_duplicates(["source", "id"])
-    with start(speed=500, rate_limit=10_000, today=TODAY) as other:
-        world = other.admin.create_account(plan="Business")
-        with rdskit.Client(world.api_key, base_url=other.url) as client:
-            load_study(package / "study.toml").run(client, report=lambda _: None)
-        gone = ids.groupby("source").head(1)  # one post of each source deleted
-        liked = ids[~ids["id"].isin(gone["id"])].head(3)
+    rows = pd.read_csv(package / "data" / "ids.csv", dtype=str)
+    ids = rows.drop_duplicates(["source", "id"])
+    recorded = pd.read_csv(package / "data" / "metrics.csv", dtype={"source": str, "id": str})
+    recorded = recorded.set_index(["source", "id"])
+    gone = ids.groupby("source").head(1)  # one post of each source deleted
+    rest = ids[~_keys(ids).isin(set(_keys(gone)))]
+    viewed, liked = rest.iloc[:2], rest.iloc[2:5]
+    home = tmp_path / "home-b"
+    home.mkdir()
+    with start(db=tmp_path / "sandbox-2.db", speed=500, rate_limit=10_000, today=TODAY) as other:
         assert other.admin.change_posts(gone["url"].tolist(), deleted=True) == len(gone)
+        other.admin.change_posts(viewed["url"].tolist(), extra_views=1000)
         other.admin.change_posts(liked["url"].tolist(), extra_likes=7)
-
         user = other.admin.create_account(plan="Pro")
-        env = {**environment(other, user.api_key), "RDSKIT_CACHE_DIR": str(tmp_path)}
-        done = cli("study", "rehydrate", str(package), "--budget", "100", env=env, cwd=tmp_path)
+        env = user_env(other, user.api_key, home)
+        done = cli("study", "rehydrate", str(package), "--budget", "100", env=env, cwd=home)
         assert done.returncode == 0, done.stderr
         with rdskit.Client(user.api_key, base_url=other.url) as client:
             again = rehydrate(package, client, out=tmp_path / "again")  # resumed: free
             datasets = list(client.datasets.list())
             assert len(datasets) == 1
             assert len(list(client.datasets.runs.list(datasets[0].id))) == 1
-            refused = None
-            try:
+            found = client.mentions.to_frame(dataset_ids=[datasets[0].id])
+            with pytest.raises(rdskit.errors.BudgetExceeded, match="rehydrate"):
                 rehydrate(package, client, budget_credits=5)
-            except rdskit.errors.BudgetExceeded as exc:
-                refused = exc
-            assert refused is not None and "rehydrate" in str(refused)
 
+    # The truth, from what the admin did.
+    deleted, changed = set(_keys(gone)), set(_keys(viewed)) | set(_keys(liked))
+    truth = rows.drop_duplicates(["source", "id", "run"]).assign(
+        found=lambda t: ~_keys(t).isin(deleted), changed=lambda t: _keys(t).isin(changed)
+    )
+    unique = truth.drop_duplicates(["source", "id"])
+    for report, by, table in (("source", "source", unique), ("run", "run", truth)):
+        expected = table.groupby(by).agg(
+            posts=("id", "size"), found=("found", "sum"), metrics_changed=("changed", "sum")
+        )
+        expected["missing"] = expected["posts"] - expected["found"]
+        written = pd.read_csv(package / "attrition" / f"attrition-by-{report}.csv", dtype={by: str})
+        for got in (written.set_index(by), getattr(again, f"by_{report}").set_index(by)):
+            for column in ("posts", "found", "missing", "metrics_changed"):
+                assert got[column].to_dict() == expected[column].to_dict(), (report, column)
+    assert again.missing == len(deleted) == len(gone) and again.found == len(ids) - len(deleted)
+    # Every post found has the metrics the study recorded, plus what the admin added.
+    assert set(_keys(found)) == set(_keys(ids)) - deleted
+    for post in found.itertuples(index=False):
+        key = (str(post.source), str(post.id))
+        extra_views = 1000 if key in set(_keys(viewed)) else 0
+        extra_likes = 7 if key in set(_keys(liked)) else 0
+        then = recorded.loc[key]
+        assert (post.num_views, post.num_likes) == (
+            then["num_views"] + extra_views,
+            then["num_likes"] + extra_likes,
+        ), key
+        assert (post.num_comments, post.num_shares) == (then["num_comments"], then["num_shares"])
     total = len(ids)
-    assert again.missing == len(gone) and again.found == total - len(gone)
-    by_source = again.by_source.set_index("source")
-    expected = ids.groupby("source").size()
-    assert by_source["posts"].to_dict() == expected.to_dict()
-    assert (by_source["missing"] == 1).all()
-    assert by_source["metrics_changed"].sum() == len(liked)
-    rows = pd.read_csv(package / "data" / "ids.csv", dtype=str)
-    deleted = rows.merge(gone[["source", "id"]]).groupby("run").size()
-    by_run = again.by_run.set_index("run")
-    assert by_run["posts"].to_dict() == rows.groupby("run").size().to_dict()
-    assert by_run["missing"].to_dict() == deleted.reindex(by_run.index, fill_value=0).to_dict()
     assert (
         f"Of the {total} posts of the shared study (collected 2026-11-20), "
-        f"{total - len(gone)} ({(total - len(gone)) / total:.1%}) were found again on "
+        f"{total - len(deleted)} ({(total - len(deleted)) / total:.1%}) were found again on "
         "2026-11-20" in again.sentence
     )
-    assert f"{len(liked)} of those found had other views, likes" in again.sentence
-    report = (package / "attrition" / "attrition.md").read_text()
-    assert again.sentence in report
+    assert f"{len(changed)} of those found had other views, likes" in again.sentence
+    assert again.sentence in (package / "attrition" / "attrition.md").read_text()
     assert f"{again.found} ({again.found / total:.1%})" in done.stdout
+
+
+def test_rehydrate_on_a_sandbox_of_another_seed_is_refused(
+    packages: dict[str, Any], tmp_path: Path
+) -> None:
+    """A sandbox of another seed is another corpus: none of the package's posts ever
+    existed there, so rehydrate refuses (one line) instead of reporting them all deleted."""
+    with start(seed=1, speed=500, rate_limit=10_000, today=TODAY) as other:
+        user = other.admin.create_account(plan="Pro")
+        env = user_env(other, user.api_key, tmp_path)
+        done = cli("study", "rehydrate", str(packages["ids"]), env=env, cwd=tmp_path)
+        with rdskit.Client(user.api_key, base_url=other.url) as client:
+            assert list(client.datasets.list()) == []  # nothing collected, nothing charged
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "holds 0 of the package's 40 posts" in done.stderr and "seed" in done.stderr
 
 
 def test_a_study_over_its_budget_starts_nothing(slow_sandbox: SandboxHandle) -> None:

@@ -58,7 +58,7 @@ __all__ = [
     "create_app",
 ]
 
-RATE_LIMITED_PREFIXES = ("/v1", "/mcp")
+RATE_LIMITED_PREFIXES = ("/v1", "/mcp", *guard.KEYED_SANDBOX_PATHS)
 """Paths whose requests count against the caller's key bucket (REST and MCP share it)."""
 
 
@@ -253,9 +253,11 @@ class BodyGuardMiddleware:
             await self.app(scope, receive, send_with_id)
             return
         headers = dict(scope["headers"])
-        if scope["path"].startswith("/sandbox") and not hmac.compare_digest(
-            headers.get(b"x-admin-token", b""), self._admin_token
-        ):
+        # The admin routes' own token guards them; a keyed one is checked as /v1 is.
+        admin = (
+            scope["path"].startswith("/sandbox") and scope["path"] not in guard.KEYED_SANDBOX_PATHS
+        )
+        if admin and not hmac.compare_digest(headers.get(b"x-admin-token", b""), self._admin_token):
             # The admin token before the body: without it, not one byte is read or parsed.
             refused = ApiError(401, "unauthorized", "Missing or wrong x-admin-token header.")
             await error_response(refused)(scope, _no_body, send_with_id)
@@ -279,7 +281,6 @@ class BodyGuardMiddleware:
                 return
         body = b"".join(chunks)
         api_key = dict(scope["headers"]).get(b"x-api-key", b"").decode("latin-1")
-        admin = scope["path"].startswith("/sandbox")  # the admin routes' own token guards them
         rejection = await anyio.to_thread.run_sync(self._check, api_key, body, admin)
         if rejection is not None:
             await self._refuse(rejection, scope, send_with_id)

@@ -3,8 +3,9 @@
 FastAPI's own document lists the routes and request bodies; :func:`complete` adds what a
 tool needs and FastAPI cannot know (the routes return plain envelopes):
 
-- ``securitySchemes``: ``ApiKey`` (header ``x-api-key``) on every ``/v1`` operation and
-  ``AdminToken`` (``x-admin-token``) on ``/sandbox`` ones, instead of header parameters;
+- ``securitySchemes``: ``ApiKey`` (header ``x-api-key``) on every ``/v1`` operation (and
+  the emulator-only ``guard.KEYED_SANDBOX_PATHS``) and ``AdminToken`` (``x-admin-token``)
+  on the other ``/sandbox`` ones, instead of header parameters;
 - response schemas built from the shared models (``rdskit.models``), in the success
   envelope ``{status, data}`` or the list envelope ``{status, data, has_next, cursor}``;
 - the error responses (400, 401, 402, 404, 409, 413, 422, 429, 500, 503) with their bodies;
@@ -193,7 +194,7 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
         if not name.startswith(_OUT):
             guard.declare_bounds(schema)
     for path, operations in doc.get("paths", {}).items():
-        admin = path.startswith("/sandbox")
+        admin = path.startswith("/sandbox") and path not in guard.KEYED_SANDBOX_PATHS
         for method, operation in operations.items():
             _operation(components, path, method, operation, admin=admin)
     return doc

@@ -6,7 +6,9 @@ posts by URL (the ``url`` search type) into one dataset, in runs of at most
 :data:`URLS_PER_RUN` links, each started with ``reuse=True``: an interrupted re-collection
 run again pays nothing twice. It returns an :class:`Attrition` report, per source and per
 run of the original study: posts, found, missing, found with other metrics; and writes it
-(``attrition.csv``, ``attrition.md`` with the methods sentence) to ``out``.
+(``attrition.csv``, ``attrition.md`` with the methods sentence) to ``out``. On an rdskit
+sandbox, and only there, it first tells the sandbox which runs the posts came from (see
+:func:`_hold_on_sandbox`: its corpus cannot rebuild a post from its link alone).
 
 Example:
     >>> report = rehydrate("oat-package", client, budget_credits=200)  # doctest: +SKIP
@@ -26,13 +28,15 @@ from typing import Any
 import pandas as pd
 
 from rdskit._format import money
-from rdskit.errors import BudgetExceeded, InvalidParameter
+from rdskit.errors import BudgetExceeded, InvalidParameter, RdsError
 from rdskit.study.package import ID_COLUMNS, METRICS
 
 __all__ = ["URLS_PER_RUN", "Attrition", "rehydrate"]
 
 URLS_PER_RUN = 100
 """Links per run: the service's bound on ``source_urls``."""
+HELD_POSTS_PER_CALL = 1000
+"""Posts per ``POST /sandbox/platforms`` (a sandbox's bound on a body's lists)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ def rehydrate(
             Decimal(str(budget_credits)),
             f"re-collecting {len(urls)} links: raise --budget or share fewer posts",
         )
+    _hold_on_sandbox(package, client, posts)
     title = _title(package)
     target = client.datasets.get_or_create(dataset or f"{title} · rehydrated")
     runs = []
@@ -130,6 +135,54 @@ def rehydrate(
     report.by_run.to_csv(where / "attrition-by-run.csv", index=False, lineterminator="\n")
     (where / "attrition.md").write_text(_markdown(report, estimate), encoding="utf-8")
     return report
+
+
+def _hold_on_sandbox(package: Path, client: Any, posts: pd.DataFrame) -> None:
+    """On an rdskit sandbox only, tell its platforms which runs the package's posts came
+    from, so that a fresh sandbox holds them (its corpus cannot rebuild a post from its
+    link alone); then check that they are this sandbox's posts.
+
+    The real service is sent nothing emulator-only: a sandbox names its database in a
+    header of ``GET /v1/me`` (:data:`~rdskit.models.account.INSTANCE_HEADER`), the real
+    service does not, and only then is ``POST /sandbox/platforms`` called (free, with the
+    same key). A sandbox of another seed or generator holds none of the posts: that is an
+    error, not an attrition of 100 %.
+    """
+    from rdskit._base_client import APIRequest
+
+    client.me()  # a free read; a sandbox answers with its instance header
+    if getattr(getattr(client, "_core", None), "instance", None) is None:
+        return
+    provenance = package / "provenance.json"
+    record = json.loads(provenance.read_text(encoding="utf-8")) if provenance.is_file() else {}
+    runs = list({r["id"]: r for f in record.get("fetches", []) for r in f.get("runs", [])}.values())
+    if not runs:
+        raise InvalidParameter(
+            "package", f"{provenance} records no runs: a sandbox cannot hold its posts"
+        )
+    refs = [{"source": s, "id": i} for s, i in zip(posts["source"], posts["id"], strict=True)]
+    known = 0
+    for start in range(0, len(refs), HELD_POSTS_PER_CALL):  # runs replayed once, then skipped
+        chunk = refs[start : start + HELD_POSTS_PER_CALL]
+        body = {"runs": runs, "posts": chunk}
+        request = APIRequest("POST", "/sandbox/platforms", kind="free_post", json=body, cast=dict)
+        try:
+            known += int(client._request(request)["known"])
+        except RdsError as exc:  # e.g. a sandbox behind the Jupyter gateway (/v1 only)
+            raise InvalidParameter(
+                "client",
+                f"this service is an rdskit sandbox but its POST /sandbox/platforms failed "
+                f"({exc}): re-collect with a client of the sandbox itself (its own URL, not "
+                "the Jupyter gateway's)",
+            ) from None
+    if known < len(refs):
+        raise InvalidParameter(
+            "package",
+            f"this sandbox's corpus holds {known} of the package's {len(refs)} posts: "
+            "the package was collected on a sandbox with another seed (rdskit sandbox --seed, "
+            "RDSKIT_SANDBOX_SEED) or another rdskit version; an attrition report here would "
+            "count posts that never existed as deleted",
+        )
 
 
 def _title(package: Path) -> str:

@@ -2,7 +2,9 @@
 
 They set up what the real service does in its web app: accounts, seats, API keys, plans,
 wallets, plus switches for failure modes. All need the ``x-admin-token`` header except
-``GET /sandbox/health``. ``rdskit.sandbox.AdminClient`` wraps them.
+``GET /sandbox/health`` and ``POST /sandbox/platforms``, which any account's key opens (it
+changes no account and nothing a search returns: see :func:`platforms`).
+``rdskit.sandbox.AdminClient`` wraps them.
 
 Thin: the bodies, bounds and rules live in :mod:`rdskit.sandbox.backend.admin`. Path ids
 are declared with its bounds, so a 10,000-character or NUL-holding id is a 422 naming the
@@ -20,7 +22,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 
-from rdskit.sandbox.api._common import Admin, StoreDep, ok
+from rdskit.sandbox.api._common import Admin, Auth, SettingsDep, StoreDep, ok
 from rdskit.sandbox.backend import admin as backend
 from rdskit.sandbox.backend.admin import (
     AssistantBody,
@@ -28,6 +30,7 @@ from rdskit.sandbox.backend.admin import (
     NewAccountBody,
     NewSeatBody,
     PlanBody,
+    PlatformsBody,
     PostChangesBody,
     TruthBody,
     WalletBody,
@@ -123,6 +126,18 @@ def change_posts(body: PostChangesBody, store: StoreDep) -> dict[str, Any]:
     """Delete posts from their platforms, or give them more views and likes (emulator
     only: what a later ``url`` run by their links finds, for attrition studies)."""
     return ok(backend.change_posts(store, body))
+
+
+@router.post("/platforms")
+def platforms(
+    body: PlatformsBody, _who: Auth, store: StoreDep, settings: SettingsDep
+) -> dict[str, Any]:
+    """Make the platforms hold a shared study's posts: its runs are replayed in this
+    sandbox's corpus, so that a ``url`` run by their links finds them (emulator only: the
+    corpus cannot rebuild a post from its link; ``rdskit study rehydrate`` calls it on a
+    sandbox). Any account's key: the posts were in the sandbox's deterministic corpus
+    already, nothing is charged, and no account or search sees anything new."""
+    return ok(backend.hold_study(store, body, settings.job_cpu_budget))
 
 
 router.include_router(admin)

@@ -26,11 +26,14 @@ Example:
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rdskit.models import DatasetRunCreate
+from rdskit.sandbox.backend.datasets import MAX_HELD_POSTS, hold_runs
 from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.store import accounts, wallet
 from rdskit.sandbox.store.db import Store
@@ -42,10 +45,12 @@ __all__ = [
     "MAX_WALLET_USD",
     "AssistantBody",
     "AssistantFailure",
+    "HeldRun",
     "KeyBody",
     "NewAccountBody",
     "NewSeatBody",
     "PlanBody",
+    "PlatformsBody",
     "PostChangesBody",
     "PostRef",
     "TruthBody",
@@ -56,6 +61,7 @@ __all__ = [
     "create_seat",
     "delete_seat",
     "emulator_truth",
+    "hold_study",
     "mint_key",
     "revoke_key",
     "set_assistant_failure",
@@ -139,6 +145,26 @@ class PostRef(BaseModel):
 
     source: str = Field(min_length=1, max_length=MAX_ID_CHARS)
     id: str = Field(min_length=1, max_length=200)
+
+
+class HeldRun(BaseModel):
+    """A dataset run as a study package's ``provenance.json`` records it (the service's
+    echo of its request in ``params``); other fields of the record are ignored."""
+
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    dataset_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    status: str | None = Field(default=None, max_length=MAX_ID_CHARS)
+    created_at: datetime
+    mentions_count: int | None = Field(default=None, ge=0, le=MAX_HELD_POSTS)
+    params: DatasetRunCreate
+
+
+class PlatformsBody(BaseModel):
+    """``POST /sandbox/platforms``: the runs a shared study's posts came from (every run of
+    its datasets), and those posts (to count how many the platforms then hold)."""
+
+    runs: list[HeldRun] = Field(min_length=1, max_length=200)
+    posts: list[PostRef] = Field(default_factory=list, max_length=1000)
 
 
 class TruthBody(BaseModel):
@@ -256,6 +282,18 @@ def set_assistant_failure(store: Store, account_id: str, failure: AssistantFailu
         ).rowcount
     if not updated:
         raise ApiError(404, "account_not_found", f"Account {account_id} not found")
+
+
+def hold_study(store: Store, body: PlatformsBody, cpu_seconds: float | None) -> dict[str, int]:
+    """Make the sandbox's platforms hold the posts of a shared study's runs
+    (:func:`rdskit.sandbox.backend.datasets.hold_runs`); ``cpu_seconds``: a job's budget."""
+    runs = [
+        run.model_dump()
+        | {"created_at": run.created_at.timestamp(), "params": run.params.to_wire()}
+        for run in body.runs
+    ]
+    posts = [(ref.source, ref.id) for ref in body.posts]
+    return hold_runs(store, runs, posts, cpu_seconds=cpu_seconds)
 
 
 def change_posts(store: Store, body: PostChangesBody) -> dict[str, Any]:

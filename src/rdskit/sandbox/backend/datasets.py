@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import zlib
 from collections.abc import Sequence
@@ -43,12 +44,14 @@ __all__ = [
     "DEFAULT_COUNT",
     "FAIL_TOKEN",
     "JOBS",
+    "MAX_HELD_POSTS",
     "RUN",
     "RUN_READS",
     "STEPS",
     "accepted_run_wire",
     "collect_mentions",
     "dataset_or_404",
+    "hold_runs",
     "merged_comments",
     "platform_posts",
     "run_wire",
@@ -338,50 +341,143 @@ def _check(conn: Connection, run: sqlite3.Row, step: str | None) -> str | None:
 
 
 def _work(store: Store, run: sqlite3.Row) -> list[dict[str, Any]]:
-    """The run's mentions, generated outside the write lock. A ``url`` search's links to
-    single posts re-collect those posts (:func:`platform_posts`); its other links (profiles,
-    communities) search the corpus."""
+    """The run's mentions, generated outside the write lock (:func:`_posts_of`)."""
     params = loads(run["params"])
+    return _posts_of(store, params, run["count"], run["ordinal"], run["created_at"])
+
+
+def _posts_of(
+    store: Store, params: dict[str, Any], count: int, ordinal: int, created_at: float
+) -> list[dict[str, Any]]:
+    """The mentions of a run with ``params`` (its echo) and ``count`` (capped), the
+    ``ordinal``-th of its dataset, created at ``created_at``. A ``url`` search's links to
+    single posts re-collect those posts (:func:`platform_posts`); its other links
+    (profiles, communities) search the corpus."""
     query = params["search_query"]
     posts: list[dict[str, Any]] = []
     if query.get("type") == "url":
         urls = list(query.get("source_urls") or [])
-        posts = platform_posts(store, [u for u in urls if corpus.parse_post_url(u)])[: run["count"]]
+        posts = platform_posts(store, [u for u in urls if corpus.parse_post_url(u)])[:count]
         rest = [u for u in urls if not corpus.parse_post_url(u)]
         if not rest:
             return posts
         params = {**params, "search_query": {**query, "source_urls": rest}}
     return posts + collect_mentions(
         store.seed,
-        {**params, "count": run["count"] - len(posts)},
-        ordinal=run["ordinal"],
-        window=_window(params, run["created_at"]),
-        now=run["created_at"],
+        {**params, "count": count - len(posts)},
+        ordinal=ordinal,
+        window=_window(params, created_at),
+        now=created_at,
     )
 
 
 def platform_posts(store: Store, urls: Sequence[str]) -> list[dict[str, Any]]:
-    """The posts behind ``urls`` as their platforms show them now: the sandbox's platforms
-    hold the posts it served to any account (the corpus cannot rebuild a post from its
-    link alone), minus those deleted through ``/sandbox/posts``, with the views and likes
-    added there. A link to no such post finds nothing (it is not charged)."""
+    """The posts behind ``urls`` as their platforms show them now, minus those deleted
+    through ``/sandbox/posts``, with the views and likes added there. The corpus cannot
+    rebuild a post from its link alone, so the sandbox's platforms hold the posts of the
+    runs replayed through ``/sandbox/platforms`` (:func:`hold_runs`: that copy, the
+    platform's own, comes first) and the posts it served to any account (the latest copy).
+    A link to no such post finds nothing (it is not charged)."""
     keys = list(dict.fromkeys(k for k in map(corpus.parse_post_url, urls) if k is not None))
     found: list[dict[str, Any]] = []
     with store.read() as conn:
         for source, post_id in keys:
-            row = conn.execute(
-                "SELECT m.body, c.deleted, c.extra_views, c.extra_likes FROM mentions m"
-                " LEFT JOIN platform_changes c ON c.source = m.source AND c.id = m.id"
-                " WHERE m.source = ? AND m.id = ? ORDER BY m.updated_at DESC LIMIT 1",
+            row = (
+                conn.execute(
+                    "SELECT body FROM held_posts WHERE source = ? AND id = ?", (source, post_id)
+                ).fetchone()
+                or conn.execute(
+                    "SELECT body FROM mentions WHERE source = ? AND id = ?"
+                    " ORDER BY updated_at DESC LIMIT 1",
+                    (source, post_id),
+                ).fetchone()
+            )
+            change = conn.execute(
+                "SELECT deleted, extra_views, extra_likes FROM platform_changes"
+                " WHERE source = ? AND id = ?",
                 (source, post_id),
             ).fetchone()
-            if row is None or row["deleted"]:
+            if row is None or (change is not None and change["deleted"]):
                 continue
             post = loads(row["body"])
-            post["num_views"] = (post.get("num_views") or 0) + (row["extra_views"] or 0)
-            post["num_likes"] = (post.get("num_likes") or 0) + (row["extra_likes"] or 0)
+            if change is not None:
+                post["num_views"] = (post.get("num_views") or 0) + change["extra_views"]
+                post["num_likes"] = (post.get("num_likes") or 0) + change["extra_likes"]
             found.append(post)
     return found
+
+
+MAX_HELD_POSTS = 100_000
+"""Most posts one :func:`hold_runs` call replays (the largest run's count)."""
+
+
+def hold_runs(
+    store: Store,
+    runs: Sequence[dict[str, Any]],
+    posts: Sequence[tuple[str, str]],
+    *,
+    cpu_seconds: float | None = None,
+) -> dict[str, int]:
+    """Replay ``runs`` in this sandbox's corpus so that its platforms hold their posts.
+
+    Emulator only (route ``POST /sandbox/platforms``): a shared study's package records
+    every run of its datasets (``provenance.json``: ``id``, ``dataset_id``, ``status``,
+    ``created_at`` in Unix seconds, ``mentions_count`` and the echoed ``params``); each
+    completed one is generated again as its sandbox generated it (the ``n``-th run of its
+    dataset by creation time, ``mentions_count`` posts), and its posts are kept as the
+    platform's own copy (a later run's copy of a post wins), so that a ``url`` run by their
+    links finds them (:func:`platform_posts`). It writes nothing a search or an account
+    sees; a run already replayed is skipped. Answers ``runs`` (replayed now), ``posts``
+    (kept now) and ``known``: how many of ``posts`` (``(source, id)``) the platforms hold,
+    deleted ones included, so that a caller can tell a package of another corpus (another
+    seed or generator) from attrition. Generating them may use ``cpu_seconds`` of CPU at
+    most (a job's budget): beyond, 422 naming ``runs``, with what was kept so far kept.
+    """
+    total = sum(r["mentions_count"] or 0 for r in runs if r["status"] == "completed")
+    if total > MAX_HELD_POSTS:
+        raise invalid(("runs",), f"the runs hold {total} posts; at most {MAX_HELD_POSTS}")
+    ordinals: dict[str, int] = {}
+    replayed, held = 0, 0
+    try:
+        with cpu_budget.limited(cpu_seconds):
+            for run in sorted(runs, key=lambda r: (r["created_at"], r["id"])):
+                ordinal = ordinals[run["dataset_id"]] = ordinals.get(run["dataset_id"], 0) + 1
+                if run["status"] == "completed" and run["mentions_count"]:
+                    kept = _hold_run(store, run, ordinal)
+                    replayed, held = replayed + (kept is not None), held + (kept or 0)
+    except cpu_budget.BudgetExceeded as exc:
+        raise invalid(("runs",), f"replaying the runs: {exc}") from None
+    with store.read() as conn:
+        known = sum(
+            conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM held_posts WHERE source = ? AND id = ?)"
+                " OR EXISTS (SELECT 1 FROM dataset_mentions WHERE source = ? AND id = ?)",
+                (source, post_id, source, post_id),
+            ).fetchone()[0]
+            for source, post_id in dict.fromkeys(posts)
+        )
+    return {"runs": replayed, "posts": held, "known": known}
+
+
+def _hold_run(store: Store, run: dict[str, Any], ordinal: int) -> int | None:
+    """Keep the posts of ``run`` (the ``ordinal``-th of its dataset) as the platforms' own
+    copy; how many, or None when it was replayed before."""
+    digest = hashlib.sha256(dumps([store.seed, ordinal, run]).encode()).hexdigest()
+    with store.read() as conn:
+        if conn.execute("SELECT 1 FROM held_runs WHERE digest = ?", (digest,)).fetchone():
+            return None
+    params = dict.fromkeys(PARAM_KEYS) | run["params"]
+    made = _posts_of(store, params, run["mentions_count"], ordinal, run["created_at"])
+    mentions = [wire_mention(m) for m in made]
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO held_posts (source, id, body, as_of) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (source, id) DO UPDATE SET body = excluded.body,"
+            " as_of = excluded.as_of WHERE excluded.as_of >= held_posts.as_of",
+            [(m["source"], m["id"], dumps(m), run["created_at"]) for m in mentions],
+        )
+        conn.execute("INSERT OR IGNORE INTO held_runs VALUES (?)", (digest,))
+    return len(mentions)
 
 
 def _finish(conn: Connection, run: sqlite3.Row, mentions: list[dict[str, Any]]) -> Outcome:

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "FIELD_BOUNDS",
+    "KEYED_SANDBOX_PATHS",
     "MAX_BODY_BYTES",
     "MAX_COMMAS",
     "MAX_DEPTH",
@@ -54,6 +55,10 @@ __all__ = [
     "too_large",
     "url_problems",
 ]
+
+KEYED_SANDBOX_PATHS = ("/sandbox/platforms",)
+"""Emulator-only routes that an account's API key opens instead of the admin token (see
+:mod:`rdskit.sandbox.api.admin`): checked, rate limited and documented as ``/v1`` is."""
 
 MAX_BODY_BYTES = 1_000_000
 """Largest request body (bytes): the biggest legitimate body (50 post refs, 10 filters, a

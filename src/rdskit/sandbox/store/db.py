@@ -248,6 +248,19 @@ CREATE TABLE IF NOT EXISTS platform_changes (
     extra_likes INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (source, id)
 );
+
+-- Sandbox-only: posts the platforms hold because a shared study's runs were replayed
+-- (route /sandbox/platforms): the corpus cannot rebuild a post from its link alone.
+CREATE TABLE IF NOT EXISTS held_posts (
+    source TEXT NOT NULL,
+    id     TEXT NOT NULL,
+    body   TEXT NOT NULL,                      -- Mention wire dict, as the run served it
+    as_of  REAL NOT NULL,                      -- the run's creation: a later run's copy wins
+    PRIMARY KEY (source, id)
+);
+CREATE TABLE IF NOT EXISTS held_runs (
+    digest TEXT PRIMARY KEY                    -- a replayed run's record, hashed: once
+);
 """
 
 
