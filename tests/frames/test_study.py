@@ -376,6 +376,53 @@ def test_rehydrate_on_a_sandbox_of_another_seed_is_refused(
     assert "holds 0 of the package's 40 posts" in done.stderr and "seed" in done.stderr
 
 
+def test_only_a_sandbox_is_told_the_runs(tmp_path: Path) -> None:
+    """A service whose GET /v1/me has no instance header (the real service) is sent that
+    read and nothing emulator-only; a sandbox reached where POST /sandbox/platforms is not
+    served (the Jupyter gateway forwards /v1 only) is one error naming the fix."""
+    import httpx
+
+    from rdskit.study.rehydrate import _hold_on_sandbox
+
+    with start(speed=500) as sandbox:
+        me = httpx.get(f"{sandbox.url}/v1/me", headers={"x-api-key": sandbox.api_key})
+    package = tmp_path / "pkg"
+    package.mkdir()
+    run = {"id": "dsr_1", "dataset_id": "ds_1", "status": "completed", "params": {}}
+    (package / "provenance.json").write_text(json.dumps({"fetches": [{"runs": [run]}]}))
+    posts = pd.DataFrame({"source": ["reddit"], "id": ["abc1234"]})
+    for sandboxed in (False, True):
+        seen: list[tuple[str, str]] = []
+        transport = _service(me, sandboxed, seen)
+        options = {"base_url": "https://service.example", "transport": transport}
+        with rdskit.Client("rds_test_key", rate_limit=None, **options) as client:
+            if sandboxed:
+                with pytest.raises(rdskit.errors.InvalidParameter, match="Jupyter gateway"):
+                    _hold_on_sandbox(package, client, posts)
+                assert seen == [("GET", "/v1/me"), ("POST", "/sandbox/platforms")]
+            else:
+                _hold_on_sandbox(package, client, posts)
+                assert seen == [("GET", "/v1/me")]
+
+
+def _service(me: Any, sandboxed: bool, seen: list[tuple[str, str]]) -> Any:
+    """A service answering GET /v1/me with ``me``'s body (and the sandbox's instance header
+    when ``sandboxed``) and 404 to anything else, recording every request in ``seen``."""
+    import httpx
+
+    from rdskit.models.account import INSTANCE_HEADER
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.method, request.url.path))
+        if request.url.path == "/v1/me":
+            extra = {INSTANCE_HEADER: me.headers[INSTANCE_HEADER]} if sandboxed else {}
+            headers = {"content-type": "application/json", **extra}
+            return httpx.Response(200, content=me.content, headers=headers)
+        return httpx.Response(404, text="<html>Not found</html>")
+
+    return httpx.MockTransport(answer)
+
+
 def test_a_study_over_its_budget_starts_nothing(slow_sandbox: SandboxHandle) -> None:
     account = slow_sandbox.admin.create_account(plan="Business")
     study = Study.model_validate(
