@@ -8,7 +8,8 @@ coder 2), of equal length:
 
 - ``observed``: the share of items on which they agree;
 - ``kappa``: Cohen's kappa, ``(po - pe) / (1 - pe)``, ``pe`` from the two labellings'
-  marginal shares;
+  marginal shares (computed by :mod:`rdskit.validation.confusion`, as every kappa of
+  rdskit is);
 - ``per_class``: for each label, ``n`` (items the reference gives it), ``predicted``
   (items ``a`` gives it), ``precision`` (of ``a``'s labels, the share the reference
   confirms), ``recall`` (of the reference's, the share ``a`` finds) and ``error_rate``
@@ -53,6 +54,7 @@ import pandas as pd
 from rdskit.errors import InvalidParameter
 from rdskit.frames._checks import MissingColumnsError
 from rdskit.frames._table import html_table, interval, text_table
+from rdskit.validation.confusion import confusions, kappa, rates
 from rdskit.validation.intervals import bootstrap
 
 __all__ = ["Agreement", "agreement", "frame_agreement", "stratum_weights"]
@@ -174,26 +176,10 @@ def _codes(a: Sequence[Any], b: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, 
     )
 
 
-def _matrices(
-    a: np.ndarray, b: np.ndarray, w: np.ndarray, k: int, samples: np.ndarray
-) -> np.ndarray:
-    """Weighted confusion matrices (rows ``a``, columns ``b``) of each resample (rows of
-    ``samples``, item indices): one bincount for all of them."""
-    cells = a * k + b
-    boot = samples.shape[0]
-    flat = (np.arange(boot)[:, None] * k * k + cells[samples]).ravel()
-    counts = np.bincount(flat, weights=w[samples].ravel(), minlength=boot * k * k)
-    return counts.reshape(boot, k, k)
-
-
 def _scores(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Observed agreement and Cohen's kappa of confusion matrices ``m`` (..., k, k)."""
-    total = m.sum(axis=(-2, -1))
-    po = np.trace(m, axis1=-2, axis2=-1) / total
-    pe = (m.sum(axis=-1) * m.sum(axis=-2)).sum(axis=-1) / total**2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kappa = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
-    return po, kappa
+    """Observed agreement and Cohen's kappa of confusion matrices ``m`` (batch, k, k)."""
+    total = m.sum(axis=(1, 2))
+    return np.trace(m, axis1=1, axis2=2) / total, kappa(m, np.eye(m.shape[-1]))
 
 
 def _interval(
@@ -251,11 +237,11 @@ def agreement(
     groups = None if strata is None else np.asarray([str(s) for s in strata])
     if groups is not None and len(groups) != n:
         raise InvalidParameter("strata", f"must have one value per item ({n}), not {len(groups)}")
-    matrix = _matrices(codes_a, codes_b, w, k, np.arange(n)[None, :])[0]
-    po, kappa = (float(x) for x in _scores(matrix))
+    everything = confusions(codes_a, codes_b, w, k, np.arange(n)[None, :])
+    po, value = (float(x[0]) for x in _scores(everything))
 
     def score(which: int) -> Callable[[np.ndarray], np.ndarray]:
-        return lambda idx: _scores(_matrices(codes_a, codes_b, w, k, idx))[which]
+        return lambda idx: _scores(confusions(codes_a, codes_b, w, k, idx))[which]
 
     observed_ci, why_po = _interval(score(0), n, groups, confidence, n_boot, seed)
     kappa_ci, why_kappa = _interval(score(1), n, groups, confidence, n_boot, seed)
@@ -264,10 +250,8 @@ def agreement(
         for name, why in (("agreement", why_po), ("Cohen's kappa", why_kappa))
         if why
     )
-    reference, predicted = matrix.sum(axis=0), matrix.sum(axis=1)
-    hits = np.diag(matrix)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision, recall = hits / predicted, hits / reference
+    matrix = everything[0]
+    precision, recall = (r[0] for r in rates(everything))
     per_class = pd.DataFrame(
         {
             "label": labels,
@@ -284,7 +268,7 @@ def agreement(
         n=n,
         observed=po,
         observed_ci=observed_ci,
-        kappa=kappa,
+        kappa=value,
         kappa_ci=kappa_ci,
         per_class=per_class,
         confusion=confusion,

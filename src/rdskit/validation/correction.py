@@ -31,7 +31,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -40,16 +40,11 @@ import pandas as pd
 from rdskit.errors import InvalidParameter
 from rdskit.frames._table import html_table, text_table
 from rdskit.validation.codebook import Codebook, _missing
+from rdskit.validation.confusion import confusions, rates
 from rdskit.validation.intervals import Interval, bootstrap
+from rdskit.validation.reliability import Reliability
 
 __all__ = ["Validity", "validity"]
-
-
-def _confusions(s: np.ndarray, h: np.ndarray, w: np.ndarray, q: int, idx: np.ndarray) -> np.ndarray:
-    """Weighted confusion matrices (rows service, columns human), one per row of ``idx``."""
-    b = len(idx)
-    flat = (np.arange(b)[:, None] * q * q + (s * q + h)[idx]).ravel()
-    return np.bincount(flat, weights=w[idx].ravel(), minlength=b * q * q).reshape(b, q, q)
 
 
 def _correct(c: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,11 +64,53 @@ def _correct(c: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pi, clipped & ok
 
 
-def _rates(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Precision (per service label) and recall (per human code) of confusion matrices."""
-    hits = np.diagonal(c, axis1=1, axis2=2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return hits / c.sum(axis=2), hits / c.sum(axis=1)
+@dataclass(frozen=True)
+class _Sample:
+    """The coded sample a :class:`Validity` was measured on (codes as indices into the
+    codebook's values), kept so that the same errors correct another population's shares
+    with the same resamples."""
+
+    codebook: Codebook
+    service: np.ndarray
+    human: np.ndarray
+    weights: np.ndarray
+    strata: tuple[str, ...] | None
+    confidence: float
+    n_boot: int
+    seed: int
+
+    def confusions(self, idx: np.ndarray) -> np.ndarray:
+        q = len(self.codebook.values)
+        return confusions(self.service, self.human, self.weights, q, idx)
+
+    def bootstrap(self, statistic: Any) -> Interval:
+        return bootstrap(
+            statistic,
+            len(self.service),
+            strata=self.strata,
+            confidence=self.confidence,
+            n_boot=self.n_boot,
+            seed=self.seed,
+        )
+
+    def shares(
+        self, population: Sequence[Any]
+    ) -> tuple[int, np.ndarray, np.ndarray, bool, dict[str, Interval]]:
+        """``population``'s posts counted, raw and corrected shares, whether the
+        correction was clipped, and each class's interval of its corrected share."""
+        self.codebook.check(list(population), field="population")
+        pop = pd.Series([str(v) for v in population if not _missing(v)], dtype="object")
+        if pop.empty:
+            raise InvalidParameter("population", "needs the service's label of every post")
+        values = list(self.codebook.values)
+        raw = pop.value_counts(normalize=True).reindex(values, fill_value=0.0).to_numpy()
+        corrected, clipped = _correct(self.confusions(np.arange(len(self.service))[None, :]), raw)
+
+        def share(k: int) -> Any:
+            return lambda idx: _correct(self.confusions(idx), raw)[0][:, k]
+
+        intervals = {v: self.bootstrap(share(k)) for k, v in enumerate(values)}
+        return len(pop), raw, corrected[0], bool(clipped[0]), intervals
 
 
 def _share_interval(i: Interval, digits: int) -> str:
@@ -98,10 +135,81 @@ class Validity:
     population: int
     intervals: dict[str, dict[str, Interval]]
     notes: tuple[str, ...] = ()
+    stratified: bool = False
+    """The bootstrap resampled within strata (the sample was drawn per stratum)."""
+    reliability: Reliability | None = None
+    """The coders' agreement on the sample, when given to :func:`validity`."""
+    sample: _Sample | None = field(default=None, repr=False, compare=False)
+    """The coded sample itself (to correct another population's shares alike)."""
 
     def corrected(self) -> pd.Series:
         """Corrected share per class (NaN where the errors cannot be inverted)."""
         return self.per_class["corrected_share"]
+
+    def for_population(self, labels: Sequence[Any]) -> Validity:
+        """The same validation applied to another population: ``labels`` are the
+        service's label of each of its posts (one dataset, one group of a comparison),
+        its raw shares are corrected with the errors this sample measured, with the same
+        resamples: exactly what ``validity(..., population=labels)`` gives.
+
+        Example:
+            >>> book = Codebook.of("x", ["a", "b"])
+            >>> v = validity(["a", "b"] * 15, ["a", "b"] * 15, book, population=["a"])
+            >>> v.for_population(["a", "b", "b", "b"]).corrected().tolist()
+            [0.25, 0.75]
+        """
+        if self.sample is None:
+            raise InvalidParameter("validation", "this result holds no sample to correct with")
+        posts, raw, corrected, clipped, shares = self.sample.shares(labels)
+        per_class = self.per_class.assign(raw_share=raw, corrected_share=corrected)
+        intervals = {
+            v: {**self.intervals[v], "corrected_share": shares[v]} for v in self.per_class.index
+        }
+        notes = []
+        if np.isnan(corrected).any():
+            notes.append(
+                "The errors cannot be inverted (a class no post was coded as, or a singular "
+                "error matrix): no corrected shares."
+            )
+        return replace(
+            self,
+            per_class=per_class,
+            population=posts,
+            clipped=clipped,
+            intervals=intervals,
+            notes=tuple(notes),
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """What a methods paragraph states about this validation, as plain values (the
+        frame's provenance records it when a figure is corrected with it)."""
+        measure = None
+        if self.reliability is not None:
+            alphas = [m for m in self.reliability.measures if m.name.startswith("Krippendorff")]
+            if alphas:
+                a = alphas[0]
+                measure = {
+                    "name": a.name,
+                    "value": None if a.value != a.value else round(a.value, 4),
+                    "low": round(a.interval.low, 4) if a.interval.defined else None,
+                    "high": round(a.interval.high, 4) if a.interval.defined else None,
+                    "reason": a.interval.reason,
+                    "confidence": a.interval.confidence,
+                }
+        sample = self.sample
+        return {
+            "codebook": self.codebook,
+            "posts_coded": self.n,
+            "design_weighted": self.design_weighted,
+            "stratified": self.stratified,
+            "method": self.method,
+            "confidence": None if sample is None else sample.confidence,
+            "resamples": None if sample is None else sample.n_boot,
+            "seed": None if sample is None else sample.seed,
+            "coders": None if self.reliability is None else list(self.reliability.coders),
+            "coded_by_all": None if self.reliability is None else self.reliability.n_units,
+            "alpha": measure,
+        }
 
     def sentence(
         self, *, label: str = "the service's labels", digits: int = 0, shares: bool = True
@@ -217,13 +325,16 @@ def validity(
     population: Sequence[Any],
     weights: Sequence[float] | None = None,
     strata: Sequence[Any] | None = None,
+    reliability: Reliability | None = None,
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Validity:
     """The service's labels ``service`` against the human codes ``human`` on a validation
     sample, and the shares of ``population`` (the service's label of every post of the
-    collection) corrected for the errors measured (see the module docs).
+    collection) corrected for the errors measured (see the module docs). ``reliability``
+    (:func:`rdskit.validation.reliability` of the coders on this sample) travels with the
+    result, so ``df.rds.methods()`` can state the coders and their agreement.
 
     Example:
         >>> book = Codebook.of("x", ["a", "b"])
@@ -231,7 +342,7 @@ def validity(
         >>> v.per_class["corrected_share"].round(3).tolist()
         [0.667, 0.333]
     """
-    for name, values in (("service", service), ("human", human), ("population", population)):
+    for name, values in (("service", service), ("human", human)):
         codebook.check(list(values), field=name)
     s_list, h_list = list(service), list(human)
     if len(s_list) != len(h_list):
@@ -250,31 +361,26 @@ def validity(
     w = np.ones(n) if weights is None else np.asarray(list(weights), dtype="float64")
     if len(w) != n or not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
         raise InvalidParameter("weights", f"must be {n} finite numbers, 0 or more, not all 0")
-    pop = pd.Series([str(v) for v in population if not _missing(v)], dtype="object")
-    if pop.empty:
-        raise InvalidParameter("population", "needs the service's label of every post")
-    raw = pop.value_counts(normalize=True).reindex(list(values), fill_value=0.0).to_numpy()
-    everything = np.arange(n)[None, :]
-    c = _confusions(s, h, w, q, everything)
-    corrected_all, clipped_all = _correct(c, raw)
-    corrected, clipped = corrected_all[0], bool(clipped_all[0])
-    precision, recall = (r[0] for r in _rates(c))
-    c = c[0]
+    if strata is not None and len(strata) != n:
+        raise InvalidParameter("strata", f"must have one value per coded post ({n})")
+    sample = _Sample(
+        codebook,
+        s,
+        h,
+        w,
+        None if strata is None else tuple(str(x) for x in strata),
+        confidence,
+        n_boot,
+        seed,
+    )
+    c = sample.confusions(np.arange(n)[None, :])
+    precision, recall = (r[0] for r in rates(c))
 
-    def boot(fn: Any) -> Interval:
-        return bootstrap(fn, n, strata=strata, confidence=confidence, n_boot=n_boot, seed=seed)
-
-    def stat(k: int, what: str) -> Any:
-        def batch(idx: np.ndarray) -> np.ndarray:
-            ci = _confusions(s, h, w, q, idx)
-            if what == "corrected_share":
-                return _correct(ci, raw)[0][:, k]
-            return _rates(ci)[0 if what == "precision" else 1][:, k]
-
-        return batch
+    def rate(k: int, which: int) -> Any:
+        return lambda idx: rates(sample.confusions(idx))[which][:, k]
 
     intervals = {
-        v: {what: boot(stat(k, what)) for what in ("precision", "recall", "corrected_share")}
+        v: {"precision": sample.bootstrap(rate(k, 0)), "recall": sample.bootstrap(rate(k, 1))}
         for k, v in enumerate(values)
     }
     per_class = pd.DataFrame(
@@ -283,31 +389,26 @@ def validity(
             "n_service": np.bincount(s, minlength=q),
             "precision": precision,
             "recall": recall,
-            "raw_share": raw,
-            "corrected_share": corrected,
         },
         index=pd.Index(list(values), name="class"),
     )
     confusion = pd.DataFrame(
-        c,
+        c[0],
         index=pd.Index(list(values), name="service"),
         columns=pd.Index(list(values), name="human"),
     )
-    notes = []
-    if np.isnan(corrected).any():
-        notes.append(
-            "The errors cannot be inverted (a class no post was coded as, or a singular "
-            "error matrix): no corrected shares."
-        )
-    return Validity(
+    measured = Validity(
         per_class=per_class,
         confusion=confusion,
         n=n,
         codebook=codebook.label,
         design_weighted=weights is not None,
         method="Rogan-Gladen" if q == 2 else "matrix inversion",
-        clipped=clipped,
-        population=len(pop),
+        clipped=False,
+        population=0,
         intervals=intervals,
-        notes=tuple(notes),
+        stratified=strata is not None,
+        reliability=reliability,
+        sample=sample,
     )
+    return measured.for_population(population)

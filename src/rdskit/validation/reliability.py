@@ -53,6 +53,8 @@ from rdskit._extras import require
 from rdskit.errors import InvalidParameter
 from rdskit.frames._table import html_table, text_table
 from rdskit.validation.codebook import Codebook, _missing
+from rdskit.validation.confusion import confusions
+from rdskit.validation.confusion import kappa as kappa_of
 from rdskit.validation.intervals import Batch, Interval, bootstrap, per_row
 
 __all__ = [
@@ -134,7 +136,8 @@ class _Units:
         self.full_p = self.full_w * unit_p
         self.full_share = self.full_w[:, None] * r / k
         both = full if k == 2 else np.zeros(len(x), dtype=bool)
-        self.cell = np.where(both, x[:, 0] * q + x[:, min(1, k - 1)], 0)
+        self.first = np.where(both, x[:, 0], 0)
+        self.second = np.where(both, x[:, min(1, k - 1)], 0)
         self.cell_w = w * both
 
     def percent(self, idx: np.ndarray) -> np.ndarray:
@@ -153,18 +156,8 @@ class _Units:
         pe = (p_code**2).sum(axis=1)
         return np.where(pe < 1 - 1e-12, _ratio(p_bar - pe, 1 - pe), np.nan)
 
-    def joint(self, idx: np.ndarray) -> np.ndarray:
-        q, b = self.q, len(idx)
-        flat = (np.arange(b)[:, None] * q * q + self.cell[idx]).ravel()
-        counts = np.bincount(flat, weights=self.cell_w[idx].ravel(), minlength=b * q * q)
-        p = counts.reshape(b, q, q)
-        return _ratio(p, p.sum(axis=(1, 2))[:, None, None])
-
     def kappa(self, idx: np.ndarray, v: np.ndarray) -> np.ndarray:
-        p = self.joint(idx)
-        po = (v * p).sum(axis=(1, 2))
-        pe = (v * (p.sum(axis=2)[:, :, None] * p.sum(axis=1)[:, None, :])).sum(axis=(1, 2))
-        return np.where(pe < 1 - 1e-12, _ratio(po - pe, 1 - pe), np.nan)
+        return kappa_of(confusions(self.first, self.second, self.cell_w, self.q, idx), v)
 
 
 def _one(batch: np.ndarray) -> float:
