@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from rdskit.frames.compare import Comparison
     from rdskit.frames.methods import MethodsText
     from rdskit.frames.plots import RdsPlots
-    from rdskit.validation import Codebook
+    from rdskit.validation import Codebook, Validity
 
 __all__ = [
     "MAX_POST_REFS",
@@ -545,16 +545,18 @@ class RdsAccessor:
         """
         return provenance_of(self._df)
 
-    def methods(self) -> MethodsText:
+    def methods(self, validation: Validity | None = None) -> MethodsText:
         """A methods paragraph (Markdown; ``.text`` for plain text) whose numbers are
-        this frame's.
+        this frame's. A validation of the labels is stated when a figure was corrected
+        with it (``compare(validation=...)``, the share charts), or when passed here
+        (:func:`rdskit.validation.validity`); otherwise validation is not mentioned.
 
         Example:
             >>> print(df.rds.methods().text)  # doctest: +SKIP
         """
         from rdskit.frames.methods import methods_paragraph
 
-        return methods_paragraph(self._df)
+        return methods_paragraph(self._df, validation)
 
     def data_management_note(self, **answers: Any) -> MethodsText:
         """The study's data-management note (Markdown; ``.text`` plain): what was collected,

@@ -24,6 +24,15 @@ For each group (a dataset, a source, or the values of any column):
   the words of the runs' search queries (and the mentions query): groups collected with
   different queries differ in those words by construction.
 
+**Corrected shares.** With ``validation=`` (:func:`rdskit.validation.validity` of the
+service's sentiment labels against hand codes), ``sentiment`` gains ``corrected``,
+``corrected_low`` and ``corrected_high``: each group's shares corrected for the labels'
+errors (:meth:`rdskit.validation.Validity.for_population` of the group's labels: one error
+matrix for every group), beside the raw ones. Their intervals resample the validation
+sample, so they carry its uncertainty and not the sampling of posts (the Wilson intervals
+carry that); ``differences`` and their tests stay those of the raw shares. The frame's
+record notes the correction, so ``df.rds.methods()`` states the validation.
+
 Engagement compares views, which some sources only estimate (``are_views_estimated``):
 when the compared posts mix estimated and counted views, ``compare()`` warns
 (:class:`~rdskit.errors.EstimatedViewsWarning`) and says so in ``notes``.
@@ -41,9 +50,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import textwrap
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -59,10 +70,14 @@ from rdskit.frames.methods import scope_of
 from rdskit.frames.networks import research_import
 from rdskit.frames.provenance import add_step, provenance_of
 
+if TYPE_CHECKING:
+    from rdskit.validation import Validity
+
 __all__ = [
     "ENGAGEMENT_METRICS",
     "Comparison",
     "compare_frame",
+    "corrected_shares",
     "log_odds",
     "newcombe",
     "plot_comparison",
@@ -107,6 +122,9 @@ class Comparison:
     scope: str = ""
     """The posts compared, as a chart's scope line says them: n, ads in or out, and the
     posts left out for having no group."""
+    correction: str = ""
+    """With ``validation=``: how the ``corrected`` sentiment shares were corrected (a
+    chart's note says it); empty when nothing was corrected."""
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         level = f"{self.confidence:.0%}"
@@ -175,18 +193,49 @@ class Comparison:
         )
         return " ".join([_READ.format(level=level), marked + words + overlap, *self.notes]).strip()
 
+    def _corrected_rows(self) -> list[list[str]]:
+        """Each group's sentiment shares, raw and corrected, side by side."""
+        return [
+            [
+                str(group),
+                str(label),
+                f"{int(r['analysed']):,}",
+                _share(r["share"]),
+                interval(r["low"], r["high"]),
+                _share(r["corrected"]),
+                interval(r["corrected_low"], r["corrected_high"]),
+            ]
+            for (group, label), r in self.sentiment.iterrows()
+        ]
+
+    def _corrected_headers(self) -> list[str]:
+        level = f"{self.confidence:.0%}"
+        return ["group", "sentiment", "n", "raw share", f"{level} Wilson", "corrected",
+                f"{level} BCa (validation)"]  # fmt: skip
+
     def __repr__(self) -> str:
         headers, rows = self._table()
-        return (
+        text = (
             f"Comparison by {one_line(self.by)} ({len(self.groups)} groups: "
             f"{', '.join(map(one_line, self.groups))})\n"
             f"{text_table(headers, rows)}\n{self._note()}"
         )
+        if not self.correction:
+            return text
+        table = text_table(self._corrected_headers(), self._corrected_rows())
+        return f"{text}\n\nSentiment shares, raw and {self.correction}\n{table}"
 
     def _repr_html_(self) -> str:
         headers, rows = self._table()
         title = f"Comparison by {self.by}: {', '.join(self.groups)}"
-        return html_table(headers, rows, title=title, note=self._note())
+        html = html_table(headers, rows, title=title, note=self._note())
+        if not self.correction:
+            return html
+        return html + html_table(
+            self._corrected_headers(),
+            self._corrected_rows(),
+            title=f"Sentiment shares, raw and {self.correction}",
+        )
 
 
 def _share(value: float, sign: str = "") -> str:
@@ -375,6 +424,77 @@ def _small_samples(differences: pd.DataFrame) -> list[str]:
     ]
 
 
+def corrected_shares(
+    labels: Mapping[Any, pd.Series], validation: Validity
+) -> tuple[pd.DataFrame, str, list[str], dict[str, Any]]:
+    """Each group's sentiment shares (``labels``: group -> its posts' sentiment labels)
+    corrected by ``validation`` (:meth:`rdskit.validation.Validity.for_population`, one
+    error matrix for every group): a table indexed by group and sentiment with
+    ``corrected``, ``corrected_low`` and ``corrected_high``; the figure's words for the
+    correction; its notes; and what the frame's record keeps of it (``correct_shares``).
+    """
+    from rdskit.validation import Validity
+
+    if not isinstance(validation, Validity):
+        raise InvalidParameter(
+            "validation",
+            "must be the result of rdskit.validation.validity(...), not "
+            f"{type(validation).__name__}",
+        )
+    codes = [str(c) for c in validation.per_class.index]
+    if sorted(codes) != sorted(SENTIMENT_LABELS):
+        raise InvalidParameter(
+            "validation",
+            f"its codebook {validation.codebook} has the codes {', '.join(codes)}, not the "
+            f"sentiment labels ({', '.join(SENTIMENT_LABELS)}): only sentiment shares are "
+            "corrected",
+        )
+    rows: list[tuple[Any, str, float, float, float]] = []
+    clipped, uncorrectable, reasons = [], [], set()
+    for group, values in labels.items():
+        values = values.dropna().astype(str)
+        if values.empty:
+            continue
+        applied = validation.for_population(values.tolist())
+        clipped += [str(group)] if applied.clipped else []
+        uncorrectable += [str(group)] if applied.corrected().isna().any() else []
+        for label in SENTIMENT_LABELS:
+            found = applied.intervals[label]["corrected_share"]
+            reasons |= {found.reason} if not found.defined else set()
+            share = float(applied.per_class.loc[label, "corrected_share"])
+            rows.append((group, label, share, found.low, found.high))
+    table = pd.DataFrame(
+        rows, columns=["group", "sentiment", "corrected", "corrected_low", "corrected_high"]
+    ).set_index(["group", "sentiment"])
+    weighted = "design-weighted" if validation.design_weighted else "unweighted"
+    words = (
+        f"corrected for the labels' errors measured on {validation.n:,} hand-coded posts "
+        f"(codebook {validation.codebook}, {weighted}; {validation.method})"
+    )
+    notes = [
+        f"Sentiment shares {words}, one error matrix for every group (it assumes the labels "
+        "err alike in each); the corrected shares' intervals resample the validation sample "
+        "and carry its uncertainty only, not the sampling of posts.",
+        *(f"No interval for a corrected share: {why}." for why in sorted(reasons)),
+    ]
+    if clipped:
+        notes.append(
+            f"The corrected shares of {', '.join(clipped)} left 0-1 and were clipped and "
+            "renormalised."
+        )
+    if uncorrectable:
+        notes.append(
+            f"The errors cannot be inverted, so {', '.join(uncorrectable)} "
+            f"{'has' if len(uncorrectable) == 1 else 'have'} no corrected shares."
+        )
+    record = {
+        "validation": validation.summary(),
+        "clipped": clipped,
+        "uncorrectable": uncorrectable,
+    }
+    return table, words, notes, record
+
+
 def _query_words(frame: pd.DataFrame) -> set[str]:
     """The words of the runs' search queries and of the mentions query (``q``)."""
     prov = provenance_of(frame)
@@ -481,8 +601,10 @@ def compare_frame(
     resamples: int = 2000,
     seed: int = 0,
     prior_size: float = 1000.0,
+    validation: Validity | None = None,
 ) -> Comparison:
-    """Compare the groups of a mentions frame (see the module docs).
+    """Compare the groups of a mentions frame (see the module docs); ``validation``
+    adds each group's sentiment shares corrected for the labels' errors.
 
     Example:
         >>> from rdskit.frames import mentions_frame
@@ -530,6 +652,20 @@ def compare_frame(
             columns=["group", "sentiment", "posts", "analysed", "share", "low", "high"],
         ).set_index(["group", "sentiment"])
 
+    correction, corrected_notes, corrected_record = "", list[str](), dict[str, Any]()
+    if validation is not None:
+        if sentiment.empty:
+            raise InvalidParameter(
+                "validation", "corrects sentiment shares, and this frame has no sentiment column"
+            )
+        by_group = {g: rows.loc[rows["group"] == g, "sentiment"] for g in groups}
+        corrections, correction, corrected_notes, corrected_record = corrected_shares(
+            by_group, validation
+        )
+        sentiment = sentiment.join(corrections)
+        # The Wilson intervals carry the sampling of posts, the others the validation's.
+        corrected_notes.insert(1, "The differences and their tests are of the raw shares.")
+
     table: list[tuple[str, str, int, float, float, float]] = []
     for metric in [m for m in ENGAGEMENT_METRICS if m in rows.columns]:
         for group in groups:
@@ -569,7 +705,12 @@ def compare_frame(
     # Each post with a group once (a post in two datasets is one post compared).
     compared = frame.iloc[np.unique(group_of.index.to_numpy())]
     scope, note = _scope_line(compared, by, len(frame) - len(compared))
-    notes = [note, *([FIXED_NOTE] if fixed else []), *_small_samples(differences)]
+    notes = [
+        note,
+        *([FIXED_NOTE] if fixed else []),
+        *_small_samples(differences),
+        *corrected_notes,
+    ]
     mixed = None
     if not engagement.empty:
         mixed = views_mixed(
@@ -591,6 +732,8 @@ def compare_frame(
         "posts": len(frame),
     }
     add_step(frame, "compare", {**settings, **({"mixed_views": mixed} if mixed else {})})
+    if corrected_record:
+        add_step(frame, "correct_shares", {"figure": f"compare(by={by!r})", **corrected_record})
     return Comparison(
         by,
         groups,
@@ -603,6 +746,7 @@ def compare_frame(
         differences,
         tuple(notes),
         scope,
+        correction,
     )
 
 
@@ -611,7 +755,9 @@ def plot_comparison(
 ) -> Any:
     """Bars per group with their intervals as error bars: ``what`` is ``"sentiment"``
     (share per label), ``"volume"`` (share of posts) or ``"engagement"`` (median of
-    ``metric``). Returns the matplotlib Axes.
+    ``metric``). A comparison made with ``validation=`` draws each sentiment bar's
+    corrected twin (hatched, with its interval over the validation sample) beside it; the
+    title, the legend and the axis label say which is which. Returns the matplotlib Axes.
 
     Example:
         >>> ax = plot_comparison(df.rds.compare(by="source"), "sentiment")  # doctest: +SKIP
@@ -646,33 +792,52 @@ def plot_comparison(
         _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
     groups = list(comparison.groups)
     series = list(dict.fromkeys(table.index.get_level_values(1)))
-    width = 0.8 / len(series)
+    corrected = what == "sentiment" and "corrected" in table.columns
+    # Raw bars, and with a validation each raw bar's corrected twin (hatched) beside it.
+    kinds = [(value, "low", "high", "")]
+    if corrected:
+        kinds = [("share", "low", "high", " (raw)"),
+                 ("corrected", "corrected_low", "corrected_high", " (corrected)")]  # fmt: skip
+        title = (
+            "Sentiment by {by}, raw and corrected ({level} intervals)\n"
+            "raw: Wilson; corrected: BCa over the validation sample"
+        )
+    bars = len(series) * len(kinds)
+    width = 0.8 / bars
     positions = np.arange(len(groups))
     for i, name in enumerate(series):
         part = table.xs(name, level=1).reindex(groups)
-        mid = part[value].to_numpy(dtype="float64")
-        errors = np.vstack(
-            [
-                mid - part["low"].to_numpy(dtype="float64"),
-                part["high"].to_numpy(dtype="float64") - mid,
-            ]
-        )
-        ax.bar(
-            positions + (i - (len(series) - 1) / 2) * width,
-            mid,
-            width,
-            yerr=errors,
-            capsize=3,
-            label=str(name),
-            color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
-        )
+        for j, (mid_of, low_of, high_of, kind) in enumerate(kinds):
+            mid = part[mid_of].to_numpy(dtype="float64")
+            errors = np.vstack(
+                [
+                    mid - part[low_of].to_numpy(dtype="float64"),
+                    part[high_of].to_numpy(dtype="float64") - mid,
+                ]
+            )
+            ax.bar(
+                positions + (i * len(kinds) + j - (bars - 1) / 2) * width,
+                mid,
+                width,
+                yerr=errors,
+                capsize=3,
+                label=f"{name}{kind}",
+                color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
+                hatch="//" if j else None,
+                alpha=0.6 if j else 1.0,
+            )
     # Each group's n (the posts its bars are of) under its name.
     n = table[n_of].groupby(level=0).first().reindex(groups, fill_value=0)
     ax.set_xticks(positions, [f"{g}\nn={int(n[g]):,}" for g in groups])
     level = f"{comparison.confidence:.0%}"
     ax.set_title(title.format(by=comparison.by, metric=metric, level=level))
-    ax.set_xlabel(comparison.by)
+    note = ""
+    if corrected:  # what the corrected bars are, under the axis
+        note = "\n" + textwrap.fill(
+            f"Raw: the service's labels. Corrected: {comparison.correction}.", 70
+        )
+    ax.set_xlabel(comparison.by + note)
     ax.set_ylabel(ylabel)
-    if len(series) > 1:
+    if bars > 1:
         legend_outside(ax)
     return ax

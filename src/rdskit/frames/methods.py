@@ -4,9 +4,13 @@ Every number (posts, posts per source and per dataset, ads, publication dates, c
 posts with sentiment analysed, posts in several datasets) is computed from the frame as
 it is, filtered or not; what was asked (queries, sources, date windows, plan features,
 analyses, the mentions query, when it was fetched, from which service) and what was done
-to it (ads left out, pseudonymisation, comparisons) comes from its provenance, so a step
-not recorded there is never claimed, and the paragraph says when one was not taken
-(authors not pseudonymised, verbatim texts kept, ads included).
+to it (ads left out, pseudonymisation, comparisons, shares corrected with a validation)
+comes from its provenance, so a step not recorded there is never claimed, and the
+paragraph says when one was not taken (authors not pseudonymised, verbatim texts kept, ads
+included). A validation of the labels (:func:`rdskit.validation.validity`) is stated when a
+figure of the frame was corrected with it, or when it is passed as
+``methods(validation=...)`` (which then says that no share was corrected); without one,
+the paragraph says nothing about validation.
 
 Example:
     >>> print(df.rds.methods().text)  # doctest: +SKIP
@@ -15,9 +19,10 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +34,9 @@ from rdskit.frames import _arrow
 from rdskit.frames._checks import MissingColumnsError, ad_rows, dataset_labels
 from rdskit.frames.provenance import Provenance, RunRecord, provenance_of
 from rdskit.frames.pseudonymise import author_handles, normalise
+
+if TYPE_CHECKING:
+    from rdskit.validation import Validity
 
 __all__ = ["MethodsText", "Scope", "methods_paragraph", "scope_of"]
 
@@ -203,8 +211,9 @@ def _date(value: Any) -> str:
     return str(pd.Timestamp(value).strftime("%Y-%m-%d"))
 
 
-def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
-    """The methods paragraph of a mentions frame (see the module docs).
+def methods_paragraph(frame: pd.DataFrame, validation: Validity | None = None) -> MethodsText:
+    """The methods paragraph of a mentions frame (see the module docs); ``validation``
+    (:func:`rdskit.validation.validity`) is stated too, applied to a figure or not.
 
     Example:
         >>> from rdskit.frames import mentions_frame
@@ -236,6 +245,7 @@ def methods_paragraph(frame: pd.DataFrame) -> MethodsText:
     parts.append(_identity(frame, scope))
     parts += _pseudonymisation(prov, frame)
     parts += _comparisons(prov, n)
+    parts += _validations(prov, validation)
     version = prov.rdskit_version or _version()
     parts.append(
         f"Data were collected and processed with {SOFTWARE} {version} "
@@ -602,6 +612,87 @@ def _comparisons(prov: Provenance, n: int) -> list[str]:
                 "them; those medians are not comparable."
             )
     return out
+
+
+def _validations(prov: Provenance, given: Validity | None) -> list[str]:
+    """Each validation a figure of this frame was corrected with (recorded by
+    ``compare(validation=...)`` and the share charts), and the one ``given``, once each:
+    the sample and its design, the coders and their alpha, the correction applied or not.
+
+    Example:
+        >>> from rdskit.frames.provenance import Step
+        >>> v = {"codebook": "tone v1", "posts_coded": 40, "design_weighted": False,
+        ...      "stratified": False, "method": "Rogan-Gladen", "confidence": 0.95,
+        ...      "resamples": 2000, "seed": 0, "coders": None, "alpha": None}
+        >>> prov = Provenance(steps=(Step("correct_shares", "", {"validation": v,
+        ...     "figure": "compare(by='dataset')", "clipped": [], "uncorrectable": []}),))
+        >>> print(_validations(prov, None)[0])  # doctest: +NORMALIZE_WHITESPACE
+        The service's labels were validated against 40 hand-coded posts (codebook tone
+        v1; unweighted: the sample as drawn). No agreement between coders was recorded
+        with this validation. Sentiment shares were corrected for the labels' errors by
+        Rogan-Gladen, beside the raw shares (95 % BCa bootstrap intervals over the
+        validation sample, 2,000 resamples, seed 0), in compare(by='dataset').
+    """
+    found: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for step in prov.steps:
+        if step.step == "correct_shares":
+            summary = dict(step.settings.get("validation") or {})
+            key = json.dumps(summary, sort_keys=True, default=str)
+            found.setdefault(key, (summary, []))[1].append(dict(step.settings))
+    if given is not None:
+        summary = given.summary()
+        found.setdefault(json.dumps(summary, sort_keys=True, default=str), (summary, []))
+    return [_validation(summary, uses) for summary, uses in found.values()]
+
+
+def _validation(v: dict[str, Any], uses: list[dict[str, Any]]) -> str:
+    """One validation's sentences (see :func:`_validations`)."""
+    design = (
+        "a stratified sample, its estimates design-weighted to the collection"
+        if v.get("design_weighted")
+        else "unweighted: the sample as drawn"
+    )
+    coded = _plural(int(v["posts_coded"]), "hand-coded post")
+    text = (
+        f"The service's labels were validated against {coded} (codebook {v.get('codebook')}; "
+        f"{design})."
+    )
+    alpha, coders = v.get("alpha"), v.get("coders")
+    if coders:
+        text += (
+            f" {_plural(len(coders), 'coder')} ({_join([str(c) for c in coders])}) coded "
+            f"{int(v['coded_by_all']):,} of them"
+        )
+        if alpha and alpha.get("value") is not None:
+            level = f"{float(alpha.get('confidence') or 0.95):.0%}".replace("%", " %")
+            interval = (
+                f"{level} BCa bootstrap interval {alpha['low']:.2f} to {alpha['high']:.2f}"
+                if alpha.get("low") is not None
+                else f"no interval: {alpha.get('reason')}"
+            )
+            text += f"; {alpha['name']} {alpha['value']:.2f} ({interval})."
+        else:
+            text += "; their Krippendorff's alpha is undefined (no variation in the codes)."
+    else:
+        text += " No agreement between coders was recorded with this validation."
+    if not uses:
+        return text + " No share reported from this frame was corrected for these errors."
+    level = f"{float(v.get('confidence') or 0.95):.0%}".replace("%", " %")
+    figures = _join(list(dict.fromkeys(str(u.get("figure")) for u in uses)))
+    text += (
+        f" Sentiment shares were corrected for the labels' errors by {v.get('method')}, beside "
+        f"the raw shares ({level} BCa bootstrap intervals over the validation sample, "
+        f"{int(v.get('resamples') or 0):,} resamples, seed {v.get('seed')}), in {figures}."
+    )
+    clipped = sorted({str(g) for u in uses for g in u.get("clipped") or []})
+    if clipped:
+        text += (
+            f" The corrected shares of {_join(clipped)} left 0-1 and were clipped and renormalised."
+        )
+    failed = sorted({str(g) for u in uses for g in u.get("uncorrectable") or []})
+    if failed:
+        text += f" The errors could not be inverted for {_join(failed)}: no corrected shares."
+    return text
 
 
 def _version() -> str:

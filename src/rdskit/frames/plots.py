@@ -30,11 +30,13 @@ from rdskit.frames._checks import VIEW_BASED, legend_outside
 from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
 from rdskit.frames.methods import scope_line
 from rdskit.frames.periods import parse_period
+from rdskit.frames.provenance import add_step
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from rdskit.frames.accessor import RdsAccessor
+    from rdskit.validation import Validity
 
 __all__ = ["MIN_N", "SENTIMENT_COLORS", "RdsPlots", "legend_outside"]
 
@@ -141,11 +143,22 @@ class RdsPlots:
         dated = frame["created_at"].notna()
         return _dates(_scope(ax, frame, int(dated.sum()), "dated posts", dated))
 
-    def sentiment(self, freq: str = "W", ax: Axes | None = None, *, min_n: int = MIN_N) -> Axes:
+    def sentiment(
+        self,
+        freq: str = "W",
+        ax: Axes | None = None,
+        *,
+        min_n: int = MIN_N,
+        validation: Validity | None = None,
+    ) -> Axes:
         """Share of negative, neutral and positive posts per period (three lines), with
         the number of analysed posts per period as grey bars (right axis); periods with
         fewer than ``min_n`` analysed posts are left out of the lines (the legend says
-        so): a share of 4 posts says little.
+        so): a share of 4 posts says little. With ``validation``
+        (:func:`rdskit.validation.validity` of the sentiment labels), each period's shares
+        corrected for the labels' errors are drawn beside the raw ones (dashed, with
+        their intervals over the validation sample as bands); the title, legend and axis
+        label say which is which, and the frame's record notes the correction.
 
         Example:
             >>> df.rds.plot.sentiment("monthly")  # doctest: +SKIP
@@ -153,6 +166,9 @@ class RdsPlots:
         period = parse_period(freq)
         table = self._rds.sentiment_over_time(period.alias)
         title = f"Sentiment per {period.words}"
+        if validation is not None:
+            level = f"{validation.summary()['confidence'] or 0.95:.0%}".replace("%", " %")
+            title += f", raw and corrected\n(bands: {level} intervals over the validation sample)"
         ax = _axes(ax, title, "date", "share of analysed posts")
         analysed = _floats(table["analysed"])
         shown = analysed >= max(min_n, 1)
@@ -171,18 +187,21 @@ class RdsPlots:
         ax.set_zorder(counts.get_zorder() + 1)
         ax.patch.set_visible(False)
         lines = []
+        raw = " (raw)" if validation is not None else ""
         for label in SENTIMENT_LABELS:
             values = np.where(shown, _floats(table[label]), np.nan)
             (line,) = ax.plot(
-                table.index, values, marker=".", label=label, color=SENTIMENT_COLORS[label]
+                table.index, values, marker=".", label=label + raw, color=SENTIMENT_COLORS[label]
             )
             lines.append(line)
+        if validation is not None:
+            lines += self._corrected(ax, table, shown, validation, period)
         ax.set_ylim(0, 1)
         ax.yaxis.set_major_formatter(_percent())
         hidden = int((~shown & (analysed > 0)).sum())
         note = f"periods under {min_n} posts not shown ({hidden})" if hidden else None
         handles = [*lines, bars]
-        labels = [*SENTIMENT_LABELS, "analysed posts (n)"]
+        labels = [str(line.get_label()) for line in lines] + ["analysed posts (n)"]
         if note:
             from matplotlib.patches import Patch
 
@@ -192,6 +211,47 @@ class RdsPlots:
         frame = self._rds._df
         drawn = frame["sentiment"].notna() & frame["created_at"].notna()
         return _dates(_scope(ax, frame, int(analysed.sum()), "analysed posts", drawn))
+
+    def _corrected(
+        self, ax: Axes, table: pd.DataFrame, shown: np.ndarray, validation: Validity, period: Any
+    ) -> list[Any]:
+        """Each shown period's shares corrected by ``validation``: dashed lines with their
+        intervals as bands; the axis label says what was corrected, the record notes it."""
+        import textwrap
+
+        from rdskit.frames.compare import corrected_shares
+
+        frame = self._rds._df
+        dated = frame[frame["created_at"].notna()]
+        grouped = dated.groupby(pd.Grouper(key="created_at", freq=period.alias))["sentiment"]
+        periods = set(table.index[shown])
+        labels = {start: values for start, values in grouped if start in periods}
+        corrected, words, _, record = corrected_shares(labels, validation)
+        lines = []
+        for label in SENTIMENT_LABELS:
+            part = corrected.xs(label, level="sentiment").reindex(table.index)
+            values = np.where(shown, _floats(part["corrected"]), np.nan)
+            (line,) = ax.plot(
+                table.index,
+                values,
+                linestyle="--",
+                marker="x",
+                label=f"{label} (corrected)",
+                color=SENTIMENT_COLORS[label],
+            )
+            ax.fill_between(
+                table.index,
+                np.where(shown, _floats(part["corrected_low"]), np.nan),
+                np.where(shown, _floats(part["corrected_high"]), np.nan),
+                color=SENTIMENT_COLORS[label],
+                alpha=0.15,
+                linewidth=0,
+            )
+            lines.append(line)
+        note = f"Raw: the service's labels. Corrected: {words}."
+        ax.set_xlabel("date\n" + textwrap.fill(note, 70))
+        add_step(frame, "correct_shares", {"figure": f"plot.sentiment({period.alias!r})", **record})
+        return lines
 
     def sources(self, ax: Axes | None = None) -> Axes:
         """Each source's share of the mentions (bars, in percent), largest first."""
