@@ -15,13 +15,14 @@ Example:
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
+from rdskit import _hooks
+from rdskit._embedded import embedded_sandbox, kept_in
 from rdskit._format import money
 from rdskit._safe import one_line
 from rdskit.errors import InsufficientCredits
@@ -35,8 +36,11 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
     ``expected`` states the result in words ("every source has posts"); ``hint`` is what to
     check when it does not hold. Both are printed on one line (newlines and control
     characters are flattened, and each is cut at :data:`LIMIT` characters), so a checkpoint
-    never floods a cell. Nothing is returned, so
-    a checkpoint as a cell's last line shows its sentence and no ``Out[]``.
+    never floods a cell. In a notebook a checkpoint that does not hold stands out: a
+    "✗ Checkpoint failed" heading over what was expected and the hint, in Markdown
+    (rendered in an untrusted notebook too), with the same one line as plain text
+    (:mod:`rdskit.jupyter.checkpoints`). Nothing is returned, so a checkpoint as a cell's
+    last line shows its sentence and no ``Out[]``.
 
     Example:
         >>> from rdskit.lesson import checkpoint
@@ -47,9 +51,14 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
     said = _clipped(expected).rstrip(". ")
     if ok:
         print(f"✓ On track: {said}.")
-    else:
-        advice = f" Hint: {_clipped(hint)}" if hint else ""
-        print(f"✗ Not yet: {said}.{advice}")
+        return
+    advice = _clipped(hint) if hint else None
+    line = f"✗ Not yet: {said}." + (f" Hint: {advice}" if advice else "")
+    # In a notebook, the Jupyter layer shows it marked (a "Checkpoint failed" heading,
+    # the same line as plain text); a script, or rdskit without the Jupyter extra, prints.
+    show = _hooks.resolve("jupyter.checkpoint_failed") if "IPython" in sys.modules else None
+    if show is None or not show(said, advice, line):
+        print(line)
 
 
 @contextmanager
@@ -94,12 +103,9 @@ def _clipped(text: object) -> str:
 
 
 def _top_up(exc: InsufficientCredits, client: Any) -> str:
-    # Never imported here (a layer of its own): a sandbox this process runs is loaded.
-    server = sys.modules.get("rdskit.sandbox.server")
-    handle = None if server is None else server.running_embedded()
-    base_url = str(getattr(client, "base_url", "")).rstrip("/").removesuffix("/v1")
-    if handle is not None and (client is None or base_url == handle.url):
-        db = os.environ.get(server.ENV_DB, "").strip()
+    handle = embedded_sandbox(client)
+    if handle is not None:
+        db = kept_in(handle)
         if db:
             need = exc.required_credits or Decimal(1000)
             return (

@@ -566,6 +566,12 @@ class Store:
         for callback in callbacks:
             callback()
 
+    @property
+    def persistent(self) -> bool:
+        """Whether the data outlives ``close()``: a file of the caller's, not a temporary
+        database or ``":memory:"``."""
+        return self._temp_dir is None and self.path != ":memory:"
+
     # -- lifecycle ---------------------------------------------------------------
     def close(self) -> None:
         """Close every connection; a temporary database is deleted."""
