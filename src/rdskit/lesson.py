@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ from rdskit.errors import InsufficientCredits
 __all__ = ["checkpoint", "paid_step"]
 
 
-def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
+def checkpoint(ok: object, expected: str, *, hint: str | None = None, run: Any = None) -> None:
     """Print one line saying whether ``expected`` holds (``ok`` truthy).
 
     ``expected`` states the result in words ("every source has posts"); ``hint`` is what to
@@ -42,6 +43,12 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
     (:mod:`rdskit.jupyter.checkpoints`). Nothing is returned, so a checkpoint as a cell's
     last line shows its sentence and no ``Out[]``.
 
+    ``run``: the dataset run the result was read from. When the check fails and the run's
+    dataset holds other runs too (a used account: an earlier attempt, another example
+    that collected into the same name), re-running the lesson's cells cannot fix it, so
+    the hint becomes what happened and the one fix: collect into a dataset of its own,
+    under a name no dataset has yet (one free read of the dataset's runs, only then).
+
     Example:
         >>> from rdskit.lesson import checkpoint
         >>> shares = {"reddit": 0.4, "tiktok": 0.6}
@@ -52,6 +59,8 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
     if ok:
         print(f"✓ On track: {said}.")
         return
+    if run is not None:
+        hint = _other_runs(run) or hint
     advice = _clipped(hint) if hint else None
     line = f"✗ Not yet: {said}." + (f" Hint: {advice}" if advice else "")
     # In a notebook, the Jupyter layer shows it marked (a "Checkpoint failed" heading,
@@ -92,6 +101,42 @@ def paid_step(what: str, client: Any = None) -> Iterator[None]:
             f"nothing was charged. {_top_up(exc, client)}"
         )
 
+
+def _other_runs(run: Any) -> str | None:
+    """The one fix when ``run``'s dataset holds runs besides ``run`` (failed ones hold no
+    posts), read through the client the run came from; None when it holds none, or when
+    that cannot be read (the checkpoint's own hint is then given).
+
+    The fix renames the used dataset (its posts are kept, under a name no dataset has),
+    so the lesson's cells, run again as written, collect into a new dataset of the
+    lesson's name: nothing in the lesson needs editing."""
+    from rdskit.client import Client
+    from rdskit.errors import APIConnectionError, APIError
+
+    client, dataset_id = getattr(run, "_client", None), getattr(run, "dataset_id", None)
+    if not isinstance(client, Client) or not dataset_id:
+        return None
+    try:
+        runs = itertools.islice(client.datasets.runs.list(dataset_id), _RUNS_READ)
+        others = [r for r in runs if r.id != run.id and r.status.type != "failed"]
+        if not others:
+            return None
+        name = client.datasets.get(dataset_id).name or dataset_id
+        taken = {d.name for d in itertools.islice(client.datasets.list(), _RUNS_READ)}
+    except (APIError, APIConnectionError):
+        return None
+    kept = (f"{name} (earlier{'' if n == 1 else f' {n}'})" for n in itertools.count(1))
+    free = next(candidate for candidate in kept if candidate not in taken)
+    return (
+        f"this dataset already holds other runs ({len(others)} besides {run.id}), so the "
+        "frame holds their posts too. The fix: keep them under another name, "
+        f"client.datasets.update({dataset_id!r}, name={free!r}), then run the collection "
+        "cell and those after it again (they collect into a new dataset)."
+    )
+
+
+_RUNS_READ = 1000
+"""Runs (and datasets) read at most to find other runs and a free name."""
 
 LIMIT = 300
 """Characters kept of ``expected`` and of ``hint`` (one line, even for a pasted post)."""
