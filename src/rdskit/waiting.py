@@ -190,6 +190,21 @@ class WaitingMixin:
         return result
 
 
+def _reason(obj: Any) -> str:
+    """Why a failed run failed, when its status says (a ``reason`` the spec does not
+    show, kept as sent: the sandbox sends one), on one line.
+
+    Example:
+        >>> from rdskit.models import DatasetRun
+        >>> _reason(DatasetRun.model_validate({"id": "dsr_1", "dataset_id": "ds_1",
+        ...     "created_at": 0, "status": {"type": "failed", "reason": "it broke"}}))
+        ' (it broke)'
+    """
+    extra = getattr(getattr(obj, "status", None), "model_extra", None) or {}
+    reason = extra.get("reason")
+    return f" ({one_line(reason)[:300]})" if isinstance(reason, str) and reason.strip() else ""
+
+
 def _fetcher(kind: RunKind[Any], obj: Any) -> Callable[[HTTPCore], Flow[Any]]:
     """How to re-read ``obj``: its kind's follower; an Ask reply through the process
     budget, which commits the reply's charge once it is over (:mod:`rdskit.budget`)."""
@@ -233,7 +248,7 @@ def _wait(
             return current
         status = kind.status(current)
         if state == "failed":
-            raise RunFailed(current, f"{kind.what(current)} failed: {status}")
+            raise RunFailed(current, f"{kind.what(current)} failed: {status}{_reason(current)}")
         now = core.clock()
         if known_status(status):
             unknown_since = None
