@@ -82,6 +82,7 @@ NOT_TESTED = {
     "test_run_engine.py": "the run queue: SQLite and threads",
     "test_sandbox_layers.py": "an import-graph check of the source, not a run",
     "test_worker_fairness.py": "the worker pool's scheduling: threads",
+    "test_worker_stopped.py": "a worker whose threads die fails its runs: threads and SQLite",
     "eval": "the assistant's planner and answers: plain Python rules over SQLite",
     "test_ask_this_period.py": "the assistant's date reading: plain Python rules",
     "test_ask_dates.py": "the assistant's one date reader: plain Python rules",

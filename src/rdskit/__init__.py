@@ -59,6 +59,7 @@ _LAYER_HOOKS = {
     "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
     "jupyter.answer_display": "rdskit.jupyter.provenance:formatted_bundle",
     "jupyter.progress": "rdskit.jupyter.progress:reporter",
+    "jupyter.checkpoint_failed": "rdskit.jupyter.checkpoints:show_failed",
     "jupyter.announce_client": "rdskit.jupyter.session:announce_client",
     "sandbox.embedded": "rdskit.sandbox.server:embedded",
 }

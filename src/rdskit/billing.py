@@ -38,15 +38,24 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from rdskit._base_client import Amount, APIRequest, Flow, HTTPCore
 from rdskit._format import money
+from rdskit._safe import one_line
+from rdskit._text import number
 from rdskit.budget import Budget, active_budgets, guarded_ask, settle_asks
-from rdskit.errors import APIConnectionError, APIError, BudgetExceeded, InvalidParameter
-from rdskit.models import Prices
+from rdskit.errors import (
+    APIConnectionError,
+    APIError,
+    BudgetExceeded,
+    DepthCapWarning,
+    InvalidParameter,
+    warn,
+)
+from rdskit.models import Account, Prices
 from rdskit.models.vocab import CREDIT_PLACES, RUN_KIND_CATEGORIES
-from rdskit.resources.account import PRICES
+from rdskit.resources.account import ME, PRICES
 from rdskit.resources.audiences import DEFAULT_PROFILE_COUNT
 from rdskit.resources.datasets import get_dataset
 from rdskit.resources.tracking import get_tracking_agent
@@ -57,11 +66,13 @@ __all__ = [
     "Budget",
     "Estimate",
     "PriceCache",
+    "TimedRead",
     "credits_to_usd",
     "usd_to_credits",
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 ESTIMATE_CATEGORIES: Final[dict[str, str]] = RUN_KIND_CATEGORIES
 """Estimate kind -> the price category it is charged in (the vocabulary's run kinds)."""
@@ -147,28 +158,37 @@ class Estimate:
         return money(self.credits, self.usd)
 
 
-class PriceCache:
-    """The last ``GET /v1/prices`` answer, reused for :data:`PRICES_TTL` seconds."""
+class TimedRead(Generic[R]):
+    """The last answer of a free ``GET`` (``request``), reused for :data:`PRICES_TTL`
+    seconds: the prices for estimates, the plan for its research depth."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, request: APIRequest[R], clock: Callable[[], float] = time.monotonic):
+        self._request = request
         self._clock = clock
-        self._prices: Prices | None = None
+        self._value: R | None = None
         self._fetched_at = 0.0
         self._lock = threading.Lock()
 
-    def get(self, client: Any) -> Flow[Prices]:
-        """Flow: the cached prices, fetched through ``client`` when stale."""
+    def get(self, client: Any) -> Flow[R]:
+        """Flow: the cached answer, fetched through ``client`` when stale."""
         with self._lock:
-            if self._prices is not None and self._clock() - self._fetched_at < PRICES_TTL:
-                return self._prices
-        prices: Prices = yield from client._core.call(PRICES)
-        self.put(prices)
-        return prices
+            if self._value is not None and self._clock() - self._fetched_at < PRICES_TTL:
+                return self._value
+        value: R = yield from client._core.call(self._request)
+        self.put(value)
+        return value
 
-    def put(self, prices: Prices) -> None:
+    def put(self, value: R) -> None:
         """Remember a fresh answer."""
         with self._lock:
-            self._prices, self._fetched_at = prices, self._clock()
+            self._value, self._fetched_at = value, self._clock()
+
+
+class PriceCache(TimedRead[Prices]):
+    """The last ``GET /v1/prices`` answer, reused for :data:`PRICES_TTL` seconds."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(PRICES, clock)
 
 
 class BillingMixin:
@@ -176,6 +196,7 @@ class BillingMixin:
 
     _budget: Budget | None
     _prices: PriceCache
+    _plan: TimedRead[Account]
     _core: HTTPCore
     if TYPE_CHECKING:
 
@@ -184,6 +205,7 @@ class BillingMixin:
     def _setup_billing(self, budget_credits: Amount | None) -> None:
         self._budget = None if budget_credits is None else Budget(budget_credits)
         self._prices = PriceCache()
+        self._plan = TimedRead(ME)
 
     @property
     def budget(self) -> Budget | None:
@@ -220,6 +242,33 @@ class BillingMixin:
             for budget in reserved:  # refused by a budget or the service, or never sent
                 budget.release(estimate)
             raise
+
+    def _within_depth(self, count: int | None, start: Flow[T]) -> Flow[T]:
+        """Flow of a run's start that first says (:class:`~rdskit.errors.DepthCapWarning`)
+        when ``count`` is above the plan's research depth, which caps what the service
+        collects and charges: before anything is charged, so the count can be changed.
+
+        The plan is read from ``GET /v1/me`` (free, cached for :data:`PRICES_TTL`); when it
+        cannot be read, or shows no depth (``-1`` occurs, its meaning not shown), nothing is
+        said here and the run's progress still shows the cap from the run's own counts."""
+        if count is not None:
+            try:
+                account = yield from self._plan.get(self)
+            except (APIError, APIConnectionError):
+                account = None
+            limits = account.plan.limits if account is not None and account.plan else None
+            depth = limits.max_research_depth if limits is not None else None
+            if depth is not None and 0 < depth < count:
+                plan = account.plan.name if account is not None and account.plan else None
+                warn(
+                    f"count={count} is above the research depth of the "
+                    f"{one_line(plan) + ' plan' if plan else 'plan'} ({number(depth)} "
+                    f"mentions a run): the service collects, and charges, at most "
+                    f"{number(depth)}. Pass count={depth} (or less) to ask for what "
+                    "the run will hold.",
+                    DepthCapWarning,
+                )
+        return (yield from start)
 
     def _budgeted(self) -> bool:
         """Whether any budget (the client's or the process-wide one) is active."""

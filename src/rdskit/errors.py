@@ -63,6 +63,7 @@ __all__ = [
     "DatasetHasNoQueries",
     "DatasetNotFound",
     "DateFilterUnavailable",
+    "DepthCapWarning",
     "DuplicateNameWarning",
     "EstimatedViewsWarning",
     "InsufficientCredits",
@@ -146,6 +147,13 @@ class PartialDataWarning(RdsWarning):
 class DuplicateNameWarning(RdsWarning):
     """Several containers share the name a ``get_or_create`` looked for; the oldest was
     returned and the others are named so they can be deleted."""
+
+
+class DepthCapWarning(RdsWarning):
+    """A run asks for more mentions than the plan's research depth
+    (``plan.limits.max_research_depth`` at ``GET /v1/me``): the service collects, and
+    charges, at most that many. Said before the run is started, so the count can be
+    changed before anything is charged."""
 
 
 class EstimatedViewsWarning(RdsWarning):

@@ -15,13 +15,15 @@ Example:
 
 from __future__ import annotations
 
-import os
+import itertools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
+from rdskit import _hooks
+from rdskit._embedded import embedded_sandbox, kept_in
 from rdskit._format import money
 from rdskit._safe import one_line
 from rdskit.errors import InsufficientCredits
@@ -29,14 +31,23 @@ from rdskit.errors import InsufficientCredits
 __all__ = ["checkpoint", "paid_step"]
 
 
-def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
+def checkpoint(ok: object, expected: str, *, hint: str | None = None, run: Any = None) -> None:
     """Print one line saying whether ``expected`` holds (``ok`` truthy).
 
     ``expected`` states the result in words ("every source has posts"); ``hint`` is what to
     check when it does not hold. Both are printed on one line (newlines and control
     characters are flattened, and each is cut at :data:`LIMIT` characters), so a checkpoint
-    never floods a cell. Nothing is returned, so
-    a checkpoint as a cell's last line shows its sentence and no ``Out[]``.
+    never floods a cell. In a notebook a checkpoint that does not hold stands out: a
+    "✗ Checkpoint failed" heading over what was expected and the hint, in Markdown
+    (rendered in an untrusted notebook too), with the same one line as plain text
+    (:mod:`rdskit.jupyter.checkpoints`). Nothing is returned, so a checkpoint as a cell's
+    last line shows its sentence and no ``Out[]``.
+
+    ``run``: the dataset run the result was read from. When the check fails and the run's
+    dataset holds other runs too (a used account: an earlier attempt, another example
+    that collected into the same name), re-running the lesson's cells cannot fix it, so
+    the hint becomes what happened and the one fix: collect into a dataset of its own,
+    under a name no dataset has yet (one free read of the dataset's runs, only then).
 
     Example:
         >>> from rdskit.lesson import checkpoint
@@ -47,9 +58,16 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None) -> None:
     said = _clipped(expected).rstrip(". ")
     if ok:
         print(f"✓ On track: {said}.")
-    else:
-        advice = f" Hint: {_clipped(hint)}" if hint else ""
-        print(f"✗ Not yet: {said}.{advice}")
+        return
+    if run is not None:
+        hint = _other_runs(run) or hint
+    advice = _clipped(hint) if hint else None
+    line = f"✗ Not yet: {said}." + (f" Hint: {advice}" if advice else "")
+    # In a notebook, the Jupyter layer shows it marked (a "Checkpoint failed" heading,
+    # the same line as plain text); a script, or rdskit without the Jupyter extra, prints.
+    show = _hooks.resolve("jupyter.checkpoint_failed") if "IPython" in sys.modules else None
+    if show is None or not show(said, advice, line):
+        print(line)
 
 
 @contextmanager
@@ -84,6 +102,42 @@ def paid_step(what: str, client: Any = None) -> Iterator[None]:
         )
 
 
+def _other_runs(run: Any) -> str | None:
+    """The one fix when ``run``'s dataset holds runs besides ``run`` (failed ones hold no
+    posts), read through the client the run came from; None when it holds none, or when
+    that cannot be read (the checkpoint's own hint is then given).
+
+    The fix renames the used dataset (its posts are kept, under a name no dataset has),
+    so the lesson's cells, run again as written, collect into a new dataset of the
+    lesson's name: nothing in the lesson needs editing."""
+    from rdskit.client import Client
+    from rdskit.errors import APIConnectionError, APIError
+
+    client, dataset_id = getattr(run, "_client", None), getattr(run, "dataset_id", None)
+    if not isinstance(client, Client) or not dataset_id:
+        return None
+    try:
+        runs = itertools.islice(client.datasets.runs.list(dataset_id), _RUNS_READ)
+        others = [r for r in runs if r.id != run.id and r.status.type != "failed"]
+        if not others:
+            return None
+        name = client.datasets.get(dataset_id).name or dataset_id
+        taken = {d.name for d in itertools.islice(client.datasets.list(), _RUNS_READ)}
+    except (APIError, APIConnectionError):
+        return None
+    kept = (f"{name} (earlier{'' if n == 1 else f' {n}'})" for n in itertools.count(1))
+    free = next(candidate for candidate in kept if candidate not in taken)
+    return (
+        f"this dataset already holds other runs ({len(others)} besides {run.id}), so the "
+        "frame holds their posts too. The fix: keep them under another name, "
+        f"client.datasets.update({dataset_id!r}, name={free!r}), then run the collection "
+        "cell and those after it again (they collect into a new dataset)."
+    )
+
+
+_RUNS_READ = 1000
+"""Runs (and datasets) read at most to find other runs and a free name."""
+
 LIMIT = 300
 """Characters kept of ``expected`` and of ``hint`` (one line, even for a pasted post)."""
 
@@ -94,12 +148,9 @@ def _clipped(text: object) -> str:
 
 
 def _top_up(exc: InsufficientCredits, client: Any) -> str:
-    # Never imported here (a layer of its own): a sandbox this process runs is loaded.
-    server = sys.modules.get("rdskit.sandbox.server")
-    handle = None if server is None else server.running_embedded()
-    base_url = str(getattr(client, "base_url", "")).rstrip("/").removesuffix("/v1")
-    if handle is not None and (client is None or base_url == handle.url):
-        db = os.environ.get(server.ENV_DB, "").strip()
+    handle = embedded_sandbox(client)
+    if handle is not None:
+        db = kept_in(handle)
         if db:
             need = exc.required_credits or Decimal(1000)
             return (

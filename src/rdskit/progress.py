@@ -317,6 +317,7 @@ class Reporter:
         self._started = clock()
         self._billing: tuple[BillingLine, ...] = ()
         self._note: str | None = None
+        self._goes_on = "continues on the service"  # set by run() for the client at hand
         self._lock = threading.RLock()
         self._stopped = threading.Event()
         self._opened = False
@@ -357,8 +358,17 @@ class Reporter:
         self.finish("completed", billing=billing)
         return result
 
-    def run(self, drive: Callable[[Flow[Any]], Any], flow: Flow[Any]) -> Any:
-        """Open the display and drive ``flow`` (sync or async driver)."""
+    def run(
+        self,
+        drive: Callable[[Flow[Any]], Any],
+        flow: Flow[Any],
+        *,
+        goes_on: str = "continues on the service",
+    ) -> Any:
+        """Open the display and drive ``flow`` (sync or async driver); ``goes_on`` says
+        where the run goes on if the wait is interrupted (see
+        :func:`rdskit._embedded.run_goes_on`)."""
+        self._goes_on = goes_on
         self.open()
         try:
             result = drive(flow)
@@ -432,7 +442,7 @@ class Reporter:
 
     def _abandon(self, exc: BaseException) -> None:
         if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
-            self.finish("interrupted", note="stopped waiting; the run goes on on the service")
+            self.finish("interrupted", note=f"stopped waiting; the run {self._goes_on}")
         else:
             self.finish("error", note=f"{type(exc).__name__}: {exc}")
 

@@ -301,6 +301,22 @@ def _share(done: int | None, total: int | None, status: str) -> float | None:
     return max(0.0, min(1.0, done / total))
 
 
+def _capped(run: DatasetRun) -> str:
+    """What the main counter adds when the service capped the run's count (the plan's
+    research depth): the count asked for, so "1,000" is not read as what was asked.
+
+    Example:
+        >>> _capped(DatasetRun.model_validate({"id": "dsr_1", "dataset_id": "ds_1",
+        ...     "created_at": 0, "count": 1000, "requested_count": 2000,
+        ...     "status": {"type": "pending"}}))
+        " (capped from 2,000 by the plan's research depth)"
+    """
+    asked, kept = run.requested_count, run.count
+    if asked is None or kept is None or asked <= kept:
+        return ""
+    return f" (capped from {number(asked)} by the plan's research depth)"
+
+
 # -- the kinds -------------------------------------------------------------------------
 @register
 class DatasetRunKind(RunKind[DatasetRun]):
@@ -326,14 +342,18 @@ class DatasetRunKind(RunKind[DatasetRun]):
         wanted = self._wanted(obj)
         if not obj.mentions_count and wanted and self.state(obj) == "running":
             # The service may count mentions only at the end: "0 of 40" would read as stuck.
-            return (("mentions", f"{number(wanted)} requested"),)
+            main: tuple[tuple[str, str], ...] = (
+                ("mentions", f"{number(wanted)} requested{_capped(obj)}"),
+            )
+            return main
         extra = (
             ("new mentions", obj.new_mentions_count),
             ("images", obj.images_count),
             ("videos", obj.videos_count),
         )
         more = tuple((label, number(value)) for label, value in extra if value is not None)
-        return super().counters(obj) + more
+        main = tuple((label, text + _capped(obj)) for label, text in super().counters(obj))
+        return main + more
 
     def charge(self, obj: DatasetRun) -> ChargeTerms:
         count = self._wanted(obj)

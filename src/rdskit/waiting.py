@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdskit import _hooks
 from rdskit._base_client import Flow, Sleep
+from rdskit._embedded import run_goes_on
 from rdskit._safe import one_line
 from rdskit.budget import counted_reply
 from rdskit.errors import InvalidParameter, RunFailed, UnknownStatus, WaitTimeout
@@ -84,9 +85,10 @@ class WaitInterrupted(KeyboardInterrupt):
     """The wait was interrupted (Ctrl-C, a notebook's stop button); the run goes on.
 
     Still a ``KeyboardInterrupt`` (a script stops as before); IPython and Jupyter show
-    its one line instead of a traceback from inside the library: the run, that it
-    continues on the service, and the exact call that picks it up again. An
-    ``AsyncClient``'s wait that is cancelled instead (a notebook's stop button on an
+    its one line instead of a traceback from inside the library: the run, where it goes on
+    (``goes_on``: on the service, or in this kernel's embedded sandbox and for how long:
+    see :func:`rdskit._embedded.run_goes_on`), and the exact call that picks it up again.
+    An ``AsyncClient``'s wait that is cancelled instead (a notebook's stop button on an
     ``await`` cell, a task's ``cancel()``) re-raises the very ``asyncio.CancelledError``
     (asyncio's timeouts and task groups still see a cancellation) carrying the same line:
     as a note, and shown alone by IPython and Jupyter.
@@ -98,34 +100,34 @@ class WaitInterrupted(KeyboardInterrupt):
         'run = client.wait(...)'
     """
 
-    def __init__(self, what: str, resume: str) -> None:
-        super().__init__(stopped_line(what, resume))
+    def __init__(self, what: str, resume: str, goes_on: str = "continues on the service") -> None:
+        super().__init__(stopped_line(what, resume, goes_on))
         self.resume = resume
 
     def _render_traceback_(self) -> list[str]:
         return [str(self)]
 
 
-def stopped_line(what: str, resume: str) -> str:
+def stopped_line(what: str, resume: str, goes_on: str = "continues on the service") -> str:
     """The one line an interrupted wait shows.
 
     Example:
         >>> stopped_line("run pdr_1", "run = await client.wait(...)")[:60]
         'Stopped waiting: run pdr_1 continues on the service. Resume '
     """
-    return one_line(f"Stopped waiting: {what} continues on the service. Resume with: {resume}")
+    return one_line(f"Stopped waiting: {what} {goes_on}. Resume with: {resume}")
 
 
-async def _interruptible(pending: Awaitable[Any], what: str, resume: str) -> Any:
+async def _interruptible(pending: Awaitable[Any], what: str, resume: str, goes_on: str) -> Any:
     """``pending`` (an AsyncClient's wait), saying what goes on when it is interrupted:
     a ``KeyboardInterrupt`` becomes :class:`WaitInterrupted`; a cancellation stays the
     same ``CancelledError``, with the line as a note and as what IPython shows of it."""
     try:
         return await pending
     except KeyboardInterrupt:
-        raise WaitInterrupted(what, resume) from None
+        raise WaitInterrupted(what, resume, goes_on) from None
     except asyncio.CancelledError as exc:
-        line = stopped_line(what, resume)
+        line = stopped_line(what, resume, goes_on)
         exc.add_note(line)
         # IPython shows what _render_traceback_ returns (looked up on the instance), so
         # the cell shows this line and not a traceback from inside asyncio and rdskit.
@@ -174,16 +176,33 @@ class WaitingMixin:
         shown = _reporter(obj, progress)
         updated = on_update if shown is None else shown.watch(on_update)
         flow = _wait(self._core, kind, fetch, obj, timeout, updated, poll_interval)
+        goes_on = run_goes_on(self)
         try:
             if shown is None:
                 result = self._run(flow)
             else:
-                result = shown.run(self._run, shown.wrap(self._core, flow))
+                result = shown.run(self._run, shown.wrap(self._core, flow), goes_on=goes_on)
         except KeyboardInterrupt:  # a blocking wait
-            raise WaitInterrupted(kind.what(obj), kind.resume(obj)) from None
+            raise WaitInterrupted(kind.what(obj), kind.resume(obj), goes_on) from None
         if inspect.isawaitable(result):  # an AsyncClient's: interrupted when awaited
-            return _interruptible(result, kind.what(obj), kind.resume(obj, awaited=True))
+            resume = kind.resume(obj, awaited=True)
+            return _interruptible(result, kind.what(obj), resume, goes_on)
         return result
+
+
+def _reason(obj: Any) -> str:
+    """Why a failed run failed, when its status says (a ``reason`` the spec does not
+    show, kept as sent: the sandbox sends one), on one line.
+
+    Example:
+        >>> from rdskit.models import DatasetRun
+        >>> _reason(DatasetRun.model_validate({"id": "dsr_1", "dataset_id": "ds_1",
+        ...     "created_at": 0, "status": {"type": "failed", "reason": "it broke"}}))
+        ' (it broke)'
+    """
+    extra = getattr(getattr(obj, "status", None), "model_extra", None) or {}
+    reason = extra.get("reason")
+    return f" ({one_line(reason)[:300]})" if isinstance(reason, str) and reason.strip() else ""
 
 
 def _fetcher(kind: RunKind[Any], obj: Any) -> Callable[[HTTPCore], Flow[Any]]:
@@ -229,7 +248,7 @@ def _wait(
             return current
         status = kind.status(current)
         if state == "failed":
-            raise RunFailed(current, f"{kind.what(current)} failed: {status}")
+            raise RunFailed(current, f"{kind.what(current)} failed: {status}{_reason(current)}")
         now = core.clock()
         if known_status(status):
             unknown_since = None

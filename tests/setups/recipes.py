@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The real-server harness (jupyter_server, run_in) lives with the gateway's tests.
 sys.path.insert(0, str(ROOT / "tests" / "jupyter"))
 SETUP = ROOT / "notebooks" / "setup.md"
+JUPYTER = ROOT / "docs" / "jupyter.md"
 TEACHING = ROOT / "docs" / "teaching.md"
 
 ASK = '%%ask --dataset "01 oat milk" --out answer\nHow many posts are there per platform?'
@@ -61,7 +62,12 @@ def env_settings(path: Path, heading: str, home: Path) -> dict[str, str]:
 
 def python_blocks(path: Path, heading: str) -> list[str]:
     """The ```python blocks of the section, in order."""
-    return [code for lang, code in _FENCE.findall(section(path, heading)) if lang == "python"]
+    return fenced(path, heading, "python")
+
+
+def fenced(path: Path, heading: str, language: str) -> list[str]:
+    """The fenced blocks of ``language`` (```bash, ```python) of the section, in order."""
+    return [code for lang, code in _FENCE.findall(section(path, heading)) if lang == language]
 
 
 def spawner_environment(path: Path, heading: str, home: Path) -> dict[str, str]:

@@ -36,6 +36,8 @@ class Case:
     body: Any = None
     # Further (method, path, reply) the call makes after the first request.
     then: list[tuple[str, str, Reply]] = field(default_factory=list)
+    # Free reads the call makes before it (a run's count read against the plan's depth).
+    before: list[tuple[str, str, Reply]] = field(default_factory=list)
 
 
 def first(result: Any) -> Any:
@@ -103,6 +105,7 @@ CASES: dict[str, Case] = {
         "/v1/datasets/ds_1/runs",
         ok(s.DATASET_RUN),
         lambda r: isinstance(r, m.DatasetRun) and r.status.type == "pending" and r.count == 50,
+        before=[("GET", "/v1/me", ok(s.ME))],
         body={
             "search_query": s.PROMPT_QUERY,
             "count": 50,
@@ -593,16 +596,17 @@ CASES: dict[str, Case] = {
 
 def _script(api: MockAPI, case: Case) -> None:
     api.on(case.method, case.path, case.reply)
-    for method, path, reply in case.then:
+    for method, path, reply in [*case.before, *case.then]:
         api.on(method, path, reply)
 
 
 def _assert_sent(api: MockAPI, case: Case, client: Any) -> None:
     assert [(c.method, c.path) for c in api.calls] == [
+        *[(method, path) for method, path, _ in case.before],
         (case.method, case.path),
         *[(method, path) for method, path, _ in case.then],
     ]
-    sent = api.calls[0]
+    sent = api.calls[len(case.before)]
     assert sent.params == case.params
     assert sent.json == case.body
     assert sent.headers["x-api-key"] == client._core.api_key.reveal()

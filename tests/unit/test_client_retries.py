@@ -202,6 +202,7 @@ def test_every_call_is_retried_on_429_after_retry_after(
     name: str, api: MockAPI, client: rdskit.Client
 ) -> None:
     call, method, path, success = {**READS, **UNSAFE}[name]
+    api.on("GET", "/v1/me", ok(s.ME))  # a run's count is read against the plan first
     api.on(method, path, TOO_MANY, success)
     call(client)
     assert len(api.sent(method, path)) == 2

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
-import sys
 import threading
 from collections import deque
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from typing import Any
 import httpx
 
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY
+from rdskit._embedded import embedded_sandbox, kept_in
 from rdskit._gateway_auth import EXCHANGE_TIMEOUT, TOKEN_HEADER
 from rdskit._safe import one_line
 from rdskit.budget import get_budget
@@ -54,26 +54,21 @@ SANDBOX_ORIGIN = "the embedded sandbox (offline, no key; its data lasts until th
 
 def sandbox_origin() -> str:
     """The embedded sandbox, and how long its data lasts: until the kernel stops, or kept
-    in ``RDSKIT_SANDBOX_DB`` across restarts (saying "until the kernel stops" there was
-    untrue).
+    in its file (``RDSKIT_SANDBOX_DB``) across restarts (saying "until the kernel stops"
+    there was untrue). The running sandbox says which; before it starts, the setting.
 
     Example:
-        >>> import os
-        >>> os.environ["RDSKIT_SANDBOX_DB"] = "/home/me/.rdskit-sandbox.db"
-        >>> sandbox_origin()
-        'the embedded sandbox (offline, no key; its data is kept in /home/me/.rdskit-sandbox.db)'
-        >>> del os.environ["RDSKIT_SANDBOX_DB"]
+        >>> sandbox_origin().startswith("the embedded sandbox (offline, no key; its data ")
+        True
     """
-    db = os.environ.get("RDSKIT_SANDBOX_DB", "").strip()
+    handle = embedded_sandbox()
+    if handle is not None:
+        db = kept_in(handle)
+    else:
+        db = os.environ.get("RDSKIT_SANDBOX_DB", "").strip() or None
     if not db:
         return SANDBOX_ORIGIN
     return f"the embedded sandbox (offline, no key; its data is kept in {one_line(db)})"
-
-
-def _embedded_url() -> str | None:
-    sandbox = sys.modules.get("rdskit.sandbox.server")  # never started (or imported) just to look
-    embedded = getattr(sandbox, "_embedded", None)
-    return None if embedded is None else str(embedded.url)
 
 
 def origin_of(client: Client) -> str:
@@ -85,7 +80,7 @@ def origin_of(client: Client) -> str:
         'https://rds.example.com'
     """
     key = client._core.api_key
-    if client.base_url == _embedded_url():
+    if embedded_sandbox(client) is not None:
         return sandbox_origin()
     if isinstance(key, GatewayKey):
         what = "its shared sandbox" if key.mode == "sandbox" else "the service"
@@ -253,7 +248,7 @@ def announcement(client: Client | None) -> dict[str, Any]:
         }
     if client is None or isinstance(client._core.api_key, GatewayKey):
         return {"kind": "gateway", "budget": budget}
-    if client.base_url != _embedded_url():
+    if embedded_sandbox(client) is None:
         return {"kind": "service", "base_url": client.base_url, "budget": budget}
     return {
         "kind": "embedded",

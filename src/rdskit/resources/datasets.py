@@ -229,7 +229,9 @@ class DatasetRuns(Resource):
             check_hint=f"list the dataset's runs with client.datasets.runs.list({dataset_id!r}) "
             "before retrying",
         )
-        start = self._client._guarded("dataset_run", request, {"count": body.count})
+        start = self._client._within_depth(
+            body.count, self._client._guarded("dataset_run", request, {"count": body.count})
+        )
         if not reuse:
             return self._client._run(start)
 

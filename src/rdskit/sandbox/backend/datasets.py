@@ -130,7 +130,12 @@ def run_wire(row: sqlite3.Row) -> dict[str, Any]:
         {
             "id": row["id"],
             "dataset_id": row["dataset_id"],
-            "status": {"type": row["status"], "steps": _steps_wire(loads(row["steps"]))},
+            "status": {
+                "type": row["status"],
+                "steps": _steps_wire(loads(row["steps"])),
+                # Why it failed (a field the spec does not show; kept by clients as sent).
+                **({"reason": row["error"]} if row["status"] == "failed" and row["error"] else {}),
+            },
             "count": row["count"],
             "requested_count": row["requested_count"],
             "created_at": row["created_at"],

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from rdskit.models.vocab import RUN_KIND_CATEGORIES
-from rdskit.sandbox.runtime.worker import ErrorHandler, Job, JobKind, schedule
+from rdskit.sandbox.runtime.worker import ErrorHandler, Job, JobKind, WorkerStopped, schedule
 from rdskit.sandbox.store import wallet
 from rdskit.sandbox.store.cursors import ListParams, child_page
 from rdskit.sandbox.store.db import Connection, Store, dumps, loads, new_id, row_or_404
@@ -66,12 +66,15 @@ T = TypeVar("T")
 
 
 def internal_error(exc: BaseException) -> str:
-    """The reason a crashed run gives: the exception's type, never its message.
+    """The reason a crashed run gives: the exception's type, never its message; a worker
+    that stopped says so and the fix (its own message, which holds no data).
 
     Example:
         >>> internal_error(KeyError("secret"))
         'internal error: KeyError'
     """
+    if isinstance(exc, WorkerStopped):
+        return str(exc)
     return f"internal error: {type(exc).__name__}"
 
 

@@ -39,10 +39,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.runtime import cpu_budget
 from rdskit.sandbox.store.db import Connection, Store, StoreClosed, dumps, loads
 
-__all__ = ["Job", "JobKind", "Worker", "register", "schedule"]
+__all__ = ["Job", "JobKind", "Worker", "WorkerStopped", "register", "schedule"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,17 @@ class Job:
     payload: dict[str, Any]
     attempts: int
     account_id: str = ""
+
+
+class WorkerStopped(RuntimeError):
+    """Every worker thread of the sandbox died of an unexpected error: the runs still
+    waiting for one fail with this reason (see :meth:`Worker._died`)."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(
+            f"the sandbox's worker stopped ({cause}): no run can progress; restart the "
+            "sandbox (in a notebook, restart the kernel) and start the run again"
+        )
 
 
 Handler = Callable[[Store, Job], None]
@@ -111,10 +123,17 @@ def schedule(
 ) -> int:
     """Persist a job due at ``run_at`` (Unix seconds) or ``delay`` real seconds from now.
 
+    Once every worker thread has died (:class:`WorkerStopped`), the work is refused with
+    a 400 ``sandbox_worker_stopped`` naming the fix (the sandbox's status for a rule the
+    spec gives none: nothing started), and its transaction rolls back
+    (nothing reserved, nothing charged), instead of a run that would wait forever.
+
     Pass simulated durations through ``clock.scaled(...)``. ``account_id`` is whose work it
     is (the fair share it counts against); by default the account of the job scheduling
     it, so a run's next step stays that account's work. Returns the job id.
     """
+    if conn.store.worker_stopped:  # nothing would ever run it: refuse the work instead
+        raise ApiError(400, "sandbox_worker_stopped", conn.store.worker_stopped)
     if account_id is None:
         account_id = getattr(_current, "account", "")
     now = conn.store.clock.now()
@@ -137,7 +156,9 @@ def schedule(
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
     """Whether ``exc`` is a lock timeout (worth retrying) rather than a broken statement."""
-    return exc.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    # An error raised by hand (not by SQLite) has no code: not a lock timeout.
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 class Worker:
@@ -170,6 +191,9 @@ class Worker:
             for n in range(threads)
         ]
         self._stopping = threading.Event()
+        self._dead = 0  # threads ended by an unexpected error
+        self._dead_lock = threading.Lock()
+        self.stopped_by: str | None = None  # why every thread died, once they all have
 
     def start(self) -> None:
         """Requeue jobs interrupted by a previous shutdown, then start the threads."""
@@ -187,6 +211,54 @@ class Worker:
                 thread.join(timeout)
 
     def _loop(self) -> None:
+        try:
+            self._serve()
+        except Exception as exc:  # the thread dies: say so, and never leave runs waiting
+            self._died(exc)
+
+    def _died(self, exc: Exception) -> None:
+        """A thread ended on an unexpected error (a broken database, a bug in the loop).
+        When it was the last one, every job still pending or running is failed through its
+        kind's ``on_error`` with :class:`WorkerStopped` (a run fails, refunded, its reason
+        saying the worker stopped and the fix), instead of waiting forever for a worker
+        that is gone."""
+        log.error("sandbox worker thread stopped", exc_info=exc)
+        with self._dead_lock:
+            self._dead += 1
+            if self._dead < len(self._threads) or self._stopping.is_set():
+                return
+            self.stopped_by = f"{type(exc).__name__}"
+        stopped = WorkerStopped(self.stopped_by)
+        try:
+            with self.store.read() as conn:
+                rows = conn.execute(
+                    "SELECT id, kind, ref_id, payload, attempts, account_id FROM jobs"
+                    " WHERE state IN ('pending', 'running')"
+                ).fetchall()
+        except Exception:  # the database itself is broken: nothing more can be recorded
+            log.exception("sandbox worker: its jobs could not be read to fail them")
+            rows = []
+        for row in rows:
+            job = Job(
+                row["id"],
+                row["kind"],
+                row["ref_id"],
+                loads(row["payload"]),
+                row["attempts"],
+                row["account_id"],
+            )
+            registration = self._jobs.get(job.kind) or _REGISTRY.get(job.kind)
+            try:
+                with self.store.transaction():
+                    if registration is not None and registration.on_error is not None:
+                        registration.on_error(self.store, job, stopped)
+                    self._finish(job, "failed", str(stopped))
+            except Exception:
+                log.exception("sandbox worker: job %s could not be failed", job.id)
+        # From now on new work is refused (schedule()), so nothing waits for this worker.
+        self.store.worker_stopped = str(stopped)
+
+    def _serve(self) -> None:
         while not self._stopping.is_set():
             try:
                 job = self._claim()

@@ -450,6 +450,8 @@ class Store:
         # Which database this is, sent as a header (rdskit.models.account.INSTANCE_HEADER):
         # random per database, kept with it, and saying nothing about the secret.
         self.instance = _instance_of(self.secret)
+        # Set by the worker when every thread of it died: no new work is accepted then.
+        self.worker_stopped: str | None = None
         if today is not None:
             self._anchor_clock(today)
 
@@ -565,6 +567,12 @@ class Store:
         conn.execute("COMMIT")
         for callback in callbacks:
             callback()
+
+    @property
+    def persistent(self) -> bool:
+        """Whether the data outlives ``close()``: a file of the caller's, not a temporary
+        database or ``":memory:"``."""
+        return self._temp_dir is None and self.path != ":memory:"
 
     # -- lifecycle ---------------------------------------------------------------
     def close(self) -> None:
