@@ -139,13 +139,14 @@ _OUTSIDE = """width => [...document.querySelectorAll('#jp-main-statusbar .jp-Sta
 
 
 def _check_statusbar(page: Page, width: int) -> None:
-    """Our item pushes none of JupyterLab's off the window: the same items are outside
-    with and without it (JupyterLab 4.6 alone already overflows a 700 px window by its
-    notification bell with a long file name); ours is one compact line, only its dot when
-    narrow."""
+    """Every JupyterLab status item is inside the window (JupyterLab 4.6
+    alone pushes its notification bell off a 700 px window; below 960 px the extension
+    lets an item that does not fit shorten instead), and the same with and without ours;
+    ours is one compact line, only its dot when narrow."""
     page.set_viewport_size({"width": width, "height": 900})
     page.wait_for_timeout(300)
     outside = page.evaluate(_OUTSIDE, width)
+    assert outside == [], outside
     ours = page.locator(".rds-lab-status")
     box = ours.bounding_box()
     assert box is not None and box["height"] <= 24 and box["width"] <= 16 * 14, box
