@@ -49,5 +49,6 @@ def test_the_wheel_holds_every_file_once_and_the_extension_under_share(tmp_path:
     )
     assert [n for n in sources if n not in names] == []
     assert "rdskit/py.typed" in names
+    assert "rdskit/jupyter/starter.ipynb" in names  # the launcher card's starter notebook
     assert f"rdskit-{version}.dist-info/licenses/LICENSE" in names
     assert f"rdskit-{version}.data/data/etc/jupyter/jupyter_server_config.d/rdskit.json" in names

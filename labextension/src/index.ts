@@ -8,7 +8,9 @@
  * (rdskit.jupyter.lab_api: Jupyter server auth; the view of the client that notebook's
  * kernel announced, e.g. its embedded sandbox, else the server gateway's, labelled so;
  * every read goes through the gateway's shared request bucket, reused for `next_poll`
- * seconds). Everything the service wrote is rendered with textContent, never as HTML.
+ * seconds). Everything the service wrote is rendered with textContent, never as HTML,
+ * except the ask box's answer: its markdown goes through JupyterLab's own markdown
+ * renderer with the sanitizer on (untrusted), then is made inert once more (renderAnswer).
  */
 import {
   ILabShell,
@@ -18,6 +20,7 @@ import {
 import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry, renderMarkdown } from '@jupyterlab/rendermime';
 import { ServerConnection } from '@jupyterlab/services';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
@@ -97,8 +100,17 @@ interface IAskResult {
   message_id: string;
   status: string | null;
   text: string;
+  markdown: string;
   citations: ICitation[];
   cell: string;
+  asked_in: 'server' | 'kernel';
+}
+/** The ask's request body (rdskit.jupyter.panel_ask.parse_request). */
+interface IAskRequest {
+  question: string;
+  datasets: string[];
+  chat_id: string | null;
+  kernel: string | null;
 }
 interface ISummary {
   stale: IStale | null;
@@ -268,6 +280,99 @@ async function insertCell(
   return null;
 }
 
+/** Ask in the active notebook's kernel, under its budget (the server refused with 409
+ * ask_in_kernel): rdskit.jupyter.panel_ask.ask_in_kernel, run silently (no cell, no
+ * output, no history); the request goes in as hex digits, so nothing typed becomes code. */
+async function askInKernel(tracker: INotebookTracker, request: IAskRequest): Promise<IAskResult> {
+  const kernel = tracker.currentWidget?.sessionContext.session?.kernel;
+  if (!kernel) {
+    throw new Error("the notebook's kernel is not running");
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(request));
+  const hex = Array.from(bytes, byte => byte.toString(16).padStart(2, '0')).join('');
+  const call = `__import__('rdskit.jupyter.panel_ask', fromlist=['_']).ask_in_kernel('${hex}')`;
+  const future = kernel.requestExecute({ code: '', silent: true, store_history: false, user_expressions: { answer: call } });
+  const reply = (await future.done).content as { status: string; user_expressions?: Record<string, any> };
+  const value = reply.user_expressions?.answer;
+  if (reply.status !== 'ok' || !value || value.status !== 'ok') {
+    throw new Error(value?.evalue ? `${value.ename}: ${value.evalue}` : "the notebook's kernel did not answer");
+  }
+  const body = value.data?.['application/json'];
+  if (!body || typeof body.status === 'number') {
+    throw new Error(body?.message ?? "the notebook's kernel gave no answer");
+  }
+  return body as IAskResult;
+}
+
+/** Elements the sanitizer keeps that an answer has no use for (defence in depth). */
+const NOT_IN_ANSWERS = 'script, style, link, meta, iframe, frame, object, embed, form, input, button, textarea, select, img, svg, video, audio, source, base';
+
+/** The answer's markdown (already made inert by the server: rdskit._safe.safe_markdown)
+ * through JupyterLab's own markdown renderer, untrusted so its sanitizer runs; then, once
+ * more: no header anchors, no element an answer has no use for, no event handler or style
+ * attribute, links only to http(s) and opened in a new tab without access to this page,
+ * bidi controls dropped, and each [N] with a citation a marker button (not inside code or
+ * a link). LaTeX is left as text: a "$" in an answer is money, not math. It is rendered in
+ * an inert document (nothing there loads or runs: an image the sanitizer kept would
+ * otherwise be fetched as soon as it is parsed) and moved into the page once clean. */
+async function renderAnswer(
+  host: HTMLElement,
+  answer: IAskResult,
+  rendermime: IRenderMimeRegistry,
+  marker: (label: string, citation: ICitation) => HTMLElement
+): Promise<void> {
+  const scratch = document.implementation.createHTMLDocument('').createElement('div');
+  await renderMarkdown({
+    host: scratch,
+    source: plain(answer.markdown ?? answer.text),
+    trusted: false,
+    sanitizer: rendermime.sanitizer,
+    resolver: null,
+    linkHandler: null,
+    shouldTypeset: false,
+    latexTypesetter: null,
+    markdownParser: rendermime.markdownParser
+  });
+  scratch.querySelectorAll('.jp-InternalAnchorLink').forEach(node => node.remove());
+  scratch.querySelectorAll(NOT_IN_ANSWERS).forEach(node => node.replaceWith(node.textContent ?? ''));
+  for (const node of Array.from(scratch.querySelectorAll('*'))) {
+    for (const attribute of Array.from(node.attributes)) {
+      if (/^on/i.test(attribute.name) || ['style', 'id', 'name', 'form', 'srcdoc'].includes(attribute.name)) {
+        node.removeAttribute(attribute.name);
+      } else {
+        node.setAttribute(attribute.name, plain(attribute.value));
+      }
+    }
+  }
+  host.replaceChildren(...Array.from(scratch.childNodes, node => document.adoptNode(node)));
+  for (const link of Array.from(host.querySelectorAll('a'))) {
+    const safe = safeLink(link.getAttribute('href'), link.textContent ?? '');
+    link.replaceWith(safe.tagName === 'A' ? safe : document.createTextNode(link.textContent ?? ''));
+  }
+  const byNumber = new Map(answer.citations.map(c => [c.citation, c]));
+  const walker = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  while (walker.nextNode()) {
+    texts.push(walker.currentNode as Text);
+  }
+  for (const node of texts) {
+    node.data = plain(node.data);
+    if (node.parentElement?.closest('code, pre, a')) {
+      continue;
+    }
+    const parts = node.data.split(/(\[\d{1,4}\])/);
+    if (parts.length === 1) {
+      continue;
+    }
+    const pieces = parts.map(part => {
+      const cited = /^\[(\d{1,4})\]$/.exec(part);
+      const citation = cited ? byNumber.get(Number(cited[1])) : undefined;
+      return citation ? marker(part, citation) : document.createTextNode(part);
+    });
+    node.replaceWith(...pieces);
+  }
+}
+
 /** The snippets, each runnable after any other in any order. */
 const SNIPPETS = {
   connect: '%load_ext rdskit\n%rds connect --sandbox',
@@ -281,7 +386,7 @@ const SNIPPETS = {
 class RdsPanel extends Widget {
   private last: ISummary | null = null;
   private chatId: string | null = null;
-  private answer: IAskResult | null = null;
+  private answerNode: HTMLElement | null = null; // rendered once per answer, kept across polls
   private asking = false;
   private question = '';
   private askDataset = '';
@@ -290,7 +395,8 @@ class RdsPanel extends Widget {
 
   constructor(
     private app: JupyterFrontEnd,
-    private tracker: INotebookTracker
+    private tracker: INotebookTracker,
+    private rendermime: IRenderMimeRegistry
   ) {
     super();
     this.id = PANEL_ID;
@@ -454,7 +560,7 @@ class RdsPanel extends Widget {
       box.appendChild(el('div', 'rds-lab-note rds-lab-ask-chat', `Continuing chat ${this.chatId}`));
       row.appendChild(button('rds-lab-ask-new', 'New chat', () => {
         this.chatId = null;
-        this.answer = null;
+        this.answerNode = null;
         this.render();
       }));
     }
@@ -462,8 +568,8 @@ class RdsPanel extends Widget {
     if (this.problem) {
       box.appendChild(el('div', 'rds-lab-error', this.problem));
     }
-    if (this.answer) {
-      box.appendChild(this.answerView(this.answer));
+    if (this.answerNode) {
+      box.appendChild(this.answerNode);
     }
     this.node.appendChild(box);
   }
@@ -477,21 +583,26 @@ class RdsPanel extends Widget {
     this.problem = '';
     this.render();
     try {
-      const response = await lab('ask', {
-        method: 'POST',
-        body: JSON.stringify({
-          question,
-          datasets: this.askDataset ? [this.askDataset] : [],
-          chat_id: this.chatId,
-          kernel: activeKernel(this.tracker)
-        })
-      });
-      if (!response.ok) {
+      const request: IAskRequest = {
+        question,
+        datasets: this.askDataset ? [this.askDataset] : [],
+        chat_id: this.chatId,
+        kernel: activeKernel(this.tracker)
+      };
+      const response = await lab('ask', { method: 'POST', body: JSON.stringify(request) });
+      let answer: IAskResult | null = null;
+      if (response.ok) {
+        answer = (await response.json()) as IAskResult;
+      } else if (response.status === 409 && (await response.clone().json().catch(() => ({}))).code === 'ask_in_kernel') {
+        // The kernel's budget (or its own key) lives there: it asks, under that budget.
+        answer = await askInKernel(this.tracker, request);
+      } else {
         const error = await refused(response);
         this.problem = `Not answered: ${error.message}` + (error.retryAfter ? ` (try again in ${error.retryAfter} s)` : '');
-      } else {
-        this.answer = (await response.json()) as IAskResult;
-        this.chatId = this.answer.chat_id;
+      }
+      if (answer) {
+        this.answerNode = await this.answerView(answer);
+        this.chatId = answer.chat_id;
         this.question = '';
       }
     } catch (error) {
@@ -502,21 +613,13 @@ class RdsPanel extends Widget {
     this.onRefresh();
   }
 
-  private answerView(answer: IAskResult): HTMLElement {
+  private async answerView(answer: IAskResult): Promise<HTMLElement> {
     const view = el('div', 'rds-lab-answer');
-    const text = el('div', 'rds-lab-answer-text');
+    const text = el('div', 'rds-lab-answer-text jp-RenderedHTMLCommon jp-RenderedMarkdown');
     const card = el('div', 'rds-lab-card');
     card.hidden = true;
-    const byNumber = new Map(answer.citations.map(c => [c.citation, c]));
-    // Text and markers only: every piece of the answer is a text node or a marker button.
-    for (const part of plain(answer.text).split(/(\[\d{1,4}\])/)) {
-      const cited = /^\[(\d{1,4})\]$/.exec(part);
-      const citation = cited ? byNumber.get(Number(cited[1])) : undefined;
-      if (!citation) {
-        text.appendChild(document.createTextNode(part));
-        continue;
-      }
-      const marker = button('rds-lab-cite', part, () => {
+    await renderAnswer(text, answer, this.rendermime, (label, citation) => {
+      const marker = button('rds-lab-cite', label, () => {
         const same = !card.hidden && card.dataset.ref === String(citation.citation);
         card.hidden = same;
         if (!same) {
@@ -524,8 +627,8 @@ class RdsPanel extends Widget {
         }
       });
       marker.dataset.ref = String(citation.citation);
-      text.appendChild(marker);
-    }
+      return marker;
+    });
     const send = button('rds-lab-ask-to-notebook', 'Send to notebook', () => {
       if (!/^%%ask( --(dataset|chat) [A-Za-z0-9_-]{1,100})*\n/.test(answer.cell)) {
         note.textContent = 'this answer cannot be written into a cell safely';
@@ -534,14 +637,15 @@ class RdsPanel extends Widget {
       void insertCell(this.app, this.tracker, answer.cell).then(problem => (note.textContent = problem ?? ''));
     });
     const note = el('div', 'rds-lab-note');
-    view.append(text, card, el('div', 'rds-lab-note', `chat ${answer.chat_id} · ${answer.citations.length} posts cited`), send, note);
+    const where = answer.asked_in === 'kernel' ? " · asked in this notebook's kernel (its budget counts it)" : '';
+    view.append(text, card, el('div', 'rds-lab-note rds-lab-ask-where', `chat ${answer.chat_id} · ${answer.citations.length} posts cited${where}`), send, note);
     return view;
   }
 
   /** Continue a listed chat in the ask box. */
   continueHere(chat: string): void {
     this.chatId = chat;
-    this.answer = null;
+    this.answerNode = null;
     this.render();
     (this.node.querySelector('.rds-lab-ask-question') as HTMLTextAreaElement | null)?.focus();
   }
@@ -830,34 +934,36 @@ function citationKeys(): void {
   }
 }
 
-/** The starter notebook: a title, one sentence per step, and an %%ask that works on a
- * fresh sandbox (it makes its own small dataset first). */
-const STARTER: { cell_type: 'markdown' | 'code'; source: string }[] = [
-  { cell_type: 'markdown', source: '# A first look with rdskit\n\nThis notebook asks the Research Data Service about public posts on oat milk; run the cells from top to bottom (Shift+Enter).' },
-  { cell_type: 'markdown', source: 'Load the `%%ask` magic and get a client: the Jupyter server\'s connection when it has one, else an offline sandbox.' },
-  { cell_type: 'code', source: '%load_ext rdskit\nimport rdskit.jupyter\nclient = rdskit.jupyter.current_client()' },
-  { cell_type: 'markdown', source: 'Collect 50 posts about oat milk into a dataset (a paid step: the progress display shows what it costs).' },
-  { cell_type: 'code', source: 'ds = client.datasets.get_or_create("Oat milk")\nquery = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}\nrun = client.datasets.runs.create(ds.id, search_query=query, count=50).wait()' },
-  { cell_type: 'markdown', source: 'Ask the assistant about them: hover or click a [N] marker to see the post it cites.' },
-  { cell_type: 'code', source: '%%ask --dataset "Oat milk"\nWhat do people complain about most?' },
-  { cell_type: 'markdown', source: 'Load the posts into a DataFrame for your own analysis.' },
-  { cell_type: 'code', source: 'frame = client.mentions.to_frame(dataset_ids=[ds.id])\nframe.head()' }
-];
+/** The starter notebook's cells (rdskit/jupyter/starter.ipynb, served by the server
+ * extension: one file, which the test suite executes on the sandbox). */
+type StarterCell = { cell_type: 'markdown' | 'code' | 'raw'; source: string };
+async function starterCells(): Promise<StarterCell[]> {
+  const response = await lab('starter');
+  if (!response.ok) {
+    throw await refused(response);
+  }
+  const notebook = (await response.json()) as { cells: { cell_type: StarterCell['cell_type']; source: string | string[] }[] };
+  return notebook.cells.map(cell => ({
+    cell_type: cell.cell_type,
+    source: Array.isArray(cell.source) ? cell.source.join('') : cell.source
+  }));
+}
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-rdskit:plugin',
   description: 'rdskit: status bar item, side panel with an ask box, insert-code buttons and commands',
   autoStart: true,
-  requires: [ICommandPalette, INotebookTracker],
+  requires: [ICommandPalette, INotebookTracker, IRenderMimeRegistry],
   optional: [IStatusBar, ILauncher, ILabShell],
   activate: (
     app: JupyterFrontEnd,
     palette: ICommandPalette,
     tracker: INotebookTracker,
+    rendermime: IRenderMimeRegistry,
     statusBar: IStatusBar | null,
     launcher: ILauncher | null
   ) => {
-    const panel = new RdsPanel(app, tracker);
+    const panel = new RdsPanel(app, tracker, rendermime);
     app.shell.add(panel, 'left', { rank: 900 });
     const open = (): void => app.shell.activateById(PANEL_ID);
     const status = new RdsStatus(open);
@@ -898,14 +1004,22 @@ const plugin: JupyterFrontEndPlugin<void> = {
       caption: 'A new notebook that asks the Research Data Service a first question',
       icon: rdsIcon,
       execute: async () => {
+        let cells;
+        try {
+          cells = await starterCells();
+        } catch (caught) {
+          const error = caught instanceof ReadError ? `${caught.message}; fix: ${caught.fix}` : String(caught);
+          void InputDialog.getText({ title: 'rdskit: the starter notebook could not be read', text: error });
+          return;
+        }
         const made = (await app.commands.execute('notebook:create-new', { kernelName: 'python3' })) as NotebookPanel;
         await made.context.ready;
         const model = made.content.model;
         if (model) {
           model.sharedModel.transact(() => {
-            model.sharedModel.insertCells(0, STARTER.map(cell => ({ ...cell })));
+            model.sharedModel.insertCells(0, cells);
             // the new notebook's own empty cell goes: the starter is the whole notebook
-            model.sharedModel.deleteCell(STARTER.length);
+            model.sharedModel.deleteCell(cells.length);
           });
         }
       }

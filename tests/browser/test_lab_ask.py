@@ -11,13 +11,20 @@ server for the file):
   in any order in a fresh kernel, the icon themed in light and dark, every status item of
   JupyterLab inside a 700 px window (screenshots in ``ARTIFACTS``);
 - a notebook paging its own sandbox at the rate limit: the panel keeps its last view,
-  marked stale with the reason, and the status item keeps its figures.
+  marked stale with the reason, and the status item keeps its figures;
+- the ask box's answer rendered as markdown by JupyterLab's sanitised renderer (heading,
+  bold, list, table; ``[N]`` markers as card buttons, not inside code), and hostile
+  answers (as the server makes them inert, and raw, as if it had not) with nothing run,
+  loaded or left clickable but http(s) links opening a new tab, bidi controls dropped;
+- the launcher card "rdskit starter" opening the starter notebook, run to its answers.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -34,6 +41,7 @@ from test_answer_view import (  # noqa: F401  (fixtures are used by name)
 from test_lab_extension import BUILT  # noqa: F401  (puts this checkout's build first)
 from test_notebook_use import _open, _theme, _write
 
+from rdskit._safe import safe_markdown
 from rdskit.frames import answers_from_notebook
 
 pytestmark = pytest.mark.browser
@@ -131,13 +139,14 @@ _OUTSIDE = """width => [...document.querySelectorAll('#jp-main-statusbar .jp-Sta
 
 
 def _check_statusbar(page: Page, width: int) -> None:
-    """Our item pushes none of JupyterLab's off the window: the same items are outside
-    with and without it (JupyterLab 4.6 alone already overflows a 700 px window by its
-    notification bell with a long file name); ours is one compact line, only its dot when
-    narrow."""
+    """Every JupyterLab status item is inside the window (JupyterLab 4.6
+    alone pushes its notification bell off a 700 px window; below 960 px the extension
+    lets an item that does not fit shorten instead), and the same with and without ours;
+    ours is one compact line, only its dot when narrow."""
     page.set_viewport_size({"width": width, "height": 900})
     page.wait_for_timeout(300)
     outside = page.evaluate(_OUTSIDE, width)
+    assert outside == [], outside
     ours = page.locator(".rds-lab-status")
     box = ours.bounding_box()
     assert box is not None and box["height"] <= 24 and box["width"] <= 16 * 14, box
@@ -337,5 +346,162 @@ def test_the_panel_stays_readable_while_a_notebook_pages_at_the_rate_limit(
         page.screenshot(path=str(ARTIFACTS / "panel-stale-429.png"))
         # once the notebook stops, the panel is fresh again
         expect(stale).to_have_count(0, timeout=90_000)
+    finally:
+        page.close()
+
+
+def _answer(text: str, markdown: str) -> dict[str, object]:
+    """A panel answer as ``POST /rdskit/lab/ask`` returns it (rdskit.jupyter.panel_ask)."""
+    cards = [
+        {
+            "citation": n,
+            "source": "reddit",
+            "id": f"p{n}",
+            "url": f"https://r.example/p{n}",
+            "author": "u",
+            "title": None,
+            "excerpt": f"post {n}",
+        }
+        for n in (1, 2)
+    ]
+    return {
+        "chat_id": "ch_md",
+        "message_id": "msg_md",
+        "status": "completed",
+        "text": text,
+        "markdown": markdown,
+        "citations": cards,
+        "asked_in": "server",
+        "cell": "%%ask\nWhy?",
+        "new_chat_cell": "%%ask\nWhy?",
+    }
+
+
+MARKDOWN = (
+    "## What people say\n\nMost posts are **negative** about *price* [1].\n\n"
+    "- foam [2]\n- taste\n\n| source | posts |\n|---|---|\n| reddit | 12 |\n\n"
+    "`not a marker [1]`"
+)
+HOSTILE = (
+    "file \u202egnp.exe and &#x202e;txt.exe [1]\n\n"
+    '<script>window.__rdsPwned = 1</script><img src=x onerror="window.__rdsPwned = 2">\n\n'
+    '[click](javascript:window.__rdsPwned=3) <a href="javascript:window.__rdsPwned=4">raw</a>'
+    ' <a href="https://evil.example/go" target="_self" onclick="window.__rdsPwned=5">go</a>'
+    '\n\n![beacon](https://evil.example/pixel.png) <iframe src="https://evil.example/f">'
+    '</iframe><svg onload="window.__rdsPwned=6"></svg>'
+    '<details open ontoggle="window.__rdsPwned=7">x</details>'
+    '<style>body{display:none}</style><form action="https://evil.example/f"><input></form>'
+    '\n\n<h1 id="rdskit-panel">big</h1>'
+)
+_INERT = """host => {
+    const bad = [...host.querySelectorAll('*')].flatMap(n => [...n.attributes]
+        .filter(a => /^on/i.test(a.name) || a.name === 'style' || a.name === 'id')
+        .map(a => `${n.tagName} ${a.name}`));
+    const tags = [...host.querySelectorAll(
+        'script, img, iframe, svg, style, form, input, object, embed, link, meta, video')]
+        .map(n => n.tagName);
+    const links = [...host.querySelectorAll('a')].map(a =>
+        [a.getAttribute('href'), a.target, a.rel]);
+    return {bad, tags, links, text: host.textContent, pwned: window.__rdsPwned ?? null};
+}"""
+
+
+def test_the_ask_box_renders_markdown_and_keeps_hostile_answers_inert(
+    lab: Lab,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    page = _page(browser)
+    requests: list[str] = []
+    dialogs: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    answers: list[dict[str, object]] = [
+        _answer(MARKDOWN, safe_markdown(MARKDOWN)),
+        _answer(HOSTILE, safe_markdown(HOSTILE)),  # as the server sends it
+        _answer(HOSTILE, HOSTILE),  # as if the server had not made it inert
+    ]
+
+    def fulfil(route: Any) -> None:
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answers[0]))
+
+    page.route(lambda url: urlsplit(url).path.endswith("/rdskit/lab/ask"), fulfil)
+    try:
+        page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+        page.locator(".jp-SideBar [data-id='rdskit-panel']").click()
+        panel = page.locator("#rdskit-panel")
+        expect(panel.locator(".rds-lab-ask-question")).to_be_visible(timeout=CELL_MS)
+
+        def ask() -> Any:
+            panel.locator(".rds-lab-ask-question").fill("What do people say?")
+            panel.locator(".rds-lab-ask-send").click()
+            text = panel.locator(".rds-lab-answer-text")
+            expect(text).to_be_visible(timeout=UI_MS)
+            return text
+
+        text = ask()
+        expect(text.locator("h2")).to_have_text("What people say")
+        expect(text.locator("strong")).to_have_text("negative")
+        expect(text.locator("em")).to_have_text("price")
+        expect(text.locator("li")).to_have_count(2)
+        expect(text.locator("table td").first).to_have_text("reddit")
+        expect(text.locator("code")).to_have_text("not a marker [1]")
+        markers = text.locator(".rds-lab-cite")
+        expect(markers).to_have_count(2)
+        text.locator(".rds-lab-cite[data-ref='2']").click()
+        card = panel.locator(".rds-lab-card")
+        expect(card).to_contain_text("[2] reddit")
+        expect(card.locator("a")).to_have_attribute("href", "https://r.example/p2")
+        page.screenshot(path=str(ARTIFACTS / "panel-ask-markdown.png"))
+
+        for hostile in answers[1:]:
+            answers[0] = hostile
+            panel.locator(".rds-lab-ask-new").click()
+            text = ask()
+            expect(text).to_contain_text("file")
+            page.wait_for_timeout(500)  # anything that would run, load or toggle has done so
+            found = text.evaluate(_INERT)
+            assert found["pwned"] is None and found["bad"] == [] and found["tags"] == [], found
+            for href, target, rel in found["links"]:
+                assert href.startswith(("https://", "http://")), found["links"]
+                assert target == "_blank" and "noopener" in rel and "noreferrer" in rel
+            assert not re.search("[\u202a-\u202e\u2066-\u2069]", found["text"]), found["text"]
+            expect(text.locator(".rds-lab-cite[data-ref='1']")).to_have_count(1)
+            assert page.locator("#rdskit-panel").count() == 1  # no id taken over
+            assert page.evaluate("getComputedStyle(document.body).display") != "none"
+            expect(panel.locator(".rds-lab-title")).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / "panel-ask-hostile.png"))
+        assert dialogs == []
+        assert not [url for url in requests if "evil.example" in url], requests
+    finally:
+        page.close()
+
+
+def test_the_launcher_card_opens_the_starter_notebook_which_runs_to_its_answers(
+    lab: Lab,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    page = _page(browser)
+    try:
+        page.goto(f"{lab.url}/lab?reset&token={lab.token}")  # the launcher opens with it
+        page.locator(".jp-LauncherCard", has_text="rdskit starter").first.click()
+        notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+        idle = page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle"))
+        expect(idle).to_be_visible(timeout=CELL_MS)
+        cells = notebook.locator(".jp-Notebook .jp-Cell")
+        expect(cells).to_have_count(11)
+        expect(cells.first.locator("h1")).to_contain_text("A first look with rdskit")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        last = cells.nth(10)
+        expect(last.locator(".jp-InputArea-prompt")).to_have_text(
+            re.compile(r"\[\d+\]:"), timeout=2 * CELL_MS
+        )
+        for index in range(11):
+            assert not _errors_of(cells.nth(index)), (index, _errors_of(cells.nth(index)))
+        first_ask = cells.nth(6)
+        expect(first_ask.locator(".rds-answer .rds-marker").first).to_be_visible()
+        expect(cells.nth(8).locator(".rds-answer")).to_be_visible()
+        expect(last.locator("table").first).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / "starter-notebook.png"))
     finally:
         page.close()

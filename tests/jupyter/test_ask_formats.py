@@ -67,6 +67,19 @@ def test_in_and_out_are_read(shell: InteractiveShell, seeded: Seeded) -> None:
     assert user_rows(ran.result.result.chat_id)[-1].text == "What about oat milk?"
 
 
+def test_err_holds_the_error_a_cell_raised(shell: InteractiveShell, seeded: Seeded) -> None:
+    failed = run_cell(shell, "int('oat milk')")
+    assert not failed.result.success
+    number = shell.execution_count - 1
+    assert shell.user_ns["Err"][number] == (
+        "ValueError: invalid literal for int() with base 10: 'oat milk'"
+    )
+    ran = run_cell(shell, f"%%ask --new -d {seeded.dataset_id}\nWhy does {{Err[{number}]}} happen?")
+    assert ran.result.success, ran.result.error_in_exec
+    sent = "Why does ValueError: invalid literal for int() with base 10: 'oat milk' happen?"
+    assert user_rows(ran.result.result.chat_id)[-1].text == sent
+
+
 @pytest.mark.parametrize(
     ("body", "problem"),
     [

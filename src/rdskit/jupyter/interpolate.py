@@ -1,8 +1,9 @@
 """``{name}`` in an ``%%ask`` question: the kernel's variables, read before anything is sent.
 
-``{name}``, ``{name.attr}``, ``{name[0]}``, ``{name["key"]}`` and ``In[n]``/``Out[n]`` are
-replaced by the value's text (an :class:`~rdskit.answers.Answer` by its text); ``{{`` and
-``}}`` are literal braces. A DataFrame of posts in braces is **scope, never content**: its
+``{name}``, ``{name.attr}``, ``{name[0]}``, ``{name["key"]}`` and ``In[n]``/``Out[n]``/
+``Err[n]`` (the error cell ``n`` raised, which ``%load_ext rdskit`` records) are replaced by
+the value's text (an :class:`~rdskit.answers.Answer` by its text); ``{{`` and ``}}`` are
+literal braces. A DataFrame of posts in braces is **scope, never content**: its
 rows become the Ask's ``post_refs`` (as ``--posts``, at most 50) and the datasets its rows
 came from its ``dataset_ids``; the question reads "these N posts". An undefined name, an
 unclosed brace or an expression that is not a plain read is refused before anything is

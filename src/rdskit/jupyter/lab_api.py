@@ -67,7 +67,7 @@ Service data is returned as JSON strings; the extension renders them as text onl
 
 Example:
     >>> [pattern for pattern, *_ in lab_handlers(None, "/")]  # doctest: +SKIP
-    ['/rdskit/lab/summary', '/rdskit/kernel']
+    ['/rdskit/lab/summary', '/rdskit/lab/ask', '/rdskit/lab/starter', '/rdskit/kernel']
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -111,6 +112,7 @@ __all__ = [
     "MIN_INTERVAL",
     "PANEL_SHARE",
     "SLOW_INTERVAL",
+    "STARTER",
     "KernelBudget",
     "KernelClient",
     "LabSummary",
@@ -396,16 +398,19 @@ class LabSummary:
 
     def sender(self, kernel_id: str | None) -> Callable[..., Awaitable[httpx.Response]]:
         """How the panel's ask box reaches ``kernel_id``'s client: its embedded sandbox,
-        else the gateway (a notebook with its own key is refused: the key stays there)."""
+        else the gateway. A kernel with its own key or a budget is refused before anything
+        is sent (409, code ``ask_in_kernel``): the panel asks in that kernel instead, where
+        the key stays and the budget counts."""
         from rdskit.jupyter.lab_ask import AskFailed
 
         mine = self.kernels.get(kernel_id)
-        if mine is not None and mine.kind == "service":
-            raise AskFailed(
-                409,
-                "this notebook uses its own key, which never leaves its kernel: ask with "
-                "%%ask in the notebook",
+        if mine is not None and (mine.kind == "service" or mine.budget is not None):
+            why = (
+                "this notebook's kernel has a budget, which counts its asks"
+                if mine.budget is not None
+                else "this notebook uses its own key, which never leaves its kernel"
             )
+            raise AskFailed(409, f"{why}: the panel asks in that kernel", code="ask_in_kernel")
         gateway = self.gateway
 
         async def send(method: str, path: str, query: str, body: bytes) -> httpx.Response:
@@ -764,6 +769,20 @@ class SummaryHandler(APIHandler):
         self.finish(json.dumps(body))
 
 
+STARTER = "starter.ipynb"
+"""The starter notebook (in this package) the launcher card's "rdskit starter" opens."""
+
+
+class StarterHandler(APIHandler):
+    """``GET /rdskit/lab/starter``: the starter notebook (nbformat 4 JSON), whose cells the
+    launcher card puts into a new notebook."""
+
+    @web.authenticated
+    def get(self) -> None:
+        self.set_header("Content-Type", "application/json")
+        self.finish(files("rdskit.jupyter").joinpath(STARTER).read_text(encoding="utf-8"))
+
+
 @web.stream_request_body
 class KernelHandler(_GatewayHandler):
     """``POST /rdskit/kernel``: a kernel announces its client and budget (loopback only;
@@ -819,6 +838,7 @@ def lab_handlers(gateway: Gateway, base_url: str = "/") -> list[tuple[str, type,
     return [
         (f"{root}/rdskit/lab/summary", SummaryHandler, {"summary": summary}),
         (f"{root}/rdskit/lab/ask", AskHandler, {"summary": summary}),
+        (f"{root}/rdskit/lab/starter", StarterHandler, {}),
         (
             f"{root}/rdskit/kernel",
             KernelHandler,

@@ -22,6 +22,7 @@ import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from traceback import format_exception_only
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -94,6 +95,14 @@ class RdsMagics(Magics):
         super().__init__(shell)
         self.session = Session()
         self.asked: dict[str, AskedChat] = {}  # chat id -> what %%ask did there
+
+    def record_error(self, result: Any) -> None:
+        """``Err[n]``: the error cell ``n`` raised, as its type and message (a
+        ``post_run_cell`` hook; jupyter-ai's ``%%ai`` reads ``{Err[n]}`` the same way)."""
+        error = result.error_in_exec or result.error_before_exec
+        errors = self.shell.user_ns.get("Err")
+        if error is not None and result.execution_count and isinstance(errors, dict):
+            errors[result.execution_count] = "".join(format_exception_only(error)).strip()
 
     # -- %rds -----------------------------------------------------------------------------
     @magic_arguments()
@@ -574,7 +583,10 @@ def _show_error(
 
 def load(shell: Any) -> None:
     """Register the magics, the models' text printer and the error card (``%load_ext``)."""
-    shell.register_magics(RdsMagics(shell))
+    magics = RdsMagics(shell)
+    shell.register_magics(magics)
+    shell.user_ns.setdefault("Err", {})  # a variable of the user's own keeps its value
+    shell.events.register("post_run_cell", magics.record_error)
     shell.display_formatter.formatters["text/plain"].for_type(RdsModel, _pretty)
     shell.set_custom_exc((RdsError,), _show_error)
 
@@ -584,6 +596,7 @@ def unload(shell: Any) -> None:
     magics = shell.magics_manager.registry.pop("RdsMagics", None)
     if magics is not None:
         magics.session.close()
+        shell.events.unregister("post_run_cell", magics.record_error)
         shell.magics_manager.magics["line"].pop("rds", None)
         shell.magics_manager.magics["cell"].pop("ask", None)
         shell.magics_manager.magics["line"].pop("ask", None)
