@@ -138,6 +138,15 @@ _FILLER = frozenset(
     [
         "utc",
         "gmt",
+        "see",
+        "sees",
+        "saw",
+        "receive",
+        "receives",
+        "received",
+        "attract",
+        "attracts",
+        "attracted",
         "viewed",
         "liked",
         "commented",
@@ -678,6 +687,7 @@ _LINKS = frozenset(
 
 
 _EXCEPT = frozenset({"besides", "excluding", "except", "apart", "aside", "after"})
+_SETTING_ASIDE = frozenset({"but", "other", "than", "from", "leaving", "setting", "putting"})
 """Words that leave a value out of a ranking ("after Germany, which country...", "apart
 from Reddit", "besides TikTok"): the value is excluded, the ranking runs on the rest."""
 
@@ -779,7 +789,7 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
             negate = _negated(part, at)
             if negate:  # "excluding", "other than" are read: never named as not understood
                 for k in range(max(0, at - 3), at):
-                    if part.tokens[k] in _NEGATORS | _EXCEPT | {"but", "other", "than", "from"}:
+                    if part.tokens[k] in _NEGATORS | _EXCEPT | _SETTING_ASIDE:
                         part.take(k, 1)
             if at >= 1 and part.tokens[at - 1] == "non":
                 part.take(at - 1, 1)
