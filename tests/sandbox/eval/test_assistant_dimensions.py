@@ -76,6 +76,11 @@ def test_datasets_compared_get_one_figure_each_never_pooled(question: str) -> No
     assert f"**{coffee + tea}**" not in reply.text  # the pooled figure is not the answer
 
 
+def test_a_total_over_the_datasets_is_one_figure() -> None:
+    reply = _ask("Over both of my datasets, how many posts are there altogether?")
+    assert "grouped by" not in reply.text and f"**{len(POSTS)}** posts match" in reply.text
+
+
 def test_a_statistic_is_compared_per_dataset_and_the_leader_named() -> None:
     reply = _ask("Mean likes, Coffee machines versus Tea kettles?")
     means = {s.name: sum(p["num_likes"] for p in _of(s)) / len(_of(s)) for s in (COFFEE, TEA)}

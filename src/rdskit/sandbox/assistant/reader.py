@@ -1285,6 +1285,10 @@ def _by_dataset(part: _Part, table: Table) -> tuple[str, int | None, str] | None
         return None
     if said and len(named) < 2 and not set(part.tokens) & (_COMPARED - {"dataset", "datasets"}):
         return None
+    if len(named) < 2 and re.search(
+        r"\b(in total|altogether|all together|combined|in all)\b", part.text
+    ):
+        return None  # "across all my datasets, how many posts in total": one figure asked
     for i, token in enumerate(part.tokens):
         if token in _COMPARED and not part.used[i]:
             part.take(i, 1)
