@@ -390,8 +390,12 @@ def answer_problems(data: Data, case: Case, chat_cache: dict[str, str]) -> list[
     reply = _ask(data.http, case.question, chat_id, data.dataset_id)
     text = reply["text"]
     problems = check_references(text, reply["references"])
+    if text.startswith("_Read as: a request to system"):  # an injection is refused: no posts
+        cited = [r for r in reply["references"] if r["type"] == "post"]
+        return [*problems, *(["a refusal cites posts"] if cited else [])]
     cited = [(r["source"], r["id"]) for r in reply["references"] if r["type"] == "post"]
-    if not cited and planned.names != ("ads",) and "**0** posts match" not in text:
+    unread = not planned.understood and "did not understand" in text  # nothing to cite
+    if not cited and planned.names != ("ads",) and "**0** posts match" not in text and not unread:
         problems.append("no post cited")
     problems += [f"unknown post {k}" for k in cited if k not in data.by_key]
     sections = re.split(r"^### .*$", text, flags=re.M)[1:] if len(planned.intents) > 1 else [text]
@@ -412,8 +416,8 @@ def answer_problems(data: Data, case: Case, chat_cache: dict[str, str]) -> list[
                 assert tips and all(re.search(r"\[\d+\]", tip) for tip in tips), section
         except AssertionError as error:
             problems.append(f"{intent.name}: {str(error)[:300]}")
-    if not planned.understood:
-        assert "did not recognise" in text
+    if not planned.understood:  # an overview, or the words named and no answer at all
+        assert "did not recognise" in text or ("did not understand" in text and not cited)
     return problems
 
 

@@ -215,8 +215,9 @@ def test_follow_ups_use_the_chat() -> None:
 
 
 def test_never_a_dead_end() -> None:
-    unknown = _answer("blorp zint")
-    assert "did not recognise" in unknown.text and _cited(unknown)
+    unknown = _answer("blorp zint")  # not answered with an overview: examples instead
+    assert "did not understand 'blorp zint'" in unknown.text and not _cited(unknown)
+    assert "for example" in unknown.text
     absent = _answer("What do people say about almond?")
     assert 'mention "almond"' in absent.text and "Overview of" in absent.text
     assert _cited(absent)

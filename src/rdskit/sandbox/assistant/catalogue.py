@@ -38,6 +38,7 @@ import types
 import typing
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
@@ -77,7 +78,7 @@ _SAID = {
     "mentioned_brands": ("brand",),
     "emotions": ("dominant emotion", "emotion"),
     "sentiment": ("sentiment", "mood"),
-    "author": ("author", "creator", "poster"),
+    "author": ("author", "creator", "poster", "account"),
     "language": ("language",),
     "category": ("category",),
     "music_genre": ("music genre", "genre"),
@@ -207,10 +208,32 @@ def _catalogue() -> tuple[dict[str, Dimension], dict[str, Metric]]:
     for name, annotation in _model_fields(Comment):
         if _unwrap(annotation)[0] is int:
             metric(f"comment_{name}", (name,), comments=True)
+    for name, (path, said) in _DERIVED.items():
+        dims[name] = Dimension(name, path, said, multi=name == "dataset")
     parts = ("likes", "comments", "shares")
     if all(part in metrics for part in parts):  # the spec's engagement, never one of its parts
         metrics["engagement"] = Metric("engagement", (), _COMPOSITE_SAID, parts=parts)
     return dims, metrics
+
+
+_DERIVED = {
+    "dataset": (("datasets", "[]", "name"), ("dataset", "data set", "collection")),
+    "weekday": (("created_at",), ("day of the week", "day of week", "weekday")),
+    "hour": (("created_at",), ("hour of the day", "hour of day", "time of day", "hour")),
+}
+"""Dimensions derived from a Mention's fields: the datasets a post is in (by name: a
+question names them, and compares them), the UTC weekday and hour of ``created_at``."""
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _derived(name: str, post: Post) -> tuple[str, ...]:
+    if name == "dataset":
+        return _labels(_read(post, DIMENSIONS[name].path))
+    stamp = post.get("created_at")
+    if not isinstance(stamp, (int, float)) or isinstance(stamp, bool):
+        return ()
+    moment = datetime.fromtimestamp(float(stamp), UTC)
+    return (_WEEKDAYS[moment.weekday()],) if name == "weekday" else (f"{moment.hour:02d}",)
 
 
 _COMPOSITE_SAID = (
@@ -259,6 +282,9 @@ def values_of(post: Post) -> dict[str, Any]:
     """
     row: dict[str, Any] = {}
     for dim in DIMENSIONS.values():
+        if dim.name in _DERIVED:
+            row[dim.name] = _derived(dim.name, post)
+            continue
         raw = _read(post, dim.path)
         if dim.dominant:
             raw = dominant(raw) if isinstance(raw, Mapping) and raw else None

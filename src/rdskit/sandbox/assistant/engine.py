@@ -438,10 +438,8 @@ def answer(
                             f" **{figures_of.without(ignored).lower()}** (a wider scope than"
                             " asked, not the answer).")  # fmt: skip
     if not planned.understood:
-        if reading.unknown:  # named before any figure, right after the read-as line
-            words = ", ".join(f"'{word}'" for word in reading.unknown)
-            out.lines.insert(1, f"**I did not understand {words}; below is the overview of"
-                                " the data instead.**")  # fmt: skip
+        if reading.unknown:  # a question not read is not answered with an overview
+            return _unread(reading.unknown, scope, planned)
         out.line(_NOT_UNDERSTOOD)
     about = [item for item in related if item.topic.rstrip("s") in question.lower()]
     about = [item for item in about if item not in cited]
@@ -451,6 +449,20 @@ def answer(
         out.lines.extend(f"- {item.label} (`{item.id}`)" for item in about)
     out.figures = figures if multi else figures[planned.intents[0].name]
     return _reply(out, scope, [*cited, *about], list(used.values()), planned)
+
+
+def _unread(words: Sequence[str], scope: Sequence[Scope], planned: Plan) -> Reply:
+    """The reply to a question no reader could read, with words it could not: the words
+    named, and no overview (an answer to another question is not the answer)."""
+    out = Writer(planned.intents[0].name)
+    said = " or ".join(f"'{word}'" for word in dict.fromkeys(words))
+    out.line(
+        f"**I did not understand {said}**, so I give no answer (an overview would answer"
+        f" another question). I only answer questions about the posts of {_where(scope)}:"
+        ' for example "How many posts are negative?", "Which source has the most posts?",'
+        ' "What do people complain about?" or "Posts per month".'
+    )
+    return _reply(out, scope, [], [], planned)
 
 
 def _not_planned(unknown: Sequence[str], planned: Plan) -> list[str]:

@@ -271,6 +271,9 @@ def _keys(query: Query, table: Table, i: int) -> tuple[str, ...]:
             return (datetime.fromtimestamp(stamp, UTC).strftime("%Y"),)
         return (period_of(stamp, group),)
     labels = table.rows[i].get(group, ())
+    if group == "dataset":  # only the datasets asked about, not others a post is also in
+        named = {v for c in query.where if c.dim == "dataset" and not c.negate for v in c.values}
+        labels = tuple(v for v in labels if not named or v in named)
     if not labels:
         dim = DIMENSIONS.get(group)
         return () if dim is not None and dim.multi else (_NONE,)
@@ -363,6 +366,9 @@ _DIM_SAID = {
     "sentiment": "sentiment",
     "author": "author",
     "media": "media",
+    "dataset": "dataset",
+    "weekday": "day of the week (UTC)",
+    "hour": "hour of the day (UTC)",
 }
 
 
@@ -515,16 +521,17 @@ def write(
     for note in query.notes:
         out.line(f"_Note: {note}._")
     if query.unknown:
-        # A word not read was a condition: the figure of the wider scope is not the answer,
-        # so it is offered only under its own label (docs/assistant.md, "Never a dropped word").
+        # A word not read may change the question: no figure is given for what was read
+        # instead (docs/assistant.md, "Never a dropped word"); the asker can ask that.
         words = " or ".join(f"'{word}'" for word in query.unknown)
         out.line(
             f"**I did not understand {words}** (not a filter I can apply to these posts), so"
-            " I have no figure for the question as asked; what I understood is the read-as"
-            " line above."
+            " I give no figure: the question as asked is not the one I could read (the"
+            f" read-as line above). Ask it again {without(query.unknown).lower()} if that"
+            " is what you mean."
         )
-        out.line()
-        out.line(f"**{without(query.unknown)}** (a wider scope than asked, not the answer):")
+        return {"measure": query.measure, "metric": query.metric, "n": None,
+                "unknown": list(query.unknown)}  # fmt: skip
     out.line()
     result = run(query, table)
     views_note = (
@@ -559,6 +566,7 @@ def write(
                     f"_Note: the posts span more than {MAX_FILLED:,} {said}s, so only the"
                     f" {said}s with posts are listed; those without any are not shown as 0._"
                 )
+            _picked(out, query, result, said)
             if result.tied:  # "the quietest day" is one of many with no post
                 key, value, _ = result.groups[-1]
                 out.line(
@@ -641,6 +649,27 @@ def write(
             out.line(views_note)
     _examples(out, table, result.cited)
     return figures
+
+
+def _picked(out: Writer, query: Query, result: Result, said: str) -> None:
+    """The group a ranking or a comparison of datasets asks for, named in words: "the
+    second: **GB** (41)", "highest: **Home gym** (74.7); lowest: **Yoga mats** (70.5)"."""
+    groups = [g for g in result.groups if g[1] is not None]
+    if query.nth and len(groups) >= query.nth:
+        key, value, _ = groups[query.nth - 1]
+        place = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(query.nth, f"#{query.nth}")
+        side = "fewest" if query.order == "asc" else "most"
+        out.line(f"The {place} {side}: **{key}** ({_number(value, query.metric)}).")
+    elif query.group == "dataset" and len(groups) >= 2:
+        ranked = sorted(groups, key=lambda g: -float(g[1]))
+        (high, top, _), (low, bottom, _) = ranked[0], ranked[-1]
+        label = _measure_label(query)
+        most, least = (
+            ("most", "fewest") if label in ("posts", "comments") else ("highest", "lowest")
+        )
+        out.line(f"{most.capitalize()} {label}: **{high}** ({_number(top, query.metric)});"
+                 f" {least}: **{low}** ({_number(bottom, query.metric)}); one figure per {said},"
+                 " never pooled.")  # fmt: skip
 
 
 def _partial_periods(out: Writer, query: Query, table: Table, result: Result) -> None:

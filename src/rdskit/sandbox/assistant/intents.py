@@ -463,8 +463,23 @@ def taken(planned: Plan) -> frozenset[str]:
         said += [*slots.terms, *slots.missing, *slots.brands, *slots.authors, *slots.hashtags]
         for _, rule in _COMPILED:  # a rule's own words, not the words its gaps let through
             for match in rule.finditer(intent.clause):
-                said += [w for w in _WORD.findall(match[0]) if w.startswith(_RULE_WORDS[rule])]
+                # the whole words the match is part of: "\\bcomplain" fires in "complaints"
+                whole = _whole_words(intent.clause, match.start(), match.end())
+                said += [w for w in _WORD.findall(whole) if w.startswith(_RULE_WORDS[rule])]
     return frozenset(stem(word) for text in said for word in _WORD.findall(text.lower()))
+
+
+def _whole_words(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` widened to whole words.
+
+    >>> _whole_words("the main complaints?", 9, 17)
+    'complaints'
+    """
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
 
 
 _RULE_WORDS = {

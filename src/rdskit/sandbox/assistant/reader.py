@@ -109,6 +109,9 @@ class Query:
     min_posts: int = 1
     """Of ``authors``: only those with at least this many matching posts ("how many
     authors posted more than once": 2)."""
+    nth: int | None = None
+    """Of a grouping: the rank asked for ("the second most": 2); the answer names that
+    group and lists the ones before it."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,28 @@ class Reading:
 _TOKEN = re.compile(r"-?\d+(?:\.\d+)+|-\d+\b|@?[\w'%&-]+|[?;,.]")  # "-0.5": one number
 _FILLER = frozenset(
     [
+        "utc",
+        "gmt",
+        "see",
+        "sees",
+        "saw",
+        "receive",
+        "receives",
+        "received",
+        "attract",
+        "attracts",
+        "attracted",
+        "viewed",
+        "liked",
+        "commented",
+        "shared",
+        "typical",
+        "dominates",
+        "dominate",
+        "dominating",
+        "prevails",
+        "predominant",
+        "prevalent",
         "there",
         "exist",
         "exists",
@@ -583,7 +608,32 @@ def _find_phrases(table: Table) -> list[_Phrase]:
             add(f"{lowered} posts", "intention", table.labels("intention")[lowered])
     for name in OTHER_SOURCES:
         add(name, "other_source", name)
+    for lowered, value in table.labels("weekday").items():
+        for form in _forms(lowered):
+            add(form, "weekday", value)
+    for form in ("weekend", "weekends"):
+        add(form, "weekday", _WEEKEND)
+    for lowered, value in table.labels("dataset").items():
+        for form in _name_forms(lowered):
+            add(form, "dataset", value)
     return sorted(found.values(), key=lambda p: -len(p.words))
+
+
+_WEEKEND = "Saturday|Sunday"
+"""The weekend, as the values of the weekday dimension (UTC)."""
+
+
+def _name_forms(name: str) -> set[str]:
+    """A dataset's name as a question says it: as written, its last word singular or
+    plural ("the student loan posts" of "Student loans", "home gyms" of "Home gym")."""
+    words = name.replace("_", " ").split()
+    if not words:
+        return set()
+    last = words[-1]
+    forms = {" ".join([*words[:-1], form]) for form in _forms(last)}
+    if len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
+        forms.add(" ".join([*words[:-1], last[:-1]]))
+    return forms
 
 
 def _context_phrases(table: Table, dim: str) -> list[_Phrase]:
@@ -636,9 +686,18 @@ _LINKS = frozenset(
 """Words between a negator and what it negates ("not written in English")."""
 
 
+_EXCEPT = frozenset({"besides", "excluding", "except", "apart", "aside", "after"})
+_SETTING_ASIDE = frozenset({"but", "other", "than", "from", "leaving", "setting", "putting"})
+"""Words that leave a value out of a ranking ("after Germany, which country...", "apart
+from Reddit", "besides TikTok"): the value is excluded, the ranking runs on the rest."""
+
+
 def _negated(part: _Part, at: int) -> bool:
     window = part.tokens[max(0, at - 3) : at]
     if "other" in window and "than" in window:
+        return True
+    before = [t for t in part.tokens[max(0, at - 3) : at] if t not in ("the", "a", "from", "for")]
+    if before and before[-1] in _EXCEPT and (before[-1] != "after" or _ranks(part.text)):
         return True
     if at >= 1 and part.tokens[at - 1] in _NEGATORS | {"neither"}:
         return True
@@ -646,6 +705,53 @@ def _negated(part: _Part, at: int) -> bool:
     while k >= 0 and at - k <= 3 and part.tokens[k] in _LINKS:
         k -= 1
     return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither", "never"}
+
+
+_OWN = frozenset({"account", "accounts", "posts", "post", "channel", "profile", "page"})
+_POSSESSIVES = frozenset({"its", "their", "his", "her"})
+
+
+def _own(part: _Part, table: Table) -> None:
+    """ "Peloton's own account / posts": the posts that author wrote (an author filter),
+    not the posts that mention the name."""
+    authors = table.labels("author")
+    for i, token in enumerate(part.tokens):
+        if token != "own" or i == 0 or part.used[i]:
+            continue
+        for size in (2, 1):  # "mei fernandez's own", "peloton's own"
+            words = part.tokens[max(0, i - size) : i]
+            if len(words) < size or not words[-1].endswith("'s"):
+                continue
+            name = " ".join([*words[:-1], words[-1][:-2]])
+            if name in authors:
+                end = i + 1 + (part.tokens[i + 1 : i + 2] != [] and part.tokens[i + 1] in _OWN)
+                part.take(i - size, end - (i - size))
+                _add(part, i - size, Cond("author", (authors[name],)))
+                break
+
+
+def _own_brand(part: _Part, table: Table) -> None:
+    """ "Peloton ... from its own account": the brand named is the author."""
+    at = next(
+        (i for i in range(1, len(part.tokens)) if part.tokens[i] == "own" and not part.used[i]
+         and part.tokens[i - 1] in _POSSESSIVES),
+        None,
+    )  # fmt: skip
+    authors = table.labels("author")
+    if at is None:
+        return
+    for k, (where, cond) in enumerate(part.conds):
+        if cond.dim == "brand" and not cond.negate and cond.values[0].lower() in authors:
+            part.conds[k] = (where, Cond("author", (authors[cond.values[0].lower()],)))
+            more = part.tokens[at + 1 : at + 2] != [] and part.tokens[at + 1] in _OWN
+            part.take(at - 1, 2 + more)
+            return
+
+
+def _cue_before(part: _Part, at: int) -> bool:
+    """Whether a topic cue comes right before ``at`` ("posts that mention home gym")."""
+    before = [t for t in part.tokens[max(0, at - 3) : at] if t not in ("the", "a", "an")]
+    return bool(before) and before[-1] in _TOPIC_CUES - {"about"}
 
 
 def _add(part: _Part, at: int, cond: Cond) -> None:
@@ -683,7 +789,7 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
             negate = _negated(part, at)
             if negate:  # "excluding", "other than" are read: never named as not understood
                 for k in range(max(0, at - 3), at):
-                    if part.tokens[k] in _NEGATORS | {"but", "other", "than"}:
+                    if part.tokens[k] in _NEGATORS | _EXCEPT | _SETTING_ASIDE:
                         part.take(k, 1)
             if at >= 1 and part.tokens[at - 1] == "non":
                 part.take(at - 1, 1)
@@ -691,8 +797,10 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
                 _add(part, at, NOT_AN_AD)  # "organic", "not ads": not known to be an ad
             elif phrase.dim == "content_type":
                 _add(part, at, Cond("content_type", ("ad",)))  # "ads", "not organic"
+            elif phrase.dim == "dataset" and _cue_before(part, at):
+                part.used[at : at + len(phrase.words)] = [False] * len(phrase.words)
             else:
-                _add(part, at, Cond(phrase.dim, (phrase.value,), negate))
+                _add(part, at, Cond(phrase.dim, tuple(phrase.value.split("|")), negate))
 
 
 def _split_hyphens(tokens: list[str]) -> list[str]:
@@ -1096,7 +1204,7 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
         r"(most|highest|largest|biggest|fewest|least|lowest|smallest)?",
         text,
     )
-    top_k = re.search(rf"\btop (\w+) ({alternatives}){plural}\b", text)
+    top_k = re.search(rf"\btop (?:(\w+) )?({alternatives}){plural}\b", text)
     busiest = re.search(r"\b(busiest|peak|quietest|slowest) (day|week|month|year)\b", text)
     if busiest:  # "what was the busiest week": the period with the most posts
         _take_text(part, busiest[0].split())
@@ -1139,6 +1247,53 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
             _take_text(part, versus[0].split())
             return compared[0], None, "desc"
     return None, None, "desc"
+
+
+_ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4,
+              "5th": 5}  # fmt: skip
+_COMPARED = frozenset(
+    {"compare", "compared", "comparison", "each", "both", "which", "vs", "versus", "between",
+     "respectively", "dataset", "datasets", "data", "set", "sets", "two", "three", "2", "3",
+     "higher", "lower", "more", "fewer", "less", "larger", "bigger", "smaller", "greater",
+     "most", "highest", "lowest", "fewest", "least", "or", "and", "per", "across", "one"}
+)  # fmt: skip
+"""Words that ask for a figure per dataset ("which of my two datasets has more...")."""
+
+
+def _ordinal(part: _Part) -> int | None:
+    """The rank a grouping asks for: "the second most", "third highest" (an ordinal
+    before a ranking word), its words taken."""
+    for i, token in enumerate(part.tokens[:-1]):
+        if token in _ORDINALS and re.match(
+            r"(most|highest|largest|biggest|fewest|least|lowest|smallest|busiest|common)",
+            part.tokens[i + 1],
+        ):
+            part.take(i, 1)
+            return _ORDINALS[token]
+    return None
+
+
+def _by_dataset(part: _Part, table: Table) -> tuple[str, int | None, str] | None:
+    """A figure per dataset when the scope holds several and the question compares
+    them: two datasets named ("Home gym vs Yoga mats", "A or B"), or the datasets
+    themselves said ("which of my two datasets", "in each dataset"). Never pooled."""
+    if len(table.labels("dataset")) < 2:
+        return None
+    named = {v for _, c in part.conds if c.dim == "dataset" and not c.negate for v in c.values}
+    said = re.search(r"\b(datasets?|data sets?)\b", part.text)
+    if len(named) < 2 and not said:
+        return None
+    if said and len(named) < 2 and not set(part.tokens) & (_COMPARED - {"dataset", "datasets"}):
+        return None
+    if len(named) < 2 and re.search(
+        r"\b(in total|altogether|all together|combined|in all)\b", part.text
+    ):
+        return None  # "across all my datasets, how many posts in total": one figure asked
+    for i, token in enumerate(part.tokens):
+        if token in _COMPARED and not part.used[i]:
+            part.take(i, 1)
+    fewer = re.search(r"\b(fewer|fewest|less|least|lower|lowest|smaller)\b", part.text)
+    return "dataset", None, "asc" if fewer else "desc"
 
 
 def _ranks(text: str) -> bool:
@@ -1307,10 +1462,15 @@ def _read_part(
         at = tokens.index("neither")
         part.take(at, 4)
         _add(part, at, Cond("sentiment", ("neutral",)))
+    _own(part, table)
     _match_phrases(part, _phrases(table))
+    _own_brand(part, table)
     _context_values(part, table)
     _keywords(part, table, names)
-    group, top, order = _group(part)
+    group, top, order = _by_dataset(part, table) or _group(part)
+    nth = _ordinal(part) if group else None
+    if nth is not None:
+        top = max(top or 1, nth)
     measure, metric = _measure(part.text, group, counts or top is not None)
     if measure is None:
         return None, part
@@ -1335,6 +1495,13 @@ def _read_part(
     }
     # "ads vs organic" groups by content type: a value and its negation are the groups
     conds = [c for c in conds if (c.dim, c.values) not in both]
+    every = set(table.labels("dataset").values())
+    # A dataset named in another form ("student loan posts") is the scope, not a keyword;
+    # when it names every dataset of the scope it filters nothing and is not repeated.
+    conds = [
+        c for c in conds
+        if not (c.dim == "dataset" and not c.negate and set(c.values) >= every)
+    ]  # fmt: skip
     of_comments = _asked_of_comments(part)
     # "how many comments are negative": a comment's own text is scored as the comments
     # analysis scores it; what else only posts carry cannot be asked of a comment.
@@ -1387,7 +1554,7 @@ def _read_part(
         measure, metric, unit = "count", None, "comments"  # the comments, not their posts
     query = Query(
         measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit,
-        min_posts,
+        min_posts, nth,
     )  # fmt: skip
     return query, part
 
@@ -1607,6 +1774,17 @@ _ANALYSES = frozenset(
         "explain",
         "why",
         "overview",
+        "increasing",
+        "decreasing",
+        "growing",
+        "rising",
+        "falling",
+        "improving",
+        "worsening",
+        "evolve",
+        "evolving",
+        "trend",
+        "trending",
     ]
 )
 """Words of an analysis the intent planner writes: a part with one is not a figure."""

@@ -506,11 +506,39 @@ REFUSALS: tuple[Refusal, ...] = (
         " (`client.datasets.update(id, name=...)`).",
     ),
     Refusal(
+        "system",
+        # What an injected instruction asks for: the assistant's own prompt, rules or
+        # instructions, its database, tables or schema; in the six languages it reads.
+        r"\b(system|developer|admin)\s*(prompt|override|mode|message|instructions?)\b"
+        r"|\b(ignore|disregard|forget|override|bypass|ignora\w*|ignorez|ignoriere\w*|vergiss"
+        r"|esquece\w*|olvida\w*|oublie\w*|dimentica\w*)\b.{0,40}\b(instructions?|rules|prompt"
+        r"|instrucciones|instruções|anweisungen|istruzioni|consignes|regeln|reglas|regole)\b"
+        r"|\bnew instructions\b|</?\s*(context|system|instructions)\s*>"
+        r"|\b(your|the)\s+(own\s+)?(system\s+)?(prompt|instructions|configuration|guidelines)\b"
+        r"|\b(sql|drop table|select \*|jailbreak|prompt di sistema|invite système|systemprompt"
+        r"|prompt del sistema|prompt do sistema)\b"
+        r"|\b(show|print|list|dump|output|give|reveal|display|describe|run|execute|drop|access"
+        r"|query|muestra\w*|mostra\w*|affiche\w*|montre\w*|zeig\w*|stampa|imprim\w*)\b.{0,50}"
+        r"\b(database|schema|tables|base de datos|base de données|banco de dados|base de dados"
+        r"|datenbank|tabellen|tablas|tabelas|tabelle|database di)\b",
+        "I can't show or change how I work, my instructions or the service's database: I only"
+        " answer questions about the posts of the datasets in scope (counts, shares,"
+        " statistics, rankings, themes). The contract of the service is its REST API"
+        " (`/v1`).",
+    ),
+    Refusal(
         "plan",
         r"\b(upgrade|downgrade|change|switch|cancel)\b.*\b(plan|subscription|billing)\b"
-        r"|\b(top up|top-up|buy credits|add credits|refund)\b",
-        "I can't change your plan or billing. Plans and credits are managed in the web app"
-        " under Billing; `GET /v1/account` shows the current plan and balance.",
+        r"|\b(top up|top-up|buy credits|add credits|refund)\b"
+        # credits, balance or billing asked to be given, moved or changed, in any wording
+        r"|\b(add|give|grant|gift|transfer|send|move|credit|reset|increase|raise|restore|refill"
+        r"|recharge|free|extra|more|unlimited|ajout\w*|donne\w*|añad\w*|agrega\w*|da(me)?"
+        r"|gib|füge?|adicion\w*|transf\w*|aggiung\w*|regala\w*)\b.{0,60}\b(credits|crédits?"
+        r"|créditos?|crediti|guthaben|balance|quota|billing|invoices?|payments?|saldo|solde)\b"
+        r"|\b(credits?|crédits?|créditos?|crediti|guthaben)\b.{0,40}\b(account|compte|cuenta"
+        r"|konto|conta|free|gratis|gratuit\w*|kostenlos|for free)\b",
+        "I can't change your plan, credits or billing. Plans and credits are managed in the"
+        " web app under Billing; `GET /v1/me` shows the current plan and balance.",
     ),
     Refusal(
         "key",
@@ -535,6 +563,8 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(
         "personal",
         r"\b(home )?address(es)?\b|\bphone( numbers?)?\b|\b(e-?mails?|email addresses)\b"
+        r"|\b(t[eé]l[eé]phone|tel[eé]fono|telefon\w*|telefone|indirizz\w*|adresse|direcci[oó]n"
+        r"|endere[cç]o|wohnort|domicil\w*)\b"
         r"|\bwhere (do|does) .* live\b|\breal names?\b|\bdate of birth\b",
         "I don't give personal data about posters (addresses, phone numbers, e-mails): the"
         " service does not collect it and Ask would not share it. Posts carry only the public"
