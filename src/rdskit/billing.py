@@ -17,9 +17,12 @@ kind                     category             quantity
 
 An amount the client cannot know (a null price, no ``count``) is ``None``, never zero.
 
-``Client(budget_credits=...)`` refuses a paid call before sending it when its estimate
-does not fit what remains of the budget (or cannot be computed); the estimate counts as
-spent once the call is accepted (a call whose outcome is unknown keeps it counted).
+``Client(budget_credits=...)`` reserves a paid call's estimate before sending it, and
+refuses the call when it does not fit what remains of the budget (or cannot be computed);
+the service's answer settles the reservation to what it reserved (a call whose outcome is
+unknown keeps the estimate counted). A custom parameter run or pattern detection over a
+dataset is estimated from its mentions plus the ``count`` of its runs still in flight
+(they grow what the service will price).
 :func:`rdskit.set_budget` does the same for every client of the process at once
 (:mod:`rdskit.budget`); a paid call must fit both.
 
@@ -38,26 +41,39 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, cast
 
 from rdskit._base_client import Amount, APIRequest, Flow, HTTPCore
 from rdskit._format import money
 from rdskit._safe import one_line
 from rdskit._text import number
-from rdskit.budget import Budget, active_budgets, guarded_ask, settle_asks
+from rdskit.budget import (
+    ANY_DATASET,
+    GROWS,
+    SIZED,
+    Budget,
+    Reservation,
+    Role,
+    active_budgets,
+    charged_nothing,
+    gated,
+    guarded_ask,
+    settle_asks,
+)
 from rdskit.errors import (
     APIConnectionError,
     APIError,
-    BudgetExceeded,
     DepthCapWarning,
     InvalidParameter,
     warn,
 )
 from rdskit.models import Account, Prices
 from rdskit.models.vocab import CREDIT_PLACES, RUN_KIND_CATEGORIES
+from rdskit.resources._resource import MAX_LIMIT
+from rdskit.resources._reuse import every_item
 from rdskit.resources.account import ME, PRICES
 from rdskit.resources.audiences import DEFAULT_PROFILE_COUNT
-from rdskit.resources.datasets import get_dataset
+from rdskit.resources.datasets import get_dataset, list_dataset_runs
 from rdskit.resources.tracking import get_tracking_agent
 
 __all__ = [
@@ -224,24 +240,54 @@ class BillingMixin:
         """
         return self._run(_estimate(self, kind, params))
 
-    def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]:
-        """Flow of a paid call: refused before sending when it does not fit the client's
-        budget or the process-wide one (:mod:`rdskit.budget`)."""
+    def _guarded(
+        self,
+        kind: str,
+        request: APIRequest[T],
+        params: Mapping[str, Any],
+        *,
+        then: Callable[[T], Flow[R]] | None = None,
+        units: Callable[[R], int | None] | None = None,
+    ) -> Flow[R]:
+        """Flow of a paid call under the client's budget and the process-wide one
+        (:mod:`rdskit.budget`): its estimate reserved before it is sent (refused when it
+        does not fit), ``then`` run on the service's answer (a read of the started run),
+        and the reservation settled to ``units`` of the result (what the service says it
+        reserved; None keeps the estimate)."""
         budgets = active_budgets(self._budget)
-        if not budgets:
-            return (yield from self._core.call(request))
-        yield from settle_asks(self._core)  # Ask replies seen finished since
+        reservation: Reservation | None = None
+        if budgets:
+            yield from settle_asks(self._core)  # Ask replies seen finished since
+            role, datasets = _gate(kind, params)
+            reserved = self._reserved(kind, request, params, budgets)
+            if role is None:
+                reservation, answer = yield from reserved
+            else:
+                reservation, answer = yield from gated(self._core, role, datasets, reserved)
+        else:
+            answer = yield from self._core.call(request)
+        # Accepted: from here on an error keeps the whole estimate counted.
+        result = cast("R", answer) if then is None else (yield from then(answer))
+        quantity = None if reservation is None or units is None else units(result)
+        if reservation is not None and quantity is not None:
+            prices = yield from self._prices.get(self)
+            reservation.settle(Estimate.from_prices(kind, quantity, prices))
+        return result
+
+    def _reserved(
+        self, kind: str, request: APIRequest[T], params: Mapping[str, Any], budgets: list[Budget]
+    ) -> Flow[tuple[Reservation, T]]:
+        """Flow: reserve the estimate in ``budgets`` (or raise BudgetExceeded), then send;
+        a call that provably started nothing gives its reservation back."""
         estimate = yield from _estimate(self, kind, params)
-        reserved: list[Budget] = []
+        reservation = Reservation.take(budgets, estimate)
         try:
-            for budget in budgets:
-                budget.reserve(estimate)
-                reserved.append(budget)
-            return (yield from self._core.call(request))
-        except (APIError, APIConnectionError, BudgetExceeded):
-            for budget in reserved:  # refused by a budget or the service, or never sent
-                budget.release(estimate)
+            answer = yield from self._core.call(request)
+        except BaseException as exc:
+            if charged_nothing(exc):
+                reservation.release()
             raise
+        return reservation, answer
 
     def _within_depth(self, count: int | None, start: Flow[T]) -> Flow[T]:
         """Flow of a run's start that first says (:class:`~rdskit.errors.DepthCapWarning`)
@@ -361,7 +407,38 @@ def _quantity(
         return params["posts"], None
     if params.get("dataset_id") is None:
         return None, "pass posts= or dataset_id="
-    dataset = yield from client._core.call(get_dataset(params["dataset_id"]))
+    return (yield from _dataset_size(client._core, params["dataset_id"]))
+
+
+_FINAL_RUN_STATES = ("completed", "failed")
+
+
+def _dataset_size(core: HTTPCore, dataset_id: str) -> Flow[tuple[int | None, str | None]]:
+    """The most mentions the dataset may hold when the service receives a call: its
+    ``mentions_count`` plus the ``count`` of each of its runs still in flight. The runs
+    are read first: a run that finishes in between is then counted twice, never missed."""
+    runs = yield from every_item(core, list_dataset_runs(dataset_id, limit=MAX_LIMIT))
+    growing = 0
+    for run in runs:
+        if run.status.type in _FINAL_RUN_STATES:
+            continue
+        count = run.count if run.count is not None else run.requested_count
+        if count is None:
+            return None, f"run {run.id} of the dataset is in flight and shows no count"
+        growing += count
+    dataset = yield from core.call(get_dataset(dataset_id))
     if dataset.mentions_count is None:
         return None, "the dataset shows no mentions_count"
-    return dataset.mentions_count, None
+    return dataset.mentions_count + growing, None
+
+
+def _gate(kind: str, params: Mapping[str, Any]) -> tuple[Role | None, tuple[str, ...]]:
+    """The role of a paid call at its datasets' gates (:func:`rdskit.budget.gated`)."""
+    dataset_id = params.get("dataset_id")
+    if kind == "dataset_run" and dataset_id is not None:
+        return GROWS, (dataset_id,)
+    if kind == "tracking_trigger":
+        return GROWS, (ANY_DATASET,)
+    if kind in ("custom_parameter_run", "pattern_detection") and params.get("posts") is None:
+        return (SIZED, (dataset_id,)) if dataset_id is not None else (None, ())
+    return None, ()

@@ -6,9 +6,21 @@ on top of any client's own ``budget_credits``. In a notebook ``%rds budget N`` s
 ``%rds status`` shows it.
 
 - A paid call (dataset, audience and custom parameter runs, pattern detections, research
-  previews, tracking triggers) is estimated and refused before it is sent when the estimate
-  does not fit what remains; an accepted call commits its estimate (the upper bound the
-  service reserves; a refund of the unused part does not give it back).
+  previews, tracking triggers) is estimated and its estimate reserved, checked and counted
+  at once under a lock, before it is sent (:class:`Reservation`): a call whose estimate
+  does not fit what remains is refused, so threads or tasks sharing a budget cannot
+  overshoot it together. When the service accepts the call, the reservation is settled
+  to what its answer says it reserved (a dataset run's accepted ``count``, a custom
+  parameter run's ``mentions_total``); a refund of the unused part does not give it back.
+  A refusal by the service (an HTTP error status) or a request that never left releases
+  it; an unknown outcome keeps it.
+- A custom parameter run or a pattern detection is priced from the dataset's size when the
+  service receives it, and a dataset run in flight grows that size: its estimate counts
+  the dataset's mentions plus the ``count`` of every run of the dataset still in flight,
+  and this process never sends a call that grows a dataset while one sized from it is
+  between its estimate and its answer (:func:`gated`). A run another process starts on the
+  same dataset in that moment is not seen: the settlement then counts what the service
+  reserved, more than the estimate.
 - A tracking agent charges every cycle on its own schedule, outside any budget: creating
   one, resuming one or growing an active one's ``count``/datasets is refused when a single
   cycle (``count`` x datasets) does not fit what remains (an agent without ``count`` has no
@@ -45,26 +57,42 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from rdskit._base_client import Amount
+from rdskit._flow import Sleep
 from rdskit._format import credits_text
 from rdskit._gateway_auth import announce_to_gateway
-from rdskit.errors import BudgetExceeded, InvalidParameter, OutcomeUnknown
+from rdskit.errors import (
+    APIConnectionError,
+    APIError,
+    BudgetExceeded,
+    InvalidParameter,
+    OutcomeUnknown,
+)
 from rdskit.models import ChatMessage, UsageRow
 from rdskit.resources.chats import get_chat_message
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rdskit._base_client import APIRequest, Flow, HTTPCore
     from rdskit.billing import Estimate
 
+T = TypeVar("T")
+
 __all__ = [
     "ASK_ALLOWANCE",
+    "GROWS",
     "PROCESS_SCOPE",
+    "SIZED",
     "Budget",
+    "Reservation",
     "active_budgets",
     "change_note",
+    "charged_nothing",
     "counted_reply",
+    "gated",
     "get_budget",
     "guarded_ask",
     "left_text",
@@ -89,6 +117,18 @@ ROW_GRACE = 120.0
 (a failed reply is not charged; the service may book a charge a little after the reply)."""
 
 _USAGE_ROWS = 100  # the newest usage rows read to find a reply's charge (one page)
+
+GROWS: Final = "grows"
+"""The gate role of a call that may add mentions to datasets (a dataset run, a tracking
+trigger): see :func:`gated`."""
+SIZED: Final = "sized"
+"""The gate role of a call the service prices from a dataset's size (a custom parameter run,
+a pattern detection)."""
+ANY_DATASET: Final = "*"
+"""Grown by a tracking trigger, whose datasets the call does not name."""
+GATE_POLL = 0.005
+"""Seconds a call waits before looking at its dataset's gate again."""
+Role = Literal["grows", "sized"]
 
 _lock = threading.Lock()
 _process: Budget | None = None
@@ -183,6 +223,13 @@ class Budget:
             self.spent -= estimate.credits or 0
         self._changed()
 
+    def settle(self, reserved: Decimal, actual: Decimal) -> None:
+        """Count ``actual`` in place of the ``reserved`` estimate of an accepted call (what
+        the service's answer says it reserved: less, or more when the estimate was short)."""
+        with self._lock:
+            self.spent += actual - reserved
+        self._changed()
+
     def charge(self, credits: Decimal) -> None:
         """Commit a charge known only after the fact (an Ask's inference)."""
         with self._lock:
@@ -238,6 +285,140 @@ class Budget:
 
     def __repr__(self) -> str:
         return f"Budget(total={self.total!r}, spent={self.spent!r}, scope={self.scope!r})"
+
+
+class Reservation:
+    """The estimate of one paid call, held in every budget it must fit from before it is
+    sent until its answer settles it.
+
+    Example:
+        >>> from rdskit.billing import Estimate
+        >>> budget = Budget(100)
+        >>> held = Reservation.take([budget], Estimate("dataset_run", "mention", 60, None,
+        ...                                            Decimal(60)))
+        >>> held.settle(Estimate("dataset_run", "mention", 50, None, Decimal(50)))
+        >>> budget.remaining
+        Decimal('50')
+        >>> Reservation.take([budget], Estimate("dataset_run", "mention", 60, None, Decimal(60)))
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.BudgetExceeded: dataset_run refused by the client budget: ...
+    """
+
+    def __init__(self, budgets: list[Budget], estimate: Estimate) -> None:
+        self.budgets = budgets
+        self.estimate = estimate
+
+    @classmethod
+    def take(cls, budgets: list[Budget], estimate: Estimate) -> Reservation:
+        """Reserve ``estimate`` in every budget, or in none: :class:`BudgetExceeded` (of
+        the first budget it does not fit) gives back what the others reserved."""
+        taken: list[Budget] = []
+        try:
+            for budget in budgets:
+                budget.reserve(estimate)
+                taken.append(budget)
+        except BudgetExceeded:
+            for budget in taken:
+                budget.release(estimate)
+            raise
+        return cls(taken, estimate)
+
+    def settle(self, actual: Estimate) -> None:
+        """Count what the service reserved (``actual``) in place of the estimate; an
+        unknown amount keeps the estimate."""
+        if actual.credits is None or self.estimate.credits is None:
+            return
+        if actual.credits > self.estimate.credits:
+            log.warning(
+                "%s: the service reserved %s credits, more than the %s estimated (a dataset "
+                "grew between the estimate and the call)",
+                actual.kind,
+                actual.credits,
+                self.estimate.credits,
+            )
+        for budget in self.budgets:
+            budget.settle(self.estimate.credits, actual.credits)
+
+    def release(self) -> None:
+        """Give the estimate back (the call provably started nothing)."""
+        for budget in self.budgets:
+            budget.release(self.estimate)
+
+
+def charged_nothing(error: BaseException) -> bool:
+    """Whether a paid call that raised ``error`` provably started nothing: the service
+    answered with an error status, or the request never left. A lost answer
+    (:class:`~rdskit.errors.OutcomeUnknown`), a success whose body cannot be read, an
+    interruption: it may have started, so its reservation is kept.
+
+    Example:
+        >>> from rdskit.errors import UnexpectedResponse
+        >>> charged_nothing(APIError(402, "insufficient_credits", "no")), charged_nothing(
+        ...     UnexpectedResponse(200, None, "not JSON"))
+        (True, False)
+    """
+    if isinstance(error, APIConnectionError):  # a paid call is re-sent only when not sent
+        return True
+    return isinstance(error, APIError) and error.status_code >= 400
+
+
+@dataclass
+class _Door:
+    """The calls of one account and dataset inside the gate, by role."""
+
+    grows: int = 0
+    sized: int = 0
+
+
+_doors: dict[tuple[tuple[str, str], str], _Door] = {}
+
+
+def gated(core: HTTPCore, role: Role, datasets: Iterable[str], flow: Flow[T]) -> Flow[T]:
+    """Flow: ``flow`` run once no call of the other role is inside the gate of one of
+    ``datasets`` (of ``core``'s account); calls of one role pass together.
+
+    A call sized from a dataset is inside from before its estimate reads the dataset until
+    the service answers it, a call that grows one while it is sent: so a run this process
+    starts is either counted in flight by the estimate, or sent after the sized call was
+    priced. Waiting is a :class:`~rdskit._flow.Sleep` step, so an ``AsyncClient`` never
+    blocks its loop.
+    """
+    account = _account(core)
+    names = tuple(dict.fromkeys(datasets))
+    while not _enter(account, role, names):
+        yield Sleep(GATE_POLL)
+    try:
+        return (yield from flow)
+    finally:
+        with _lock:
+            for name in names:
+                door = _doors[(account, name)]
+                setattr(door, role, getattr(door, role) - 1)
+                if not door.grows and not door.sized:
+                    del _doors[(account, name)]
+
+
+def _enter(account: tuple[str, str], role: Role, names: tuple[str, ...]) -> bool:
+    """Count a call of ``role`` inside the gates of ``names`` unless the other role is."""
+    with _lock:
+        if role == GROWS:
+            wild = ANY_DATASET in names
+            blocked = any(
+                door.sized and (wild or name in names)
+                for (owner, name), door in _doors.items()
+                if owner == account
+            )
+        else:
+            blocked = any(
+                _doors.get((account, name), _Door()).grows for name in (*names, ANY_DATASET)
+            )
+        if blocked:
+            return False
+        for name in names:
+            door = _doors.setdefault((account, name), _Door())
+            setattr(door, role, getattr(door, role) + 1)
+        return True
 
 
 def set_budget(

@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import asyncio
 from decimal import Decimal
+from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
 import samples as s
-from mockapi import MockAPI, error, make_aclient, ok
+from mockapi import Call, MockAPI, Reply, error, make_aclient, ok, page
 
 import rdskit
+from rdskit._flow import Sleep
 from rdskit.billing import Budget, Estimate, PriceCache, credits_to_usd, usd_to_credits
-from rdskit.errors import BudgetExceeded, InsufficientCreditsDatasetRun, OutcomeUnknown
+from rdskit.budget import GATE_POLL, GROWS, SIZED, gated
+from rdskit.errors import (
+    BudgetExceeded,
+    InsufficientCreditsDatasetRun,
+    OutcomeUnknown,
+    UnexpectedResponse,
+)
 from rdskit.models import Prices
 
 RUN_PATH = "/v1/datasets/ds_1/runs"
+PARAMETER_RUNS = "/v1/custom_parameters/cp_1/runs"
+
+
+def accepted(call: Call) -> Reply:
+    """A dataset run accepted with the count asked for."""
+    count = call.json["count"]
+    return ok({**s.DATASET_RUN, "count": count, "requested_count": count})
 
 
 def test_usd_and_credits_at_a_rate() -> None:
@@ -73,6 +89,7 @@ def test_client_estimates_read_prices_once_a_minute(
 ) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
     api.on("GET", "/v1/datasets/ds_1", ok(s.DATASET_READ))
+    api.on("GET", RUN_PATH, page([]))
     api.on("GET", "/v1/tracking_agents/ta_1", ok({**s.AGENT, "dataset_ids": ["ds_1", "ds_2"]}))
     now = [0.0]
     client._prices = PriceCache(clock=lambda: now[0])
@@ -107,7 +124,7 @@ def test_unknown_quantities_and_kinds(api: MockAPI, client: rdskit.Client) -> No
 
 def test_budget_allows_then_refuses_before_sending(api: MockAPI, make_client) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
-    api.on("POST", RUN_PATH, ok(s.DATASET_RUN))
+    api.on("POST", RUN_PATH, accepted)
     client = make_client(budget_credits=100)
     client.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=60)
     assert client.budget.remaining == Decimal(40)
@@ -143,6 +160,7 @@ def test_budget_allows_then_refuses_before_sending(api: MockAPI, make_client) ->
 def test_every_paid_call_is_guarded(call, api: MockAPI, make_client) -> None:
     api.on("GET", "/v1/prices", ok(s.PRICES))
     api.on("GET", "/v1/datasets/ds_1", ok(s.DATASET_READ))
+    api.on("GET", RUN_PATH, page([]))
     api.on("GET", "/v1/tracking_agents/ta_1", ok({**s.AGENT, "dataset_ids": ["d"] * 6}))
     client = make_client(budget_credits="59.999999")
     with pytest.raises(BudgetExceeded):
@@ -214,3 +232,87 @@ def test_async_budget_guard(api: MockAPI) -> None:
 
     asyncio.run(main())
     assert len(api.sent("POST", RUN_PATH)) == 1
+
+
+def test_runs_in_flight_count_in_a_dataset_sized_estimate(api: MockAPI, client) -> None:
+    # 120 mentions now, and two runs still collecting: the service may price 120 + 30 + 20.
+    runs = [
+        {**s.DATASET_RUN, "id": "dsr_1", "count": 30, "status": {"type": "pending"}},
+        {**s.DATASET_RUN, "id": "dsr_2", "count": 500, "status": {"type": "completed"}},
+        {**s.DATASET_RUN, "id": "dsr_3", "count": None, "requested_count": 20,
+         "status": {"type": "working"}},
+    ]  # fmt: skip
+    api.on("GET", "/v1/prices", ok(s.PRICES))
+    api.on("GET", "/v1/datasets/ds_1", ok(s.DATASET_READ))
+    api.on("GET", RUN_PATH, page(runs))
+    assert client.estimate("custom_parameter_run", dataset_id="ds_1").quantity == 170
+    assert client.estimate("pattern_detection", dataset_id="ds_1").quantity == 170
+    # The runs are read before the dataset: a run finishing in between is not missed.
+    order = [c.path for c in api.calls if c.path.startswith("/v1/datasets")]
+    assert order[:2] == [RUN_PATH, "/v1/datasets/ds_1"]
+    api.on("GET", RUN_PATH, page([{**runs[0], "count": None, "requested_count": None}]))
+    unknown = client.estimate("custom_parameter_run", dataset_id="ds_1")
+    assert unknown.credits is None and "dsr_1" in unknown.reason
+
+
+def test_a_reservation_settles_to_what_the_service_reserved(api: MockAPI, make_client) -> None:
+    api.on("GET", "/v1/prices", ok(s.PRICES))
+    api.on("GET", "/v1/datasets/ds_1", ok(s.DATASET_READ))
+    api.on("GET", RUN_PATH, page([]))
+    api.on("POST", RUN_PATH, ok({**s.DATASET_RUN, "count": 50, "requested_count": 60}))
+    client = make_client(budget_credits=200)
+    client.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=60)
+    assert client.budget.spent == 50  # the service accepted 50 of the 60 asked for
+    # Another process grew the dataset to 130 posts before the run arrived: 65, not 60.
+    api.on("POST", PARAMETER_RUNS, ok({"run_id": "cpr_1"}))
+    api.on("GET", PARAMETER_RUNS + "/cpr_1", ok({**s.PARAMETER_RUN, "mentions_total": 130}))
+    client.custom_parameters.runs.create("cp_1", dataset_id="ds_1")
+    assert client.budget.spent == 115
+
+
+def test_an_accepted_call_with_an_unreadable_answer_stays_counted(
+    api: MockAPI, make_client
+) -> None:
+    api.on("GET", "/v1/prices", ok(s.PRICES))
+    api.on("POST", RUN_PATH, Reply(200, b"<html>proxy</html>"))
+    client = make_client(budget_credits=100)
+    with pytest.raises(UnexpectedResponse):
+        client.datasets.runs.create("ds_1", s.PROMPT_QUERY, count=60)
+    assert client.budget.remaining == 40  # a 2xx: the run may well have started
+
+
+def _core() -> Any:
+    """What the gate reads of an HTTP core: its account."""
+    return SimpleNamespace(base_url="http://service.test", api_key=SimpleNamespace(digest="k"))
+
+
+def _inside(steps: list[str], name: str):
+    steps.append(f"{name} in")
+    yield Sleep(0)  # a request in flight
+    steps.append(f"{name} out")
+    return name
+
+
+def test_the_gate_keeps_growing_and_sized_calls_apart() -> None:
+    steps: list[str] = []
+    sized = gated(_core(), SIZED, ["ds_1"], _inside(steps, "sized"))
+    grows = gated(_core(), GROWS, ["ds_1"], _inside(steps, "grows"))
+    elsewhere = gated(_core(), GROWS, ["ds_2"], _inside(steps, "elsewhere"))
+    tracking = gated(_core(), GROWS, ["*"], _inside(steps, "tracking"))
+    assert next(sized) == Sleep(0)  # inside, its request in flight
+    assert next(grows) == Sleep(GATE_POLL)  # waits for the sized call's answer
+    assert next(tracking) == Sleep(GATE_POLL)  # a tracking trigger grows every dataset
+    assert next(elsewhere) == Sleep(0)  # another dataset: not held up
+    assert next(grows) == Sleep(GATE_POLL)
+    with pytest.raises(StopIteration):
+        next(sized)
+    assert next(grows) == Sleep(0)  # the sized call was answered: in
+    assert next(tracking) == Sleep(0)  # growing calls pass together
+    another = gated(_core(), SIZED, ["ds_3"], _inside(steps, "another"))
+    assert next(another) == Sleep(GATE_POLL)  # held by the tracking trigger
+    for flow in (grows, elsewhere, tracking):
+        with pytest.raises(StopIteration):
+            next(flow)
+    assert next(another) == Sleep(0)
+    another.close()  # an abandoned flow leaves the gate too
+    assert next(gated(_core(), GROWS, ["ds_3"], _inside(steps, "last"))) == Sleep(0)

@@ -16,8 +16,8 @@ same methods return awaitables of those types, and list calls return ``AsyncPage
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import pydantic
 
@@ -42,6 +42,7 @@ __all__ = [
 
 M = TypeVar("M", bound=RdsModel)
 T = TypeVar("T")
+R = TypeVar("R")
 
 MAX_LIMIT = 100
 """Upper bound of every list ``limit`` (1..100)."""
@@ -63,7 +64,27 @@ class APIClient(Protocol):
 
     def _paginate(self, request: APIRequest[T]) -> SyncPage[T]: ...
 
-    def _guarded(self, kind: str, request: APIRequest[T], params: Mapping[str, Any]) -> Flow[T]: ...
+    @overload
+    def _guarded(
+        self,
+        kind: str,
+        request: APIRequest[T],
+        params: Mapping[str, Any],
+        *,
+        then: None = None,
+        units: Callable[[T], int | None] | None = None,
+    ) -> Flow[T]: ...
+
+    @overload
+    def _guarded(
+        self,
+        kind: str,
+        request: APIRequest[T],
+        params: Mapping[str, Any],
+        *,
+        then: Callable[[T], Flow[R]],
+        units: Callable[[R], int | None] | None = None,
+    ) -> Flow[R]: ...
 
     def _scheduled(self, request: APIRequest[T], count: int | None, datasets: int) -> Flow[T]: ...
 

@@ -282,18 +282,27 @@ class CustomParameterRuns(Resource):
             f"client.custom_parameters.runs.list({parameter_id!r}) before retrying",
         )
         dataset_id = body.scope.id if body.scope.kind == "dataset" else None
-        started = yield from self._client._guarded(
-            "custom_parameter_run", request, {"dataset_id": dataset_id}
-        )
-        try:
-            return (
-                yield from self._client._core.call(
-                    get_custom_parameter_run(parameter_id, started.run_id)
+
+        def read_back(started: CustomParameterRunStarted) -> Flow[CustomParameterRun]:
+            try:
+                return (
+                    yield from self._client._core.call(
+                        get_custom_parameter_run(parameter_id, started.run_id)
+                    )
                 )
+            except RdsError as exc:
+                exc.add_note(f"the run was started: run_id={started.run_id}")
+                raise
+
+        return (
+            yield from self._client._guarded(
+                "custom_parameter_run",
+                request,
+                {"dataset_id": dataset_id},
+                then=read_back,
+                units=lambda run: run.mentions_total,  # the posts the service reserved for
             )
-        except RdsError as exc:
-            exc.add_note(f"the run was started: run_id={started.run_id}")
-            raise
+        )
 
     def list(self, parameter_id: str) -> SyncPage[CustomParameterRun]:
         """Runs of a custom parameter; iterate for every item.

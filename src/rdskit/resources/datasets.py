@@ -230,7 +230,13 @@ class DatasetRuns(Resource):
             "before retrying",
         )
         start = self._client._within_depth(
-            body.count, self._client._guarded("dataset_run", request, {"count": body.count})
+            body.count,
+            self._client._guarded(
+                "dataset_run",
+                request,
+                {"count": body.count, "dataset_id": dataset_id},
+                units=lambda run: run.count,  # the count the service accepted (and reserved)
+            ),
         )
         if not reuse:
             return self._client._run(start)
