@@ -443,18 +443,30 @@ class BeyondDeclaredSize(PaginationStopped):
     ``mentions_count``) read far more pages or items than that: the service keeps sending
     new cursors, so paging stopped in time and memory proportional to the dataset.
 
+    ``field`` names what declared the size (``mentions_count``, ``post_refs``).
+
     Example:
         >>> print(BeyondDeclaredSize("POST", "/v1/mentions", pages=4, items=90, declared=40))
         POST /v1/mentions sent 90 items in 4 pages and more, for a list that says it holds \
-40: paging stopped; report this to the service
+40 (mentions_count): paging stopped; report this to the service
     """
 
-    def __init__(self, method: str, path: str, *, pages: int, items: int, declared: int) -> None:
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        *,
+        pages: int,
+        items: int,
+        declared: int,
+        field: str = "mentions_count",
+    ) -> None:
         self.method, self.path, self.pages = method, path, pages
-        self.items, self.declared = items, declared
+        self.items, self.declared, self.field = items, declared, field
         super().__init__(
             f"{method} {path} sent {items:,} items in {pages:,} pages and more, for a list "
-            f"that says it holds {declared:,}: paging stopped; report this to the service"
+            f"that says it holds {declared:,} ({field}): paging stopped; report this to the "
+            "service"
         )
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import AsyncIterator, Generator, Iterator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from rdskit.errors import BeyondDeclaredSize, RepeatedCursor, TooManyPages
 
@@ -64,10 +64,13 @@ class PageWalk:
         self.pages = 1
         self.items = 0  # items of the pages followed from (this walk's first page on)
         self._declared: tuple[int, int] | None = None  # (items the list holds, page limit)
+        self._field = "mentions_count"  # what declared it, named in the error
 
-    def expect(self, items: int, limit: int) -> None:
-        """Bound the walk by what the list says it holds: ``items`` in pages of ``limit``."""
+    def expect(self, items: int, limit: int, field: str = "mentions_count") -> None:
+        """Bound the walk by what the list says it holds: ``items`` (declared by ``field``)
+        in pages of ``limit``."""
         self._declared = (max(int(items), 0), max(int(limit), 1))
+        self._field = field
 
     @classmethod
     def of(cls, request: APIRequest[Any], max_pages: int) -> PageWalk:
@@ -82,6 +85,7 @@ class PageWalk:
         other = PageWalk(*self._where, max_pages=self._max_pages)
         other._seen = set(self._seen)
         other.pages, other.items, other._declared = self.pages, self.items, self._declared
+        other._field = self._field
         return other
 
     def follow(self, has_next: bool, cursor: str | None, items: int = 0) -> str | None:
@@ -107,7 +111,12 @@ class PageWalk:
             page_cap = 2 * -(-declared // limit) + 2
             if self.items > 2 * declared + 2 * limit or self.pages >= page_cap:
                 raise BeyondDeclaredSize(
-                    method, path, pages=self.pages, items=self.items, declared=declared
+                    method,
+                    path,
+                    pages=self.pages,
+                    items=self.items,
+                    declared=declared,
+                    field=self._field,
                 )
         self._seen.add(digest)
         self.pages += 1
@@ -134,11 +143,13 @@ class _PageBase(Generic[T]):
         cursor = walk.follow(self.has_next, self.cursor, len(self.data))
         return None if cursor is None else self._request.with_cursor(cursor)
 
-    def expecting(self, items: int | None, limit: int | None = None) -> Any:
+    def expecting(
+        self, items: int | None, limit: int | None = None, field: str = "mentions_count"
+    ) -> Self:
         """This page, its walks bounded by what the list says it holds (``items``, e.g. a
-        dataset's ``mentions_count``; None: unbounded) in pages of ``limit`` (default:
-        the request's ``limit``, else this page's length): past twice that, plus two
-        pages, a walk raises :class:`~rdskit.errors.BeyondDeclaredSize`.
+        dataset's ``mentions_count``, named by ``field``; None: unbounded) in pages of
+        ``limit`` (default: the request's ``limit``, else this page's length): past twice
+        that, plus two pages, a walk raises :class:`~rdskit.errors.BeyondDeclaredSize`.
 
         Example:
             >>> ds = client.datasets.get("ds_1")  # doctest: +SKIP
@@ -149,7 +160,7 @@ class _PageBase(Generic[T]):
             asked = (self._request.json or {}) if self._request.cursor_in == "json" else None
             asked = asked if asked is not None else (self._request.params or {})
             wanted = limit or (asked.get("limit") if hasattr(asked, "get") else None)
-            self._walk.expect(items, int(wanted or len(self.data) or 1))
+            self._walk.expect(items, int(wanted or len(self.data) or 1), field)
         return self
 
     def __repr__(self) -> str:

@@ -181,3 +181,41 @@ def test_a_server_sending_new_cursors_forever_is_stopped_by_the_dataset_size(
         with pytest.raises(rdskit.errors.BeyondDeclaredSize) as caught:
             list(page)
         assert caught.value.items <= 2 * 10 + 2 + 1  # items past twice the declared size
+
+
+def full_pages(asked: dict[str, Any]) -> dict[str, Any]:
+    """A hostile list: full pages of new posts, a new cursor every time."""
+    n = int((asked.get("cursor") or "0").split(":")[0]) + 1
+    limit = int(asked.get("limit") or 100)
+    return {"status": "success", "data": [mention(n * 1000 + i) for i in range(limit)],
+            "has_next": True, "cursor": f"{n}:" + "y" * 1000}  # fmt: skip
+
+
+@pytest.mark.parametrize("pages", [endless, full_pages], ids=["one a page", "full pages"])
+@pytest.mark.parametrize(
+    "load",
+    [
+        lambda client, tmp: client.mentions.to_frame(dataset_ids=["ds_h"]),
+        lambda client, tmp: client.mentions.to_frame(dataset_ids=["ds_h"], cache=True),
+        lambda client, tmp: client.mentions.to_parquet(tmp / "m.parquet", dataset_ids=["ds_h"]),
+    ],
+    ids=["to_frame", "cache", "to_parquet"],
+)
+def test_frame_loaders_stop_a_server_paging_forever(
+    load: Any, pages: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RDSKIT_CACHE_DIR", str(tmp_path / "cache"))
+    routes = {**ROUTES, ("POST", "/v1/mentions"): (200, pages)}
+    with (
+        HostileServer(routes) as served,
+        rdskit.Client("bz_test_" + "3" * 32, base_url=served.url, rate_limit=None) as client,
+    ):
+        started = time.monotonic()
+        with pytest.raises(rdskit.errors.BeyondDeclaredSize) as caught:
+            load(client, tmp_path)
+    # The dataset declares 60 mentions in pages of 100: the walk stops at 2 x 1 + 2 pages,
+    # or on the page that takes it past 2 x 60 items + 2 pages (not 100,000 pages).
+    error = caught.value
+    assert error.field == "mentions_count" and "(mentions_count)" in str(error)
+    assert error.declared == 60 and error.pages <= 4 and error.items <= 2 * 60 + 3 * 100
+    assert time.monotonic() - started < 30

@@ -10,6 +10,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit.resources.mentions import bounded_by_declared
+
 __all__ = ["PAGE_SIZE", "frame_datasets", "mention_pages"]
 
 
@@ -18,8 +20,11 @@ PAGE_SIZE = 100
 
 
 def mention_pages(client: Any, query: Mapping[str, Any]) -> Iterator[list[Any]]:
-    """Every page of ``client.mentions.list(**query)`` (100 per page unless ``limit``)."""
-    for page in client.mentions.list(**{"limit": PAGE_SIZE, **query}).pages():
+    """Every page of ``client.mentions.list(**query)`` (100 per page unless ``limit``),
+    the walk bounded by what the query can match (:func:`~rdskit.resources.mentions.
+    bounded_by_declared`)."""
+    asked = {"limit": PAGE_SIZE, **query}
+    for page in bounded_by_declared(client, client.mentions.list(**asked), asked).pages():
         yield page.data
 
 

@@ -25,7 +25,7 @@ from rdskit.resources.datasets import list_dataset_runs
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Mentions", "partial_check", "wire_pages"]
+__all__ = ["Mentions", "bounded_by_declared", "partial_check", "wire_pages"]
 
 T = TypeVar("T")
 
@@ -73,8 +73,35 @@ def wire_pages(client: Any, **query: Any) -> Iterator[list[dict[str, Any]]]:
         ...     print(page[0]["created_at"])
         1767225600
     """
-    for page in client.mentions._list(_wire_cast(), **query).pages():
+    first = client.mentions._list(_wire_cast(), **query)
+    for page in bounded_by_declared(client, first, query).pages():
         yield page.data
+
+
+def bounded_by_declared(client: Any, first: SyncPage[T], query: Mapping[str, Any]) -> SyncPage[T]:
+    """``first`` (a page of ``client.mentions.list(**query)``), its walks bounded by what
+    the query can match: its ``post_refs``, else the ``mentions_count`` of its datasets
+    added up (read after the first page, so a run finishing meanwhile is counted). A server
+    sending a new cursor forever is then stopped with
+    :class:`~rdskit.errors.BeyondDeclaredSize` naming that field after a few pages, not
+    ``max_pages``. A query naming neither is bounded by ``max_pages`` only.
+
+    Example:
+        >>> query = {"dataset_ids": ["ds_1"], "limit": 100}
+        >>> first = client.mentions.list(**query)  # doctest: +SKIP
+        >>> rows = list(bounded_by_declared(client, first, query))  # doctest: +SKIP
+    """
+    limit = query.get("limit")
+    refs = query.get("post_refs")
+    if refs:
+        return first.expecting(len(refs), limit, "post_refs")
+    ids = query.get("dataset_ids")
+    if not ids:
+        return first
+    counts = [client.datasets.get(dataset_id).mentions_count for dataset_id in ids]
+    if any(count is None for count in counts):
+        return first
+    return first.expecting(sum(counts), limit, "mentions_count")
 
 
 class _CheckedPager(AsyncPager[T]):
