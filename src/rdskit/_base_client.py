@@ -93,6 +93,7 @@ __all__ = [
     "SyncAPIClient",
     "check_encodable",
     "discard",
+    "drive",
     "path",
     "resolve_credentials",
 ]
@@ -693,6 +694,33 @@ class SyncAPIClient(_ClientBase):
         self.close()
 
 
+async def drive(
+    flow: Flow[T],
+    send: Callable[[Send], Awaitable[httpx.Response]],
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> T:
+    """Drive ``flow`` to its value on an event loop: ``send`` answers its ``Send`` steps
+    (an ``AsyncClient``'s connection, or the Jupyter gateway's shared bucket), ``sleep``
+    its ``Sleep`` steps. A transport or rdskit error of ``send`` is thrown into the flow,
+    whose cleanup (locks, markers) runs."""
+    reply: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            step = flow.send(reply) if error is None else flow.throw(error)
+        except StopIteration as stop:
+            value: T = stop.value
+            return value
+        reply, error = None, None
+        if isinstance(step, Sleep):
+            await sleep(step.seconds)
+            continue
+        try:
+            reply = await send(step)
+        except (httpx.TransportError, RdsError) as exc:
+            error = exc
+
+
 class AsyncAPIClient(_ClientBase):
     """Runs flows on an ``httpx.AsyncClient``; every call returns an awaitable.
 
@@ -731,23 +759,12 @@ class AsyncAPIClient(_ClientBase):
 
     async def _run(self, flow: Flow[T]) -> T:
         """Drive ``flow`` to its value."""
-        reply: Any = None
-        error: BaseException | None = None
-        while True:
-            try:
-                step = flow.send(reply) if error is None else flow.throw(error)
-            except StopIteration as stop:
-                value: T = stop.value
-                return value
-            reply, error = None, None
-            if isinstance(step, Sleep):
-                await self._sleep(step.seconds)
-                continue
-            try:
-                limit = self._core.max_response_bytes
-                reply = await aread_response(self._http, step.request, step.auth, limit)
-            except (httpx.TransportError, RdsError) as exc:
-                error = exc  # thrown into the flow, whose cleanup (locks, markers) runs
+
+        async def send(step: Send) -> httpx.Response:
+            limit = self._core.max_response_bytes
+            return await aread_response(self._http, step.request, step.auth, limit)
+
+        return await drive(flow, send, self._sleep)
 
     def _request(self, request: APIRequest[T]) -> Awaitable[T]:
         return self._run(self._core.call(request))

@@ -84,6 +84,7 @@ __all__ = [
     "PriceCache",
     "TimedRead",
     "credits_to_usd",
+    "estimate_flow",
     "usd_to_credits",
 ]
 
@@ -238,7 +239,7 @@ class BillingMixin:
             >>> cost.quantity  # the dataset's mentions_count  # doctest: +SKIP
             120
         """
-        return self._run(_estimate(self, kind, params))
+        return self._run(estimate_flow(self, kind, params))
 
     def _guarded(
         self,
@@ -279,7 +280,7 @@ class BillingMixin:
     ) -> Flow[tuple[Reservation, T]]:
         """Flow: reserve the estimate in ``budgets`` (or raise BudgetExceeded), then send;
         a call that provably started nothing gives its reservation back."""
-        estimate = yield from _estimate(self, kind, params)
+        estimate = yield from estimate_flow(self, kind, params)
         reservation = Reservation.take(budgets, estimate)
         try:
             answer = yield from self._core.call(request)
@@ -328,7 +329,7 @@ class BillingMixin:
         budgets = active_budgets(self._budget)
         if budgets:
             cycle = {"count": count, "datasets": datasets}
-            estimate = yield from _estimate(self, "tracking_trigger", cycle)
+            estimate = yield from estimate_flow(self, "tracking_trigger", cycle)
             for budget in budgets:
                 budget.check_fits(
                     estimate,
@@ -368,7 +369,10 @@ def _check_units(params: Mapping[str, Any]) -> None:
             raise InvalidParameter(name, f"must be a list, got {type(value).__name__}")
 
 
-def _estimate(client: Any, kind: str, params: Mapping[str, Any]) -> Flow[Estimate]:
+def estimate_flow(client: Any, kind: str, params: Mapping[str, Any]) -> Flow[Estimate]:
+    """Flow: the estimate of a paid call of ``kind`` (``client.estimate`` runs it; the
+    Jupyter gateway runs it for a kernel's budget). ``client`` gives ``_core`` (the HTTP
+    core its reads go through) and ``_prices`` (a :class:`PriceCache`)."""
     if kind not in ESTIMATE_CATEGORIES:
         known = ", ".join(ESTIMATE_CATEGORIES)
         raise InvalidParameter("kind", f"must be one of {known}; got {kind!r}")

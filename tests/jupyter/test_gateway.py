@@ -55,14 +55,15 @@ class Served:
 
 
 @contextmanager
-def serving(gateway: Gateway) -> Iterator[Served]:
+def serving(gateway: Gateway, more: list[Any] | None = None) -> Iterator[Served]:
+    """``gateway``'s routes (and ``more``) on a loopback port, in a thread of their own."""
     sockets = bind_sockets(0, "127.0.0.1")
     ready = threading.Event()
     holder: dict[str, Any] = {}
 
     async def main() -> None:
         holder["loop"], holder["stop"] = asyncio.get_running_loop(), asyncio.Event()
-        server = HTTPServer(Application(make_handlers(gateway)))
+        server = HTTPServer(Application(make_handlers(gateway) + (more or [])))
         server.add_sockets(sockets)
         ready.set()
         await holder["stop"].wait()

@@ -58,6 +58,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NoReturn
@@ -70,10 +71,16 @@ from jupyter_server.extension.application import ExtensionApp
 from tornado import web
 from traitlets import Float, Unicode
 
+from rdskit._base_client import HTTPCore, drive
+from rdskit._bodies import DEFAULT_MAX_RESPONSE_BYTES, aread_response
 from rdskit._config import ENV_API_KEY, ENV_BASE_URL, ENV_GATEWAY, SecretKey, resolve_base_url
 from rdskit._files import private_dir, private_file, read_private, write_private
+from rdskit._flow import Flow, Send
 from rdskit._gateway_auth import TOKEN_HEADER, kernel_proof
 from rdskit._ratelimit import DEFAULT_RATE, RateLimiter
+from rdskit.billing import Estimate, PriceCache, estimate_flow
+from rdskit.errors import RdsError
+from rdskit.jupyter.gateway_budget import ASK, KernelBudgets, OverBudget, paid_call
 from rdskit.models.account import INSTANCE_HEADER
 
 __all__ = [
@@ -312,6 +319,9 @@ class Gateway:
         self._transport = transport
         self._http: httpx.AsyncClient | None = None  # made in the server's event loop
         self.chats: deque[str] = deque(maxlen=CHATS_KEPT)  # asked through the gateway
+        # What each kernel's tokens spent against the budget it announced.
+        self.budgets = KernelBudgets()
+        self.prices = PriceCache()  # for the estimates of those paid calls
 
     @property
     def base_url(self) -> str | None:
@@ -382,19 +392,83 @@ class Gateway:
         return self.tokens.mint(kernel_id)
 
     async def forward(
-        self, method: str, path: str, query: str, body: bytes, headers: dict[str, str]
+        self,
+        method: str,
+        path: str,
+        query: str,
+        body: bytes,
+        headers: dict[str, str],
+        kernel_id: str | None = None,
     ) -> httpx.Response:
         """Send one request upstream with the real key, after waiting for its slot.
 
         ``path`` must be what :func:`upstream_path` returned (``v1/...``, normalised).
+        A paid call of ``kernel_id``'s token must fit what remains of the budget that
+        kernel announced (:mod:`rdskit.jupyter.gateway_budget`), or it is refused with
+        402 ``kernel_budget_exceeded`` before anything is sent.
         """
         if upstream_path(path) != path:
             raise Refused(400, "gateway_path_refused", "not a normalised /v1 path")
         base_url, key = await self._upstream()
+        held = await self._hold(kernel_id, method, path, body)
         response = await self.send(base_url, key, method, path, query, body, headers)
+        if held and kernel_id is not None and response.status_code >= 400:
+            self.budgets.release(kernel_id, held)  # refused by the service: nothing started
         if method == "POST" and path == "v1/ask" and response.status_code in (200, 202):
             self._remember_chat(response)
         return response
+
+    async def _hold(
+        self, kernel_id: str | None, method: str, path: str, body: bytes
+    ) -> Decimal | None:
+        """Reserve a paid call's estimate against its kernel's budget (None: no budget)."""
+        paid = paid_call(method, path, body) if kernel_id is not None else None
+        process = None if self.processes is None or kernel_id is None else self.processes(kernel_id)
+        if paid is None or kernel_id is None or not self.budgets.capped(kernel_id, process):
+            return None
+        kind, params = paid
+        credits: Decimal | None = None
+        why: str | None = "the body is not a JSON object"
+        if kind != ASK and not params.pop("unreadable", False):
+            try:
+                estimate = await self._run(estimate_flow(self, kind, params))
+                credits, why = estimate.credits, estimate.reason
+            except RdsError as exc:  # the call would fail upstream too: nothing is lost
+                why = f"its estimate could not be read: {type(exc).__name__}"
+        try:
+            return self.budgets.reserve(kernel_id, kind, credits, why)
+        except OverBudget as exc:
+            raise Refused(402, "kernel_budget_exceeded", str(exc)) from None
+
+    @property
+    def _core(self) -> HTTPCore:
+        """An HTTP core on the upstream, for the estimate flows (:mod:`rdskit.billing`)."""
+        assert self._target is not None  # the estimate runs after _upstream()
+        base_url, key = self._target
+        return HTTPCore(
+            owner=None, api_key=key, base_url=base_url, timeout=30.0, max_retries=0, limiter=None
+        )
+
+    @property
+    def _prices(self) -> PriceCache:
+        return self.prices
+
+    async def _run(self, flow: Flow[Estimate]) -> Estimate:
+        """Drive an estimate flow, its reads through the shared bucket."""
+        if self._http is None:
+            self._http = httpx.AsyncClient(transport=self._transport, timeout=60.0)
+        http = self._http
+
+        async def send(step: Send) -> httpx.Response:
+            await self.bucket.acquire()
+            try:
+                return await aread_response(
+                    http, step.request, step.auth, DEFAULT_MAX_RESPONSE_BYTES
+                )
+            finally:
+                self.bucket.release()
+
+        return await drive(flow, send)
 
     async def send(
         self,
@@ -785,9 +859,10 @@ class ProxyHandler(_GatewayHandler):
                 "gateway_header_refused",
                 f"the headers {', '.join(_FORWARD_REQUEST)} must be printable ASCII",
             )
+        kernel_id = self.gateway.tokens.kernel_of(request.headers.get(TOKEN_HEADER))
         try:
             response = await self.gateway.forward(
-                request.method or "GET", path, request.query, request.body, headers
+                request.method or "GET", path, request.query, request.body, headers, kernel_id
             )
         except Refused as refused:
             self._fail(refused.status, refused.code, refused.detail)

@@ -826,6 +826,14 @@ class KernelHandler(_GatewayHandler):
         except ValueError as exc:
             self._fail(422, "invalid_announcement", str(exc))
         self.registrations.set(kernel_id, client)
+        processes = self.gateway.processes
+        budget = client.budget
+        self.gateway.budgets.announce(  # the cap the gateway holds its tokens to
+            kernel_id,
+            None if processes is None else processes(kernel_id),
+            None if budget is None else budget.total,
+            Decimal(0) if budget is None else budget.committed,
+        )
         self.finish({"kernel_id": kernel_id, "shown": client.label})
 
 
