@@ -67,13 +67,19 @@ def seeded(client: Client, datasets: int = 4) -> list[str]:
     return ids
 
 
-def test_sixteen_threads_never_charge_past_the_budget(quick: SandboxHandle) -> None:
-    account = quick.admin.create_account(plan="Pro")
-    with Client(account.api_key, base_url=quick.url, rate_limit=None) as setup:
+def prepared(quick: SandboxHandle) -> tuple[str, list[str], list[Any], Decimal]:
+    """A new account's key, its seeded datasets, one custom parameter per worker, and what
+    it was charged so far (before any budget)."""
+    key = quick.admin.create_account(plan="Pro").api_key
+    with Client(key, base_url=quick.url, rate_limit=None) as setup:
         datasets = seeded(setup)
         rules = [setup.custom_parameters.create(f"brand {i}", "which brand") for i in range(16)]
-        before = sum((row.quantity_credits for row in setup.usage_history()), Decimal(0))
-    client = Client(account.api_key, base_url=quick.url, rate_limit=None, budget_credits=BUDGET)
+        return key, datasets, rules, charged(setup, [])
+
+
+def test_sixteen_threads_never_charge_past_the_budget(quick: SandboxHandle) -> None:
+    key, datasets, rules, before = prepared(quick)
+    client = Client(key, base_url=quick.url, rate_limit=None, budget_credits=BUDGET)
     accepted: list[Any] = []
     refused: list[BaseException] = []
 
@@ -112,16 +118,10 @@ def test_sixteen_threads_never_charge_past_the_budget(quick: SandboxHandle) -> N
 
 
 def test_sixteen_tasks_never_charge_past_the_budget(quick: SandboxHandle) -> None:
-    account = quick.admin.create_account(plan="Pro")
-    with Client(account.api_key, base_url=quick.url, rate_limit=None) as setup:
-        datasets = seeded(setup)
-        rules = [setup.custom_parameters.create(f"brand {i}", "which brand") for i in range(16)]
-        before = sum((row.quantity_credits for row in setup.usage_history()), Decimal(0))
+    key, datasets, rules, before = prepared(quick)
 
     async def main() -> tuple[list[Any], list[BaseException], AsyncClient]:
-        aclient = AsyncClient(
-            account.api_key, base_url=quick.url, rate_limit=None, budget_credits=BUDGET
-        )
+        aclient = AsyncClient(key, base_url=quick.url, rate_limit=None, budget_credits=BUDGET)
         accepted: list[Any] = []
         refused: list[BaseException] = []
 
@@ -151,7 +151,7 @@ def test_sixteen_tasks_never_charge_past_the_budget(quick: SandboxHandle) -> Non
         return accepted, refused, aclient
 
     accepted, refused, aclient = asyncio.run(main())
-    with Client(account.api_key, base_url=quick.url, rate_limit=None) as reader:
+    with Client(key, base_url=quick.url, rate_limit=None) as reader:
         total = charged(reader, []) - before
     assert aclient.budget is not None
     assert refused and all(isinstance(exc, BudgetExceeded) for exc in refused), refused[:3]
