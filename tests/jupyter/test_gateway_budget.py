@@ -19,9 +19,13 @@ from rdskit.sandbox import SandboxHandle
 PROMPT = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}
 
 
-def charged(http: httpx.Client, headers: dict[str, str]) -> Decimal:
-    """What the account was charged: its usage history (a free read, through the gateway's
-    shared bucket, so it never pushes the key past the sandbox's 5 requests a second)."""
+def charged(http: httpx.Client, headers: dict[str, str], runs: str) -> Decimal:
+    """What the account was charged once every run at ``runs`` is over: its usage history
+    (free reads, through the gateway's shared bucket, so they never push the key past the
+    sandbox's 5 requests a second)."""
+    for run in http.get(f"/v1/{runs}", headers=headers).json()["data"]:
+        while run["status"]["type"] not in ("completed", "failed"):
+            run = http.get(f"/v1/{runs}/{run['id']}", headers=headers).json()["data"]
     answer = http.get("/v1/me/usage_history", params={"limit": 100}, headers=headers)
     assert answer.status_code == 200, answer.text
     return sum((Decimal(row["quantity_credits"]) for row in answer.json()["data"]), Decimal(0))
@@ -55,7 +59,7 @@ def test_a_token_cannot_spend_past_its_kernels_budget(sandbox: SandboxHandle) ->
         assert (
             http.post("/kernel", json={"kind": "gateway", "budget": budget}, headers=sent)
         ).status_code == 200
-        before = charged(http, sent)
+        before = charged(http, sent, runs)  # once the uncapped run is over
         big = post(runs, {"search_query": PROMPT, "count": 100})
         missing = post("datasets/ds_missing/runs", {"search_query": PROMPT, "count": 1})
         one = post(runs, {"search_query": PROMPT, "count": 1})  # the 404 gave its credit back
@@ -72,10 +76,7 @@ def test_a_token_cannot_spend_past_its_kernels_budget(sandbox: SandboxHandle) ->
                   headers=sent)  # fmt: skip
         http.post("/kernel", json={"kind": "gateway", "budget": reset}, headers=sent)
         after_reset = post(runs, {"search_query": PROMPT, "count": 5})
-        for run in http.get(f"/v1/{runs}", headers=sent).json()["data"]:  # every run over
-            while run["status"]["type"] not in ("completed", "failed"):
-                run = http.get(f"/v1/{runs}/{run['id']}", headers=sent).json()["data"]
-        spent = charged(http, sent) - before
+        spent = charged(http, sent, runs) - before
     for refused in (big, again, sized, asked, garbled):
         assert refused.status_code == 402, refused.text
         assert refused.json()["error_code"] == "kernel_budget_exceeded"
