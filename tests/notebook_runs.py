@@ -130,13 +130,16 @@ class PassResult:
 
 @dataclass
 class Job:
-    """The kernels of one notebook under one plan: ``kernels[i]`` is its number of passes."""
+    """The kernels of one notebook under one plan: ``kernels[i]`` is its number of passes;
+    ``after``: code run at the end of each pass, in the same kernel (a test reading what the
+    notebook left, e.g. a file it wrote)."""
 
     notebook: str
     plan: str
     kernels: Sequence[int]
     workdir: Path
     results: list[PassResult] = field(default_factory=list)
+    after: Sequence[str] = ()
 
 
 def _outputs_text(cell: Any) -> str:
@@ -145,7 +148,7 @@ def _outputs_text(cell: Any) -> str:
 
 async def _run_kernel(job: Job, kernel: int, passes: int, env: dict[str, str]) -> None:
     notebook = nbformat.read(NOTEBOOKS_DIR / job.notebook, as_version=4)
-    cells = pass_cells(notebook)
+    cells = pass_cells(notebook) + list(job.after)
     runner = nbformat.v4.new_notebook(metadata=notebook.metadata)
     client = NotebookClient(
         runner,
