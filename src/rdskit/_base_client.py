@@ -392,10 +392,12 @@ class HTTPCore:
                         path=request.path,
                     )
                 return body
-            if not renewed and _gateway_refused(self.api_key, response.status_code, body):
-                renewed = True  # the gateway restarted or revoked the token: nothing ran
-                self.api_key.forget()  # type: ignore[attr-defined]
-                continue
+            if not renewed and _gateway_refused(response.status_code, body):
+                # The gateway restarted or revoked its token: nothing ran; a renewable
+                # credential (a gateway token, not an API key) is exchanged once again.
+                renewed = self.api_key.forget()
+                if renewed:
+                    continue
             error = error_from_response(
                 response.status_code,
                 body,
@@ -479,9 +481,7 @@ class HTTPCore:
         """A Jupyter gateway token may need an exchange before the request, done as a step
         of this flow so async clients never block their loop on it. The token stays in the
         key object (no local holds it); :class:`KeyHeader` writes it at send time."""
-        auth_flow = getattr(self.api_key, "auth_flow", None)
-        if auth_flow is not None:
-            yield from auth_flow()
+        yield from self.api_key.auth_flow()
 
     def _build(self, request: APIRequest[Any]) -> httpx.Request:
         params = {k: v for k, v in (request.params or {}).items() if v is not None}
@@ -533,15 +533,10 @@ def _check_limit(name: str, value: float, least: float) -> None:
         raise ConfigurationError(f"{name} must be finite, got {value!r}")
 
 
-def _gateway_refused(key: SecretKey, status: int, body: Any) -> bool:
-    """A Jupyter gateway's 401 for an expired or revoked token (renewable), not the service's."""
+def _gateway_refused(status: int, body: Any) -> bool:
+    """A Jupyter gateway's 401 for an expired or revoked token, not the service's."""
     code = body.get("error_code") if isinstance(body, Mapping) else None
-    return (
-        status == 401
-        and hasattr(key, "forget")
-        and isinstance(code, str)
-        and code.startswith("gateway_token_")
-    )
+    return status == 401 and isinstance(code, str) and code.startswith("gateway_token_")
 
 
 def _retry_after_header(response: httpx.Response) -> float | None:

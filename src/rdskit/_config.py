@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Final, NoReturn
+from collections.abc import Generator
+from typing import Any, Final, NoReturn
 
 from rdskit.errors import ConfigurationError
 
@@ -79,6 +80,18 @@ class SecretKey:
     def reveal(self) -> str:
         """The raw key, for the ``x-api-key`` header only."""
         return self._value
+
+    def auth_flow(self) -> Generator[Any, Any, str]:
+        """The steps a request takes first so that :meth:`reveal` is current, ending with
+        the credential: none for an API key; a Jupyter gateway token (``GatewayKey``)
+        exchanges itself here, as a step of the request's flow."""
+        return self._value
+        yield  # makes this a generator: an API key needs no exchange
+
+    def forget(self) -> bool:
+        """Drop a credential its issuer refused, so that the next request gets a new one;
+        ``False`` here: an API key cannot be renewed, the refusal stands."""
+        return False
 
     @property
     def digest(self) -> str:

@@ -188,9 +188,10 @@ class GatewayKey(SecretKey):
         """``"service"`` (the server holds a real key) or ``"sandbox"`` (its shared sandbox)."""
         return self._info.mode
 
-    def forget(self) -> None:
+    def forget(self) -> bool:
         """Drop the token (the gateway refused it): the next request gets a new one."""
         self._grant = None
+        return True
 
     def auth_flow(self) -> Generator[Any, Any, str]:
         """Flow finishing with a fresh token; yields a ``Send`` step when it must exchange.
