@@ -200,8 +200,7 @@ def _reason(obj: Any) -> str:
         ...     "created_at": 0, "status": {"type": "failed", "reason": "it broke"}}))
         ' (it broke)'
     """
-    extra = getattr(getattr(obj, "status", None), "model_extra", None) or {}
-    reason = extra.get("reason")
+    reason = getattr(getattr(obj, "status", None), "reason", None)
     return f" ({one_line(reason)[:300]})" if isinstance(reason, str) and reason.strip() else ""
 
 

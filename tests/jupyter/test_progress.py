@@ -175,9 +175,9 @@ def test_interrupt_and_errors_end_the_display() -> None:
     with pytest.raises(KeyboardInterrupt):
         reporter.run(interrupted, iter(()))
     assert reporter.outcome == "interrupted"
-    assert (
-        "working, interrupted after" in stream.getvalue() and "the run goes on" in stream.getvalue()
-    )
+    # Where the run goes on, for a client of the service (the default of Reporter.run).
+    assert "working, interrupted after" in stream.getvalue()
+    assert "stopped waiting; the run continues on the service" in stream.getvalue()
 
 
 # -- billing figures ------------------------------------------------------------------------

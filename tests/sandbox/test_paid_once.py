@@ -154,7 +154,9 @@ def test_concurrent_asks_under_a_budget_overshoot_by_one_allowance_at_most(
     turns = _at_once([lambda i=i, c=c: c.ask(f"{QUESTION} ({i})") for i, c in enumerate(clients)])
     went = [t for t in turns if not isinstance(t, Exception)]
     refused = [t for t in turns if isinstance(t, BudgetExceeded)]
-    assert (len(went), len(refused)) == (accepted, 8 - accepted), turns
+    # At least the asks whose allowances fit at once go; more only when an earlier ask's
+    # charge was settled before a later one held (the sandbox may answer that fast).
+    assert len(went) >= accepted and len(refused) == 8 - len(went), turns
     for turn in went:
         turn.wait(timeout=60)
     deadline = time.monotonic() + 30
@@ -162,6 +164,9 @@ def test_concurrent_asks_under_a_budget_overshoot_by_one_allowance_at_most(
         clients[0]._run(rdskit.budget.settle_asks(clients[0]._core))
         time.sleep(0.1)
     assert process.held == 0
-    cost = process.spent / accepted
+    cost = process.spent / len(went)
     assert Decimal(0) < cost <= process.ask_allowance  # one ask fits its allowance here
     assert process.spent <= process.total + process.ask_allowance
+    # Every ask but the last admitted fitted what remained: the asks (charged alike) less
+    # one cost no more than the budget; 8 asks admitted regardless would not.
+    assert process.spent - cost < process.total

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from rdskit.models._base import RdsModel, parse_datetime
 from rdskit.models.vocab import SOURCES
@@ -84,6 +84,9 @@ class RunStatus(RdsModel):
 
     type: str
     steps: list[RunStep] | None = None
+    # Not shown by the spec: why a failed run failed, which the sandbox sends; any value a
+    # service sends is kept as sent (the client shows it only when it is text).
+    reason: Any = None
 
 
 class PostRef(RdsModel):
