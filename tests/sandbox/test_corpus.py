@@ -181,3 +181,22 @@ def test_profiles_fill_every_field_deterministically() -> None:
     assert profile["custom_parameters"] == {}
     commenters = [synthesize(7, "tiktok", f"c{i}", Hints(commenter_only=True)) for i in range(200)]
     assert Counter(p["creator_tier"] for p in commenters).most_common(1)[0][0] == "nano"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [OAT, {"type": "url", "source_urls": ["https://www.tiktok.com/@maya"]}],
+    ids=["prompt", "url"],
+)
+def test_no_comment_is_dated_after_the_collection_or_before_its_post(query: dict[str, Any]) -> None:
+    now = datetime(2026, 11, 20, 12, tzinfo=UTC).timestamp()
+    posts = corpus.collect(3, query, 1000, num_comments_per_post=5, now=now)
+    dated = [
+        (p["created_at"], datetime.fromisoformat(c["created_at"]).timestamp())
+        for p in posts
+        for c in p["comments"]
+    ]
+    assert len(dated) > 100  # the newest posts (hours before the clock) have comments too
+    assert all(posted >= post for post, posted in dated)
+    assert all(posted <= max(post, now) for post, posted in dated)
+    assert any(now - post < 7200 for post, _ in dated)  # posts whose comments went past it

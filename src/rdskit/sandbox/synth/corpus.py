@@ -1253,7 +1253,8 @@ def _profile_slots(
 
 @dataclass(frozen=True)
 class _Request:
-    """What one run asked for; ``end`` is the collection time (ads running then are active)."""
+    """What one run asked for; ``end`` is the end of its window (ads running then are
+    active), ``now`` the collection time (no comment is written after it)."""
 
     seed: int
     topic: Topic
@@ -1263,6 +1264,7 @@ class _Request:
     country: str | None
     ads_only: bool
     end: float
+    now: float
 
 
 def _post_id(source: str, parts: tuple[object, ...]) -> str:
@@ -1388,7 +1390,9 @@ def _comments(
         )
         who = person(req.seed, source, f"{req.topic.key}:{pool}{int(size * rng.random() ** skew)}")
         mood = rng.choices(("positive", "negative", "neutral"), weights)[0]
-        posted = at + int(rng.expovariate(1 / 7200)) + 60
+        # Minutes to hours after the post, but never after the collection (a post dated
+        # within the collection day, after the clock, keeps its comments at its own time).
+        posted = min(at + int(rng.expovariate(1 / 7200)) + 60, max(at, int(req.now)))
         out.append(
             {
                 "id": f"{post_id}_c{k}",
@@ -1673,6 +1677,7 @@ def collect(
         country_code.upper() if country_code else None,
         search_query.get("content_type") == "ad",
         end,
+        now,
     )
     with _gc_paused():
         if search_query.get("type") == "url":
