@@ -190,7 +190,7 @@ class Answer(ChatMessage, Bound):
             found: dict[tuple[str, str], Mention] = {}
             for start in range(0, len(refs), POST_REFS_PER_CALL):
                 batch = refs[start : start + POST_REFS_PER_CALL]
-                page = yield from self._bound()._core.call_page(_lookup(batch))
+                page = yield from self._bound()._core.call_page(post_lookup(batch))
                 found.update({(mention.source, mention.id): mention for mention in page.data})
             cited = [ref for ref in refs if (ref.source, ref.id) in found]
             frame = _frame([found[(ref.source, ref.id)] for ref in cited])
@@ -199,7 +199,7 @@ class Answer(ChatMessage, Bound):
         return self._posts.copy()
 
     def _post_flow(self, ref: PostReference) -> Flow[Mention]:
-        page = yield from self._bound()._core.call_page(_lookup([ref]))
+        page = yield from self._bound()._core.call_page(post_lookup([ref]))
         if not page.data:
             raise LookupError(f"post {ref.source}:{ref.id} is not readable by this account")
         return page.data[0]
@@ -240,7 +240,7 @@ def chat_message(chat_id: str) -> Callable[[Any], ChatMessage]:
     return cast
 
 
-def _lookup(refs: Sequence[PostReference]) -> APIRequest[Mention]:
+def post_lookup(refs: Sequence[PostReference]) -> APIRequest[Mention]:
     """``POST /v1/mentions`` with ``post_refs``: the posts behind ``refs``, one page."""
     body = {"post_refs": [{"source": ref.source, "id": ref.id} for ref in refs], "limit": len(refs)}
     return APIRequest(

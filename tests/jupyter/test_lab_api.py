@@ -687,8 +687,11 @@ def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after(
                 return httpx.Response(429, headers={"retry-after": "30"}, content=b"{}")
             if status == 402:
                 return httpx.Response(402, content=b'{"error": {"code": "insufficient_balance"}}')
+            if status == 500:
+                return httpx.Response(500, content=b"{}")
             if path == "v1/ask":
-                return httpx.Response(202, json={"data": {"chat_id": "ch_1", "message_id": "m_1"}})
+                accepted = {"chat_id": "ch_1", "message_id": "m_1", "status": "working"}
+                return httpx.Response(202, json={"data": accepted})
             reply = {"id": "m_1", "status": "completed", "role": "assistant", "text": "ok"}
             return httpx.Response(200, json={"data": reply})
 
@@ -709,3 +712,15 @@ def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after(
     with pytest.raises(lab_ask.AskFailed) as refused:
         asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
     assert refused.value.status == 402 and sent == ["POST v1/ask"]  # a refusal is final
+
+    # A paid request whose outcome a 5xx leaves unknown is never sent again (the client's
+    # rule, now the panel's too: one request flow); a free read is.
+    sent, send = scripted([500])
+    with pytest.raises(lab_ask.AskFailed) as refused:
+        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    assert refused.value.status == 502 and sent == ["POST v1/ask"]
+    assert "is unknown (HTTP 500); it was not retried" in refused.value.message
+    assert "asking again starts another charged turn" in refused.value.message
+    sent, send = scripted([200, 500])
+    answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    assert answer["text"] == "ok" and sent.count("GET v1/chats/ch_1/messages/m_1") == 2

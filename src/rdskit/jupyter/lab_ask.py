@@ -3,11 +3,13 @@
 Body ``{"question": str, "datasets": [ids], "chat_id": str | null, "kernel": str | null}``
 (:func:`rdskit.jupyter.panel_ask.parse_request`). The question is asked of the client the
 active notebook's kernel announced (its embedded sandbox), else through the server gateway
-with its key, like every kernel's request: one ``POST /v1/ask`` (sent again only after a
-429, which says the service started nothing, as the client does: at most
+with its key, like every kernel's request. Each request runs through the client's own
+request flow (:class:`rdskit._base_client.HTTPCore`, driven by ``drive``): one ``POST
+/v1/ask`` (sent again only after a 429, which says the service started nothing: at most
 ``RATE_LIMIT_RETRIES`` times, each after its ``Retry-After``, cut to ``MAX_RETRY_AFTER``
-seconds), then the reply polled through the shared bucket, then the cited posts looked up
-(``POST /v1/mentions``) for the citation cards. The answer is
+seconds; never after a 5xx, whose outcome is unknown), then the reply polled through the
+shared bucket, then the cited posts looked up (``POST /v1/mentions``) for the citation
+cards. The answer is
 :func:`rdskit.jupyter.panel_ask.panel_answer`'s, with ``cell``, the equivalent ``%%ask``
 cell ("send to notebook").
 
@@ -26,17 +28,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
-from rdskit.errors import seconds_or_none
+from rdskit._base_client import APIRequest, HTTPCore, drive
+from rdskit._config import SecretKey
+from rdskit._flow import Flow
+from rdskit._flow import Send as FlowSend
+from rdskit.answers import post_lookup
+from rdskit.errors import APIError, OutcomeUnknown
 from rdskit.jupyter.panel_ask import ASK_TIMEOUT, cited, panel_answer, parse_request
-from rdskit.models import ChatMessage, Mention
+from rdskit.models import AskAccepted, Mention
+from rdskit.resources.chats import get_chat_message
 
 __all__ = ["AskHandler"]
 
@@ -46,6 +55,7 @@ MAX_RETRY_AFTER = 10.0
 """The longest wait, in seconds, a 429's ``Retry-After`` may impose on the panel."""
 
 Send = Callable[[str, str, str, bytes], Awaitable[httpx.Response]]
+T = TypeVar("T")
 
 
 class AskFailed(Exception):
@@ -61,41 +71,75 @@ class AskFailed(Exception):
         self.code = code
 
 
-def _patient(send: Send) -> Send:
-    """``send``, sent again after a 429 (the service started nothing) as the client does."""
+PANEL_BASE_URL = "http://rdskit-panel.invalid"
+"""The base URL of the panel's request flows: never contacted (``send`` routes each request
+to the kernel's sandbox or through the gateway, which add the key)."""
 
-    async def sent(method: str, path: str, query: str, body: bytes) -> httpx.Response:
-        attempt = 0
-        while True:
-            response = await send(method, path, query, body)
-            if response.status_code != 429 or attempt == RATE_LIMIT_RETRIES:
-                return response
-            attempt += 1
-            wait = seconds_or_none(response.headers.get("retry-after"))
-            await asyncio.sleep(min(MAX_RETRY_AFTER, wait if wait is not None else 2.0**attempt))
 
-    return sent
+def _core() -> HTTPCore:
+    """The client's request flow for the panel: 429 sent again after its ``Retry-After`` (cut
+    to ``MAX_RETRY_AFTER``) at most ``RATE_LIMIT_RETRIES`` times, a paid request never sent
+    twice otherwise, bodies read within the client's bounds, errors typed."""
+    return HTTPCore(
+        owner=None,
+        api_key=SecretKey("the-panel-sends-no-key"),  # the sender adds the real credential
+        base_url=PANEL_BASE_URL,
+        timeout=ASK_TIMEOUT,
+        max_retries=RATE_LIMIT_RETRIES,
+        limiter=None,  # the gateway's shared bucket paces every request
+        max_retry_after=MAX_RETRY_AFTER,
+    )
+
+
+async def _run(send: Send, flow: Flow[T]) -> T:
+    """Drive ``flow`` with ``send``; an rdskit error becomes the panel's :class:`AskFailed`."""
+
+    async def routed(step: FlowSend) -> httpx.Response:
+        url = step.request.url
+        path = url.path.lstrip("/")
+        return await send(step.request.method, path, url.query.decode(), step.request.content)
+
+    try:
+        return await drive(flow, routed, asyncio.sleep)  # (asyncio.sleep read at each call)
+    except APIError as exc:
+        wait = getattr(exc, "retry_after", None)
+        retry_after = None if wait is None else str(math.ceil(wait))
+        message = f"the service answered {exc.status_code}"
+        if exc.message or exc.error_code:
+            message += f": {exc.message or exc.error_code}"
+        raise AskFailed(exc.status_code, message, retry_after) from None
+    except OutcomeUnknown as exc:
+        raise AskFailed(502, str(exc)) from None
 
 
 async def ask(
     send: Send, question: str, datasets: list[str], chat_id: str | None, *, poll: float = 1.0
 ) -> dict[str, Any]:
     """Ask once, wait for the reply, look up its cited posts."""
-    send = _patient(send)
+    core = _core()
     wire: dict[str, Any] = {"message": question}
     if chat_id:
         wire["chat_id"] = chat_id
     if datasets:
         wire["context"] = {"dataset_ids": datasets}
-    accepted = _body(await send("POST", "v1/ask", "", json.dumps(wire).encode()))
-    chat, message = accepted.get("chat_id"), accepted.get("message_id")
-    if not (isinstance(chat, str) and isinstance(message, str)):
-        raise AskFailed(502, "the service accepted the question without a chat and message id")
+    accepted = await _run(
+        send,
+        core.call(
+            APIRequest(
+                "POST",
+                "/v1/ask",
+                kind="paid",
+                json=wire,
+                cast=AskAccepted.model_validate,
+                check_hint="the chat may have its answer (client.chats.list() in a notebook); "
+                "asking again starts another charged turn",
+            )
+        ),
+    )
+    chat, message = accepted.chat_id, accepted.message_id
     deadline = time.monotonic() + ASK_TIMEOUT
     while True:
-        row = ChatMessage.model_validate(
-            _body(await send("GET", f"v1/chats/{chat}/messages/{message}", "", b""))
-        )
+        row = await _run(send, core.call(get_chat_message(chat, message)))
         if row.status not in ("working", "pending", "queued"):
             break
         if time.monotonic() > deadline:
@@ -108,13 +152,8 @@ async def ask(
     refs = cited(row.references)
     posts: dict[tuple[str, str], Mention] = {}
     if refs:
-        wanted = [{"source": ref.source, "id": ref.id} for ref in refs[:50]]
-        lookup = {"post_refs": wanted, "limit": len(wanted)}
-        found = _body(await send("POST", "v1/mentions", "", json.dumps(lookup).encode()))
-        rows = found if isinstance(found, list) else []
-        for item in rows:
-            mention = Mention.model_validate(item)
-            posts[(mention.source, mention.id)] = mention
+        page = await _run(send, core.call_page(post_lookup(refs[:50])))
+        posts = {(mention.source, mention.id): mention for mention in page.data}
     return panel_answer(
         chat_id=chat,
         message_id=message,
@@ -127,19 +166,6 @@ async def ask(
         continued=chat_id,
         asked_in="server",
     )
-
-
-def _body(response: httpx.Response) -> Any:
-    if response.status_code >= 400:
-        message = f"the service answered {response.status_code}"
-        try:
-            error = json.loads(response.content).get("error") or {}
-            message += f": {error.get('message') or error.get('code') or ''}".rstrip(": ")
-        except (ValueError, AttributeError):
-            pass
-        raise AskFailed(response.status_code, message, response.headers.get("retry-after"))
-    body = json.loads(response.content)
-    return body["data"] if isinstance(body, dict) and "data" in body else body
 
 
 class AskHandler(APIHandler):
