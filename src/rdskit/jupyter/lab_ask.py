@@ -37,15 +37,15 @@ import httpx
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
-from rdskit._base_client import APIRequest, HTTPCore, drive
+from rdskit._base_client import HTTPCore, drive
 from rdskit._config import SecretKey
 from rdskit._flow import Flow
 from rdskit._flow import Send as FlowSend
 from rdskit.answers import post_lookup
 from rdskit.errors import APIError, OutcomeUnknown
 from rdskit.jupyter.panel_ask import ASK_TIMEOUT, cited, panel_answer, parse_request
-from rdskit.models import AskAccepted, Mention
-from rdskit.resources.chats import get_chat_message
+from rdskit.models import Mention
+from rdskit.resources.chats import ask_request, get_chat_message
 
 __all__ = ["AskHandler"]
 
@@ -122,19 +122,13 @@ async def ask(
         wire["chat_id"] = chat_id
     if datasets:
         wire["context"] = {"dataset_ids": datasets}
+    hint = (
+        "the chat may have its answer (client.chats.list() in a notebook); "
+        "asking again starts another charged turn"
+    )
     accepted = await _run(
         send,
-        core.call(
-            APIRequest(
-                "POST",
-                "/v1/ask",
-                kind="paid",
-                json=wire,
-                cast=AskAccepted.model_validate,
-                check_hint="the chat may have its answer (client.chats.list() in a notebook); "
-                "asking again starts another charged turn",
-            )
-        ),
+        core.call(ask_request(wire, hint)),
     )
     chat, message = accepted.chat_id, accepted.message_id
     deadline = time.monotonic() + ASK_TIMEOUT

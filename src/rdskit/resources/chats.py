@@ -23,7 +23,7 @@ from rdskit.resources._reuse import StaleEntry, comparable, remembered
 if TYPE_CHECKING:
     from rdskit._base_client import Flow, HTTPCore
 
-__all__ = ["AskMixin", "Chats", "get_chat_message"]
+__all__ = ["AskMixin", "Chats", "ask_request", "get_chat_message"]
 
 T = TypeVar("T")
 
@@ -38,6 +38,19 @@ def get_chat_message(chat_id: str, message_id: str) -> APIRequest[ChatMessage]:
         "GET",
         path("/v1/chats/{}/messages/{}", chat_id, message_id),
         cast=chat_message(chat_id),
+    )
+
+
+def ask_request(wire: Mapping[str, Any], hint: str) -> APIRequest[AskAccepted]:
+    """``POST /v1/ask`` with the wire body (paid; ``hint`` says how to check an unknown
+    outcome). Used by ``client.ask`` and the JupyterLab panel's ask box."""
+    return APIRequest(
+        "POST",
+        "/v1/ask",
+        kind="paid",
+        json=dict(wire),
+        cast=AskAccepted.model_validate,
+        check_hint=hint,
     )
 
 
@@ -96,16 +109,7 @@ class AskMixin:
         else:
             hint = "the turn may have opened a new chat; asking again starts another charged turn"
         wire = body.to_wire()
-        start = self._asked(
-            APIRequest(
-                "POST",
-                "/v1/ask",
-                kind="paid",
-                json=wire,
-                cast=AskAccepted.model_validate,
-                check_hint=hint,
-            )
-        )
+        start = self._asked(ask_request(wire, hint))
         if not reuse:
             return self._run(start)
         return self._run(
