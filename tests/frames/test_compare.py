@@ -61,7 +61,8 @@ def test_tables_follow_from_the_counts() -> None:
     cmp = frames.mentions_frame(rows).rds.compare(by="source", resamples=500)
     assert cmp.groups == ("reddit", "tiktok") and cmp.overlap == 0
     assert cmp.volume["posts"].tolist() == [10, 20]
-    assert cmp.volume.loc["reddit", ["low", "high"]].tolist() == pytest.approx(wilson(10, 30))
+    # The split over the sources is the collection's, not sampled: no interval (see below).
+    assert cmp.volume[["low", "high"]].isna().all().all()
     positive = cmp.sentiment.loc[("reddit", "positive")]
     assert (positive["posts"], positive["analysed"], positive["share"]) == (6, 10, 0.6)
     assert [positive["low"], positive["high"]] == pytest.approx(wilson(6, 10))
@@ -281,7 +282,16 @@ def test_a_split_the_design_fixed_has_no_sampling_interval() -> None:
     assert "fixed by the design" in repr(cmp)
     line = next(x for x in repr(cmp).splitlines() if x.startswith("volume"))
     assert "–" in line and "nan" not in line.lower()
-    # The same posts compared by source keep their sampling interval: that split was found.
+    # By source too: a run splits its count over its sources, so that split was set, not
+    # sampled; the note says so and points to research previews instead.
     by_source = frame.rds.compare(by="source", resamples=200)
-    assert by_source.volume[["low", "high"]].notna().all().all()
-    assert not any("fixed by the design" in note for note in by_source.notes)
+    assert by_source.volume[["low", "high"]].isna().all().all()
+    assert any(note.startswith("Volume by source") for note in by_source.notes)
+    assert "research preview per source" in repr(by_source)
+    # An attribute no collection sets (here the language) keeps its sampling interval.
+    language = frame.assign(language=frame["source"].map({"reddit": "de", "tiktok": "en"}))
+    by_language = language.rds.compare(by="language", resamples=200)
+    assert by_language.volume["low"].tolist() == pytest.approx(
+        [wilson_by_hand(10, 30)[0], wilson_by_hand(20, 30)[0]]
+    )
+    assert not any("fixed by the design" in note for note in by_language.notes)

@@ -128,8 +128,18 @@ def test_tiny_groups_zero_counts_and_a_group_with_nothing_analysed() -> None:
     empty = diffs.loc[("sentiment", "positive", "instagram", "tiktok")]
     assert empty["n_a"] == 0 and math.isnan(empty["share_a"]) and math.isnan(empty["p_value"])
     assert not empty["significant"]
-    # Volume: two shares of one sample of 10 posts (Wald), by hand.
-    vol = diffs.loc[("volume", "posts", "instagram", "tiktok")]
+    # Volume by source: the collection split the posts over the sources, so no interval.
+    fixed = diffs.loc[("volume", "posts", "instagram", "tiktok")]
+    assert math.isnan(fixed["low"]) and fixed["method"].startswith("fixed by the design")
+    # By an attribute no collection sets (the language): two shares of one sample of 10
+    # posts (Wald), by hand.
+    language = df.assign(
+        language=df["source"].map({"instagram": "de", "tiktok": "en", "youtube": "fr"})
+    )
+    by_language = language.rds.compare(by="language").differences
+    vol = by_language.set_index(["question", "label", "group_a", "group_b"]).loc[
+        ("volume", "posts", "de", "en")
+    ]
     p1, p2 = 4 / 10, 1 / 10
     se = math.sqrt((p1 + p2 - (p1 - p2) ** 2) / 10)
     assert (vol["low"], vol["high"]) == pytest.approx((0.3 - Z95 * se, 0.3 + Z95 * se), abs=1e-9)

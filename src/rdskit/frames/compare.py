@@ -2,17 +2,18 @@
 
 For each group (a dataset, a source, or the values of any column):
 
-- ``volume``: posts, their share of all posts, and its 95 % Wilson interval, except by
-  dataset: each dataset holds the posts its runs asked for (``count``), so the split was
-  fixed by the design, not sampled, and has no sampling interval (``low``/``high`` NaN,
-  and a note says why);
+- ``volume``: posts, their share of all posts, and its 95 % Wilson interval, except for
+  a split the collection fixed (:data:`DESIGN_SPLITS`): by dataset, each dataset holds
+  the posts its runs asked for (``count``); by source, a run splits its ``count`` over
+  the sources it searches (the sandbox in fixed proportions). Neither split was sampled,
+  so neither has a sampling interval (``low``/``high`` NaN, and a note says why);
 - ``sentiment``: the share of analysed posts per dominant sentiment, with Wilson
   intervals (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``);
 - ``differences``: for every pair of groups, the difference of their sentiment shares
   with Newcombe's hybrid score interval (method 10 of Newcombe 1998, built from the two
   Wilson intervals) and a two-sided z test of equal proportions (pooled), and of their
   volume shares (one sample: a Wald interval for two multinomial shares; none by
-  dataset, whose split the design fixed). **Read these**,
+  dataset or source, whose split the collection fixed). **Read these**,
   not whether the groups' own intervals overlap: two 95 % intervals can overlap while
   the difference is clearly significant;
 - ``engagement``: medians of the engagement metrics with percentile bootstrap intervals
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from rdskit.validation import Validity
 
 __all__ = [
+    "DESIGN_SPLITS",
     "ENGAGEMENT_METRICS",
     "Comparison",
     "compare_frame",
@@ -305,10 +307,22 @@ def proportions_test(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
 
 
 FIXED_METHOD = "fixed by the design: no sampling interval"
-FIXED_NOTE = (
-    "Volume by dataset: each dataset holds the posts its runs asked for, so the split was "
-    "fixed by the design, not sampled; it has no interval and says nothing about the groups."
-)
+DESIGN_SPLITS: dict[str, str] = {
+    "dataset": (
+        "Volume by dataset: each dataset holds the posts its runs asked for, so the split was "
+        "fixed by the design, not sampled; it has no interval and says nothing about the "
+        "groups."
+    ),
+    "source": (
+        "Volume by source: a run splits its count over the sources it searches (the sandbox "
+        "in fixed proportions, the query's estimated share on each source; the real "
+        "service's rule is not documented), so the split was fixed by the design, not "
+        "sampled; it has no interval. Describe it as this sample's split, and compare "
+        "platforms' volumes with a research preview per source."
+    ),
+}
+"""The groupings whose volume split the collection fixed, and why (the note
+``compare()`` adds): their volume shares get no sampling interval."""
 
 
 def _multinomial(k_a: int, k_b: int, n: int, confidence: float) -> tuple[float, float, float]:
@@ -630,9 +644,10 @@ def compare_frame(
 
     counts = rows.groupby("group").size().reindex(groups, fill_value=0)
     volume = pd.DataFrame({"posts": counts.astype("int64"), "share": counts / total})
-    # By dataset, the posts per group are the counts the runs asked for: no sampling
-    # variation to put an interval on (a Wald interval on a 100/100 design is meaningless).
-    fixed = by == "dataset"
+    # By dataset or source, the posts per group are what the runs' counts and their split
+    # over the sources set: no sampling variation to put an interval on (a Wald interval on
+    # a 100/100 design is meaningless).
+    fixed = by in DESIGN_SPLITS
     nan = (float("nan"), float("nan"))
     volume[["low", "high"]] = [nan if fixed else wilson(k, total, confidence) for k in counts]
     volume.index.name = "group"
@@ -707,7 +722,7 @@ def compare_frame(
     scope, note = _scope_line(compared, by, len(frame) - len(compared))
     notes = [
         note,
-        *([FIXED_NOTE] if fixed else []),
+        *([DESIGN_SPLITS[by]] if fixed else []),
         *_small_samples(differences),
         *corrected_notes,
     ]
