@@ -295,3 +295,23 @@ def test_a_split_the_design_fixed_has_no_sampling_interval() -> None:
         [wilson_by_hand(10, 30)[0], wilson_by_hand(20, 30)[0]]
     )
     assert not any("fixed by the design" in note for note in by_language.notes)
+
+
+def test_the_methods_say_which_shares_have_an_interval() -> None:
+    a, b = [{"id": "ds_a", "name": "A"}], [{"id": "ds_b", "name": "B"}]
+    rows = [{**sentiment_post(i, "reddit", "positive", i, "x"), "datasets": a} for i in range(6)]
+    rows += [{**sentiment_post(i, "tiktok", "negative", i, "y"), "datasets": b} for i in range(6)]
+    by_dataset = frames.mentions_frame(rows)
+    by_dataset.rds.compare(by="dataset", resamples=50)
+    said = by_dataset.rds.methods().text
+    assert (
+        "each group's sentiment shares with Wilson score intervals (its share of the posts "
+        "has none: the design fixed that split)" in said
+    )
+    by_language = frames.mentions_frame(
+        [{**row, "language": "de" if row["source"] == "reddit" else "en"} for row in rows]
+    )
+    by_language.rds.compare(by="language", resamples=50)
+    said = by_language.rds.methods().text
+    assert "each group's shares with Wilson score intervals" in said
+    assert "fixed that split" not in said

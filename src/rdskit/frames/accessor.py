@@ -657,7 +657,8 @@ class RdsAccessor:
 
     def compare(self, by: str = "dataset", **options: Any) -> Comparison:
         """Compare datasets (or sources, or any column's values): volume and sentiment
-        shares with Wilson intervals, engagement medians with bootstrap intervals, and the
+        shares with Wilson intervals (none for a volume split the collection fixed: by
+        dataset or source), engagement medians with bootstrap intervals, and the
         distinguishing terms (see :mod:`rdskit.frames.compare`).
 
         Example:

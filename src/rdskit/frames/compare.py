@@ -745,6 +745,7 @@ def compare_frame(
         "resamples": resamples,
         "seed": seed,
         "posts": len(frame),
+        **({"volume_fixed": True} if fixed else {}),
     }
     add_step(frame, "compare", {**settings, **({"mixed_views": mixed} if mixed else {})})
     if corrected_record:

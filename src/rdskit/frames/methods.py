@@ -597,9 +597,16 @@ def _comparisons(prov: Provenance, n: int) -> list[str]:
                 if earlier
                 else f"Groups by {settings.get('by')}"
             )
-            + f" were compared ({confidence} intervals): each "
-            "group's shares with Wilson score intervals; differences between two groups' "
-            "shares with Newcombe's hybrid score intervals and two-sided z tests of equal "
+            + f" were compared ({confidence} intervals): "
+            + (
+                "each group's sentiment shares with Wilson score intervals (its share of "
+                "the posts has none: the design fixed that split); differences between two "
+                "groups' sentiment "
+                if settings.get("volume_fixed")
+                else "each group's shares with Wilson score intervals; differences between "
+                "two groups' "
+            )
+            + "shares with Newcombe's hybrid score intervals and two-sided z tests of equal "
             "proportions; median engagement with percentile bootstrap intervals "
             f"({settings.get('resamples', 2000):,} resamples, seed {settings.get('seed', 0)}); "
             "distinguishing words by log-odds ratios with an informative Dirichlet prior "
