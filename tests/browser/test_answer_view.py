@@ -23,53 +23,26 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from jupyter_client import BlockingKernelClient
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from lab_server import Lab, LabSpec, chromium, running_labs, write_settings
+from playwright.sync_api import Browser, Locator, Page, expect
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "02-ask-and-references.ipynb"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
-SERVER_START_S = 120.0
-"""JupyterLab's first start builds nothing, but a cold 2-core CI machine is slow."""
 KERNEL_READY_MS = 120_000
 CELL_MS = 180_000
 """One cell: the dataset run takes ~10 s on the sandbox; leave room for a loaded machine."""
 UI_MS = 30_000
-
-# JupyterLab settings for a quiet, fully rendered notebook: no news or update toasts over the
-# page, and every cell in the DOM (windowing would drop cells outside the viewport).
-LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
-    },
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-}
 
 # Installed before the %%ask cell runs: records, per mutation, whether the cell showed a
 # progress display and whether the answer (a marker) was already there.
@@ -90,24 +63,6 @@ WATCH_JS = """
 """
 
 
-@dataclass(frozen=True)
-class Lab:
-    """A running JupyterLab server."""
-
-    url: str
-    token: str
-    notebook_dir: Path
-    runtime_dir: Path
-    log: Path
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _without_outputs(source: Path, target: Path) -> dict[str, Any]:
     """Copy a notebook with its outputs cleared: whatever the page shows comes from this run."""
     notebook: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
@@ -117,23 +72,6 @@ def _without_outputs(source: Path, target: Path) -> dict[str, Any]:
             cell["execution_count"] = None
     target.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
     return notebook
-
-
-def _wait_ready(process: subprocess.Popen[bytes], url: str, token: str, log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"jupyter lab exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            response = httpx.get(f"{url}/api/status", params={"token": token}, timeout=5)
-            if response.status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    pytest.fail(
-        f"jupyter lab did not answer /api/status in {SERVER_START_S:g}s:\n{log.read_text()}"
-    )
 
 
 @pytest.fixture(scope="module")
@@ -150,10 +88,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     notebook_dir.mkdir()
     _without_outputs(ROOT / "notebooks" / NOTEBOOK, notebook_dir / NOTEBOOK)
     settings_dir = base / "settings"
-    for name, values in LAB_SETTINGS.items():
-        path = settings_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values), encoding="utf-8")
+    write_settings(settings_dir)
     runtime_dir = base / "runtime"
     env = {
         key: value
@@ -167,55 +102,16 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "JUPYTERLAB_SETTINGS_DIR": str(settings_dir),
         "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),  # no restored layout
     }
-    token = secrets.token_hex(24)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / "jupyterlab.log"
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={notebook_dir}",
-        "--ServerApp.allow_root=True",  # CI runs as root; the server listens on loopback only
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            command, cwd=base, env=env, stdout=sink, stderr=subprocess.STDOUT
-        )
-        try:
-            _wait_ready(process, url, token, log)
-            yield Lab(url, token, notebook_dir, runtime_dir, log)
-        finally:
-            process.terminate()  # the server shuts its kernels down on SIGTERM
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+    with running_labs([LabSpec(notebook_dir, env, runtime_dir, ARTIFACTS / "jupyterlab.log")]) as (
+        server,
+    ):
+        yield server
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; "
-            ".ci/run does it). The browser test never downloads a browser."
-        )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with chromium() as launched:
+        yield launched
 
 
 # -- helpers ----------------------------------------------------------------------------------
