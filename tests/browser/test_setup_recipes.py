@@ -18,6 +18,10 @@ from the Markdown by tests/setups/recipes.py, so a doc edit changes what runs he
   context of their own, type the same cells at the same time; each sees only their own
   dataset (in the notebook and in the panel), and the plan the recipe leaves (Pro) runs
   the lesson's core: its pinned date window and a 200-post collection.
+- **A key revoked on the sandbox** (on purpose, in the user's notebook): the next cell's
+  error says what happened and the one fix, the panel keeps its last view marked stale
+  with the same words (not the gateway's key file), and after that fix (a new
+  ``rdskit.Client.sandbox()``) the cell and the panel work again.
 
 The three servers start once for the module. Cells are typed by keyboard (CodeMirror's
 automatic indentation is taken back before each line's own); the saved notebook must hold
@@ -158,15 +162,21 @@ def _type_and_run(page: Page, sources: list[str]) -> None:
         page.keyboard.press("Shift+Enter")
 
 
+def _finished(page: Page, index: int) -> Locator:
+    """Cell ``index`` of the open notebook, once it has run (its prompt numbered)."""
+    cell = page.locator(CELLS).nth(index)
+    expect(cell.locator(".jp-InputArea-prompt")).to_have_text(
+        re.compile(r"\[\d+\]:"), timeout=CELL_MS
+    )
+    return cell
+
+
 def _results(page: Page, first: int, count: int) -> list[str]:
     """Wait for cells ``first`` .. ``first + count - 1`` to finish; their output texts.
     A traceback or anything on stderr fails the test, naming the cell."""
-    cells = page.locator(CELLS)
     texts = []
     for index in range(first, first + count):
-        cell = cells.nth(index)
-        prompt = cell.locator(".jp-InputArea-prompt")
-        expect(prompt).to_have_text(re.compile(r"\[\d+\]:"), timeout=CELL_MS)
+        cell = _finished(page, index)
         errors = _errors_of(cell)
         assert not errors, f"cell {index} failed:\n{errors}"
         texts.append(cell.locator(".jp-OutputArea").inner_text())
@@ -278,3 +288,45 @@ def test_a_class_on_jupyterhub_two_students_in_jupyterlab(
     finally:
         for page in pages.values():
             page.context.close()
+
+
+REVOKE = (
+    "from rdskit.sandbox import embedded\n\n"
+    "embedded().admin.revoke_key(client._core.api_key.reveal())  # on purpose"
+)
+KEY_FIX = "a new rdskit.Client.sandbox() (%rds connect --sandbox) gets a working key"
+
+
+@pytest.mark.timeout(600)
+def test_a_key_revoked_on_the_sandbox_says_what_happened_and_the_one_fix(
+    labs: dict[str, Lab], browser: Browser
+) -> None:
+    page = _home_page(browser, labs["single"])
+    try:
+        panel = _open_panel(page)
+        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+        _wait_kernel(page)
+        page.locator(f"{CELLS} .cm-content").first.click()
+        _type_and_run(page, [LESSON[0] + "\nprint(client.me().plan.name)"])
+        _results(page, 0, 1)
+        _connected(panel, "this notebook: embedded sandbox")
+
+        _type_and_run(page, [REVOKE, "client.datasets.list()"])
+        _results(page, 1, 1)
+        said = _errors_of(_finished(page, 2))
+        assert "This API key was revoked in this sandbox's database" in said, said
+        assert KEY_FIX in said and "RDSKIT_API_KEY" not in said, said
+        stale = panel.locator(".rds-lab-stale")
+        expect(stale.locator(".rds-lab-stale-reason")).to_contain_text(
+            "this notebook's sandbox refused its key: This API key was revoked", timeout=CELL_MS
+        )
+        expect(stale.locator(".rds-lab-stale-fix")).to_have_text(f"Fix: {KEY_FIX}")
+        page.screenshot(path=str(ARTIFACTS / "setup-revoked-key.png"))
+
+        _type_and_run(page, [LESSON[0] + "\nprint(client.me().plan.name)"])  # the one fix
+        (plan,) = _results(page, 3, 1)
+        assert plan.strip() == "Pro", plan
+        expect(stale).to_have_count(0, timeout=CELL_MS)
+        _connected(panel, "this notebook: embedded sandbox")
+    finally:
+        page.context.close()

@@ -634,6 +634,45 @@ def test_with_no_good_view_yet_a_refusal_names_the_reason_and_the_fix() -> None:
     assert "api_key_file" in refused.value.fix
 
 
+def test_a_notebook_sandbox_that_refuses_its_key_says_what_happened_and_its_fix() -> None:
+    """A 401 from a notebook's own sandbox is about that notebook's key: the panel repeats
+    the sandbox's words (what happened, then the one fix), never the gateway's key file."""
+    now = [0.0]
+    gateway, summary = _summary(now)
+    summary.kernels.set(
+        "k1",
+        parse_announcement(
+            {"kind": "embedded", "base_url": "http://127.0.0.1:4321/", "api_key": "bz_test_k"}
+        ),
+    )
+    good = asyncio.run(summary.get("k1"))
+    assert good["stale"] is None
+    revoked = {
+        "status": "info",
+        "error_code": "unauthorized",
+        "detail": "This API key was revoked in this sandbox's database (by its admin API, or "
+        "another program using the same file); a new rdskit.Client.sandbox() "
+        "(%rds connect --sandbox) gets a working key.",
+    }
+    gateway._answer = lambda path: httpx.Response(401, json=revoked)  # type: ignore[method-assign]
+    now[0] += MIN_INTERVAL
+    stale = asyncio.run(summary.get("k1"))["stale"]
+    assert stale["status"] == 401
+    assert stale["reason"] == (
+        "this notebook's sandbox refused its key: This API key was revoked in this sandbox's "
+        "database (by its admin API, or another program using the same file) (HTTP 401)"
+    )
+    assert (
+        stale["fix"] == "a new rdskit.Client.sandbox() (%rds connect --sandbox) gets a working key"
+    )
+    # a refusal without words still names the notebook's fix; the gateway's 401 is unchanged
+    gateway._answer = lambda path: httpx.Response(401, content=b"not json")  # type: ignore[method-assign]
+    now[0] += MIN_INTERVAL
+    stale = asyncio.run(summary.get("k1"))["stale"]
+    assert stale["fix"].startswith("run rdskit.Client.sandbox() (or %rds connect --sandbox)")
+    assert "api_key_file" not in stale["fix"]
+
+
 def test_the_panel_ask_box_asks_once_and_returns_cards_and_the_equivalent_cell(
     sandbox: Any, seeded: Any
 ) -> None:

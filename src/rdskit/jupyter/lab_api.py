@@ -93,6 +93,7 @@ from rdskit._config import SecretKey
 from rdskit._format import credits_text, usd_text
 from rdskit._gateway_auth import TOKEN_HEADER
 from rdskit.budget import left_text
+from rdskit.errors import error_from_response
 from rdskit.jupyter.gateway import Gateway, _GatewayHandler
 from rdskit.models import (
     Account,
@@ -132,6 +133,8 @@ RUNS_SHOWN = 3
 AGENTS_SHOWN = 5
 """Tracking agents whose alerts are read (each costs one read)."""
 ALERTS_READ = 10
+SAID_CHARS = 300
+"""The most of a refusal's own words (its ``detail``) the panel repeats."""
 CHATS_SHOWN = 5
 """Chats shown (each costs two reads: the chat and its latest messages)."""
 USAGE_ROWS = 100
@@ -434,6 +437,8 @@ class LabSummary:
                     # a new turn (or client) is a new view: read at once, not in SLOW_INTERVAL
                     name = ("kernel", kernel_id or "", mine.base_url, str(mine.turns))
                     return await self._view(name, mine)
+                except Unreadable as exc:
+                    raise exc.in_notebook_sandbox() from None
                 except httpx.TransportError:
                     assert kernel_id is not None
                     self.kernels.drop(kernel_id)
@@ -533,14 +538,38 @@ class Unreadable(Exception):
     """The service (or a kernel's sandbox) refused a panel read: its status, the reason
     and the fix in words, and how long to leave it alone (``Retry-After``)."""
 
-    def __init__(self, status: int, path: str, retry_after: float | None) -> None:
+    def __init__(self, status: int, path: str, retry_after: float | None, said: str = "") -> None:
         self.status = status
         self.retry_after = retry_after
+        self.said = said
         reason, fix = _STALE_WORDS.get(status, _STALE_WORDS[0])
         super().__init__(f"{reason} (HTTP {status} on /{path})")
         self.reason = f"{reason} (HTTP {status})"
         self.fix = fix
 
+    def in_notebook_sandbox(self) -> Unreadable:
+        """This refusal as a notebook's own embedded sandbox gave it. A 401 there is not
+        about the server's key: the sandbox says what happened to the notebook's key and
+        the one fix ("This API key was revoked ...; a new rdskit.Client.sandbox() ...
+        gets a working key."), so the panel says that, not the gateway's key file.
+
+        Example:
+            >>> said = "This API key was revoked in this sandbox's database; a new key."
+            >>> refused = Unreadable(401, "v1/me", None, said).in_notebook_sandbox()
+            >>> refused.reason, refused.fix
+            ("this notebook's sandbox refused its key: This API key was revoked in this \
+sandbox's database (HTTP 401)", 'a new key')
+        """
+        if self.status != 401:
+            return self
+        happened, _, fix = self.said.rstrip(".").partition("; ")
+        self.reason = f"this notebook's sandbox refused its key: {happened} (HTTP 401)"
+        self.fix = fix or _SANDBOX_KEY_FIX
+        return self
+
+
+_SANDBOX_KEY_FIX = "run rdskit.Client.sandbox() (or %rds connect --sandbox) in the notebook again"
+"""The fix for a notebook sandbox's 401 whose words do not say one."""
 
 _STALE_WORDS = {
     401: (
@@ -575,8 +604,19 @@ class _Counted:
         if response.status_code != 200:
             retry = response.headers.get("retry-after", "")
             wait = float(retry) if retry.isdigit() else None
-            raise Unreadable(response.status_code, path, wait)
+            raise Unreadable(response.status_code, path, wait, _said(response, path))
         return json.loads(response.content)
+
+
+def _said(response: httpx.Response, path: str) -> str:
+    """What an error response's body says (its ``detail``, cleaned to one line and cut to
+    :data:`SAID_CHARS`), or ``""`` when it is not JSON or says nothing."""
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return ""
+    refused = error_from_response(response.status_code, body, method="GET", path=f"/{path}")
+    return " ".join(refused.message.split())[:SAID_CHARS]
 
 
 async def _read_fast(read: _Counted) -> dict[str, Any]:
