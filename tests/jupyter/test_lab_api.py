@@ -704,17 +704,13 @@ def test_the_panel_ask_box_asks_once_and_returns_cards_and_the_equivalent_cell(
     assert result["cell"] == (f"%%ask --dataset {seeded.dataset_id}\nWhat do {{{{people}}}} say?")
 
 
-def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after() -> None:
     from rdskit.jupyter import lab_ask
 
     waits: list[float] = []
 
     async def no_sleep(seconds: float) -> None:
         waits.append(seconds)
-
-    monkeypatch.setattr(lab_ask.asyncio, "sleep", no_sleep)
 
     def scripted(statuses: list[int]) -> tuple[list[str], lab_ask.Send]:
         sent: list[str] = []
@@ -737,29 +733,29 @@ def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after(
         return sent, send
 
     sent, send = scripted([429, 200])
-    answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
     assert answer["text"] == "ok" and sent.count("POST v1/ask") == 2
     assert waits == [lab_ask.MAX_RETRY_AFTER]  # Retry-After 30 s, cut to the panel's cap
 
     sent, send = scripted([429] * 10)
     with pytest.raises(lab_ask.AskFailed) as refused:
-        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
     assert refused.value.status == 429 and refused.value.retry_after == "30"
     assert sent.count("POST v1/ask") == lab_ask.RATE_LIMIT_RETRIES + 1
 
     sent, send = scripted([402])
     with pytest.raises(lab_ask.AskFailed) as refused:
-        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
     assert refused.value.status == 402 and sent == ["POST v1/ask"]  # a refusal is final
 
     # A paid request whose outcome a 5xx leaves unknown is never sent again (the client's
     # rule, now the panel's too: one request flow); a free read is.
     sent, send = scripted([500])
     with pytest.raises(lab_ask.AskFailed) as refused:
-        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+        asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
     assert refused.value.status == 502 and sent == ["POST v1/ask"]
     assert "is unknown (HTTP 500); it was not retried" in refused.value.message
     assert "asking again starts another charged turn" in refused.value.message
     sent, send = scripted([200, 500])
-    answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0))
+    answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
     assert answer["text"] == "ok" and sent.count("GET v1/chats/ch_1/messages/m_1") == 2

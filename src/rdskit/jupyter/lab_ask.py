@@ -55,6 +55,7 @@ MAX_RETRY_AFTER = 10.0
 """The longest wait, in seconds, a 429's ``Retry-After`` may impose on the panel."""
 
 Send = Callable[[str, str, str, bytes], Awaitable[httpx.Response]]
+Sleeper = Callable[[float], Awaitable[None]]
 T = TypeVar("T")
 
 
@@ -91,7 +92,7 @@ def _core() -> HTTPCore:
     )
 
 
-async def _run(send: Send, flow: Flow[T]) -> T:
+async def _run(send: Send, flow: Flow[T], sleep: Sleeper) -> T:
     """Drive ``flow`` with ``send``; an rdskit error becomes the panel's :class:`AskFailed`."""
 
     async def routed(step: FlowSend) -> httpx.Response:
@@ -100,7 +101,7 @@ async def _run(send: Send, flow: Flow[T]) -> T:
         return await send(step.request.method, path, url.query.decode(), step.request.content)
 
     try:
-        return await drive(flow, routed, asyncio.sleep)  # (asyncio.sleep read at each call)
+        return await drive(flow, routed, sleep)
     except APIError as exc:
         wait = getattr(exc, "retry_after", None)
         retry_after = None if wait is None else str(math.ceil(wait))
@@ -113,9 +114,16 @@ async def _run(send: Send, flow: Flow[T]) -> T:
 
 
 async def ask(
-    send: Send, question: str, datasets: list[str], chat_id: str | None, *, poll: float = 1.0
+    send: Send,
+    question: str,
+    datasets: list[str],
+    chat_id: str | None,
+    *,
+    poll: float = 1.0,
+    sleep: Sleeper = asyncio.sleep,
 ) -> dict[str, Any]:
-    """Ask once, wait for the reply, look up its cited posts."""
+    """Ask once, wait for the reply, look up its cited posts (``sleep`` waits out a
+    ``Retry-After`` and the polls)."""
     core = _core()
     wire: dict[str, Any] = {"message": question}
     if chat_id:
@@ -129,11 +137,12 @@ async def ask(
     accepted = await _run(
         send,
         core.call(ask_request(wire, hint)),
+        sleep,
     )
     chat, message = accepted.chat_id, accepted.message_id
     deadline = time.monotonic() + ASK_TIMEOUT
     while True:
-        row = await _run(send, core.call(get_chat_message(chat, message)))
+        row = await _run(send, core.call(get_chat_message(chat, message)), sleep)
         if row.status not in ("working", "pending", "queued"):
             break
         if time.monotonic() > deadline:
@@ -142,11 +151,11 @@ async def ask(
                 f"no reply after {ASK_TIMEOUT:.0f}s; %%ask --chat {chat} in a notebook "
                 "continues the chat, client.chats.message(...) reads the reply",
             )
-        await asyncio.sleep(poll)
+        await sleep(poll)
     refs = cited(row.references)
     posts: dict[tuple[str, str], Mention] = {}
     if refs:
-        page = await _run(send, core.call_page(post_lookup(refs[:50])))
+        page = await _run(send, core.call_page(post_lookup(refs[:50])), sleep)
         posts = {(mention.source, mention.id): mention for mention in page.data}
     return panel_answer(
         chat_id=chat,
