@@ -512,8 +512,15 @@ def test_mentions_count_walks_a_bounded_number_of_pages(
             + b"0]}}",
             "more than 80000 commas",
         ),
+        (  # under the commas, outside the arguments: the whole message is walked, bounded
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": '
+            b'"service__list_collections", "arguments": {}, "_meta": {"a": ['
+            + b"{}," * 30_000
+            + b"{}]}}}",
+            "more than 20000 values",
+        ),
     ],
-    ids=["deep", "commas"],
+    ids=["deep", "commas", "values"],
 )
 def test_mcp_bodies_meet_the_rest_pre_parse_bounds(setup: Setup, raw: bytes, says: str) -> None:
     headers = {"x-api-key": setup.api_key, "content-type": "application/json",

@@ -201,18 +201,16 @@ class ArgumentGuard:
 
 def _refusal(body: bytes) -> tuple[int, dict[str, Any]] | None:
     """The HTTP status and JSON-RPC answer refusing a body, or ``None``: REST's pre-parse
-    bounds first (commas counted before parsing, nesting depth: 400 invalid request), then
-    a ``tools/call`` by its arguments (200, a tool error naming the argument)."""
-    if body.count(b",") > guard.MAX_COMMAS:
-        return 400, _invalid(f"the body holds more than {guard.MAX_COMMAS} commas")
-    try:
-        request = json.loads(body)
-    except RecursionError:
-        return 400, _invalid(f"the body nests deeper than {guard.MAX_DEPTH} levels")
-    except ValueError:
-        return None  # the SDK answers malformed JSON-RPC itself
-    if _deeper_than(request, guard.MAX_DEPTH):
-        return 400, _invalid(f"the body nests deeper than {guard.MAX_DEPTH} levels")
+    bounds (:func:`guard.parse_body`: size, commas counted before parsing, encoding) and
+    the whole message's shape (:func:`guard.check_shape`: values, nesting) are a 400
+    invalid request; then a ``tools/call`` by its arguments (200, a tool error naming the
+    argument). Malformed JSON is left to the SDK, which answers it itself."""
+    request, rejection = guard.parse_body(body)
+    if rejection is not None and rejection.items and rejection.items[0]["type"] == "json_invalid":
+        return None
+    rejection = rejection or guard.check_shape(request)
+    if rejection is not None:
+        return rejection.status if rejection.status == 413 else 400, _invalid(rejection.message)
     if not isinstance(request, dict) or request.get("method") != "tools/call":
         return None
     params = request.get("params")
@@ -233,20 +231,6 @@ def _refusal(body: bytes) -> tuple[int, dict[str, Any]] | None:
 def _invalid(message: str) -> dict[str, Any]:
     """A JSON-RPC "invalid request" error (the body is not looked at further)."""
     return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests more than ``limit`` levels (iterative: no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((inner, depth + 1) for inner in item.values())
-        elif isinstance(item, list):
-            stack.extend((inner, depth + 1) for inner in item)
-    return False
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:

@@ -49,8 +49,10 @@ __all__ = [
     "Bound",
     "Rejection",
     "check_body",
+    "check_shape",
     "check_value",
     "declare_bounds",
+    "parse_body",
     "surrogate_free",
     "too_large",
     "url_problems",
@@ -198,25 +200,68 @@ def check_body(raw: bytes) -> Rejection | None:
 
     An empty or non-JSON-looking body is left to the route (FastAPI answers it with 422).
     """
-    if len(raw) > MAX_BODY_BYTES:
-        return too_large(len(raw))
     if not raw.strip():
         return None
+    value, rejection = parse_body(raw)
+    return rejection if rejection is not None else check_value(value)
+
+
+def parse_body(raw: bytes) -> tuple[Any, Rejection | None]:
+    """``(value, None)`` for a JSON body within the bounds checked before and while it is
+    parsed, else ``(None, rejection)``: REST (:func:`check_body`) and MCP
+    (``sandbox/mcp_server.py``) share them. The value is then walked by
+    :func:`check_value` (a REST body) or :func:`check_shape` (an MCP message).
+
+    Example:
+        >>> parse_body(b'[1, 2]')
+        ([1, 2], None)
+        >>> parse_body(b"[" + b"0," * 90_000 + b"0]")[1].message
+        'the body holds more than 80000 commas'
+    """
+    if len(raw) > MAX_BODY_BYTES:
+        return None, too_large(len(raw))
     # Counted in C before anything is parsed: no legitimate body (a few KB) comes near
     # MAX_COMMAS, and a crafted one is refused without a parse or a walk.
     if raw.count(b",") > MAX_COMMAS:
-        return _reject([], f"the body holds more than {MAX_COMMAS} commas", "too_many_values")
+        return None, _reject([], f"the body holds more than {MAX_COMMAS} commas", "too_many_values")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return _reject([], f"the body is not valid UTF-8 (byte {exc.start})", "json_invalid")
+        return None, _reject([], f"the body is not valid UTF-8 (byte {exc.start})", "json_invalid")
     try:
-        value = json.loads(text, parse_constant=_no_constants)
+        return json.loads(text, parse_constant=_no_constants), None
     except RecursionError:
-        return _reject([], f"the body nests deeper than {MAX_DEPTH} levels", "json_too_deep")
+        return None, _reject([], f"the body nests deeper than {MAX_DEPTH} levels", "json_too_deep")
     except ValueError as exc:
-        return _reject([], f"the body is not valid JSON: {exc}", "json_invalid")
-    return check_value(value)
+        return None, _reject([], f"the body is not valid JSON: {exc}", "json_invalid")
+
+
+def check_shape(value: Any) -> Rejection | None:
+    """The reason to refuse a parsed body by its shape alone (more than :data:`MAX_NODES`
+    values or deeper than :data:`MAX_DEPTH`), or ``None``: what an envelope whose fields
+    are not the service's (an MCP JSON-RPC message) is held to. The walk stops at the
+    bound, so it costs at most :data:`MAX_NODES` steps whatever the body holds.
+
+    Example:
+        >>> check_shape({"params": {"a": [{}] * 30_000}}).message
+        'the body holds more than 20000 values'
+        >>> check_shape({"params": {"a": [0] * 1_500}}) is None
+        True
+    """
+    # Only containers are stacked; their items are counted by length, so a crafted list
+    # is refused before it is looked into and scalars cost nothing each.
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    seen = 1
+    while stack:
+        node, depth = stack.pop()
+        inner = node.values() if isinstance(node, dict) else node
+        if inner and depth >= MAX_DEPTH:  # its items are one level deeper
+            return _reject([], f"the body nests deeper than {MAX_DEPTH} levels", "json_too_deep")
+        seen += len(inner)
+        if seen > MAX_NODES:
+            return _reject([], f"the body holds more than {MAX_NODES} values", "too_many_values")
+        stack.extend((child, depth + 1) for child in inner if isinstance(child, dict | list))
+    return None
 
 
 def check_value(value: Any) -> Rejection | None:
