@@ -106,12 +106,16 @@ def raise_file_limit() -> None:
 
 def closed(conn: socket.socket) -> bool:
     """Whether the server closed ``conn`` (a read that would not block finds EOF)."""
+    timeout = conn.gettimeout()
+    conn.settimeout(0)  # a socket with a timeout would wait for it before answering
     try:
-        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        return bool(conn.recv(1, socket.MSG_PEEK) == b"")
     except BlockingIOError:
         return False
     except OSError:
         return True
+    finally:
+        conn.settimeout(timeout)
 
 
 async def hold_idle(host: str, port: int, stop: asyncio.Event, outcomes: Counter[str]) -> None:

@@ -449,3 +449,101 @@ def test_the_admin_token_is_checked_before_the_body_is_read(sandbox: SandboxHand
             answer += more
     assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
     assert b"x-admin-token" in answer
+
+
+# -- connection hoarding (issue 41, item 4) ------------------------------------------------------
+def _hoard(url: str, peer: str, n: int) -> list[Any]:
+    """``n`` connections from ``peer`` (a loopback address of its own) that send nothing."""
+    import socket
+
+    host, port = url.removeprefix("http://").split(":")
+    return [
+        socket.create_connection((host, int(port)), timeout=5, source_address=(peer, 0))
+        for _ in range(n)
+    ]
+
+
+def _closed(conn: Any) -> bool:
+    """Whether the server closed ``conn`` (a read that would not block finds EOF)."""
+    import socket
+
+    timeout = conn.gettimeout()
+    conn.settimeout(0)  # a socket with a timeout would wait for it before answering
+    try:
+        return bool(conn.recv(1, socket.MSG_PEEK) == b"")
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        conn.settimeout(timeout)
+
+
+def _wait_closed(conns: list[Any], at_least: int) -> int:
+    """How many of ``conns`` the server closed, once ``at_least`` are (or after 5 s)."""
+    deadline = time.monotonic() + 5
+    while sum(map(_closed, conns)) < at_least and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return sum(map(_closed, conns))
+
+
+@pytest.fixture
+def small_box() -> Iterator[SandboxHandle]:
+    """A sandbox with a budget of 40 connections (each peer address may hold 10 idle)."""
+    with start(speed=500, rate_limit=10_000, max_connections=40) as handle:
+        yield handle
+
+
+def test_one_address_holds_at_most_its_share_of_idle_connections(small_box: SandboxHandle) -> None:
+    hoarded = _hoard(small_box.url, "127.0.0.2", 60)
+    try:
+        # The longest idle are closed as more come: 10 of the 60 stay open.
+        assert _wait_closed(hoarded, 50) == 50
+        assert not any(map(_closed, hoarded[-10:]))
+        victim = small_box.admin.create_account(plan="Pro").api_key
+        fresh = httpx.Limits(max_keepalive_connections=0)  # a new connection every time
+        with httpx.Client(base_url=small_box.url, limits=fresh, timeout=10) as other:
+            for _ in range(20):
+                response = other.get("/v1/me", headers={"x-api-key": victim})
+                assert response.status_code == 200
+    finally:
+        for conn in hoarded:
+            conn.close()
+
+
+def test_idle_connections_are_shed_first_when_the_budget_is_near(small_box: SandboxHandle) -> None:
+    """Five addresses hold the whole budget idle and reopen what is closed: another account
+    is served every time, and a request in progress is never cut."""
+    victim = small_box.admin.create_account(plan="Pro").api_key
+    slow = _hoard(small_box.url, "127.0.0.7", 1)[0]
+    # A request in progress: its head and half its body (it waits for the rest).
+    slow.sendall(
+        b"POST /v1/datasets HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"x-api-key: " + victim.encode() + b'\r\ncontent-length: 16\r\n\r\n{"name":'
+    )
+    peers = [f"127.0.0.{n}" for n in range(2, 7)]
+    hoarded = {peer: _hoard(small_box.url, peer, 10) for peer in peers}
+    served = 0
+    try:
+        with httpx.Client(base_url=small_box.url, timeout=10) as other:
+            for _ in range(20):
+                for peer, conns in hoarded.items():  # every closed connection reopened
+                    for n, conn in enumerate(conns):
+                        if _closed(conn):
+                            conn.close()
+                            conns[n] = _hoard(small_box.url, peer, 1)[0]
+                fresh = httpx.get(
+                    f"{small_box.url}/v1/me", headers={"x-api-key": victim}, timeout=10
+                )
+                kept = other.get("/v1/me", headers={"x-api-key": victim})  # keep-alive
+                served += fresh.status_code == 200 and kept.status_code == 200
+        assert served == 20
+        assert sum(_closed(c) for conns in hoarded.values() for c in conns) > 0  # some shed
+        slow.sendall(b' "slow"}')
+        answer = slow.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]  # answered, not cut
+    finally:
+        slow.close()
+        for conns in hoarded.values():
+            for conn in conns:
+                conn.close()

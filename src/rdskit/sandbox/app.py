@@ -118,24 +118,43 @@ FD_RESERVE = 128
 """File descriptors kept back from connections: the database, worker threads, logs."""
 
 
-def connection_limits() -> dict[str, Any]:
+IDLE_PER_CLIENT_SHARE = 4
+"""One peer address may hold at most 1/4 of the connection budget idle (no request in
+progress); opening more closes its longest-idle one."""
+
+
+def connection_limits(max_connections: int | None = None) -> dict[str, Any]:
     """uvicorn settings that bound what connections can hold: a connection budget below
-    the file-descriptor limit (raised to the hard limit first; connections past the
-    budget are closed at once, so accept() never fails with EMFILE and never floods the
-    log), a deadline for the request head, keep-alive and header-size limits.
+    the file-descriptor limit (raised to the hard limit first), a deadline for the request
+    head, keep-alive and header-size limits, and idle connections shed first.
+
+    ``max_connections`` sets the budget (default: the file-descriptor limit less
+    :data:`FD_RESERVE`). No request in progress is ever cut: near the budget, and past a
+    peer address's share of it (:data:`IDLE_PER_CLIENT_SHARE`), the connection idle the
+    longest is closed, one that never sent a request before one kept alive after its
+    answer, so a client hoarding connections cannot keep another from being served
+    (:class:`_BoundedH11`). Only when every connection has a request in progress is a new
+    one closed at once (accept() never fails with EMFILE, the log is never flooded).
 
     Example:
         >>> limits = connection_limits()
         >>> limits["timeout_keep_alive"], limits["h11_max_incomplete_event_size"]
         (5, 16384)
+        >>> connection_limits(max_connections=40)["http"].per_client
+        10
     """
-    budget = max(64, _raise_fd_limit() - FD_RESERVE)
-    _BoundedH11.budget = budget
+    budget = max_connections or max(64, _raise_fd_limit() - FD_RESERVE)
     logging.getLogger("uvicorn.error").addFilter(_REPEATS)
     logging.getLogger("asyncio").addFilter(_REPEATS)
+    protocol = type(
+        "BoundedH11",
+        (_BoundedH11,),
+        {"budget": budget, "per_client": max(1, budget // IDLE_PER_CLIENT_SHARE), "idle": _Idle()},
+    )
     return {
-        "http": _BoundedH11,
-        "limit_concurrency": budget,
+        "http": protocol,
+        # uvicorn answers 503 once connections reach this; shedding keeps them below it.
+        "limit_concurrency": budget + 1,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "h11_max_incomplete_event_size": HEADER_BYTES,
     }
@@ -158,17 +177,89 @@ def _raise_fd_limit() -> int:
     return int(min(soft, 1 << 20)) if soft != resource.RLIM_INFINITY else 1 << 20
 
 
+class _Idle:
+    """A server's connections without a request in progress, longest idle first: those
+    that never sent a request before those kept alive after an answer, overall and per
+    peer address (insertion-ordered dicts: adding, removing and the oldest are O(1))."""
+
+    def __init__(self) -> None:
+        self.unused: dict[_BoundedH11, None] = {}
+        self.kept: dict[_BoundedH11, None] = {}
+        self.by_peer: dict[str, tuple[dict[_BoundedH11, None], dict[_BoundedH11, None]]] = {}
+
+    def add(self, conn: _BoundedH11, peer: str, *, served: bool) -> None:
+        self.discard(conn, peer)
+        (self.kept if served else self.unused)[conn] = None
+        self.by_peer.setdefault(peer, ({}, {}))[served][conn] = None
+
+    def discard(self, conn: _BoundedH11, peer: str) -> None:
+        self.unused.pop(conn, None)
+        self.kept.pop(conn, None)
+        mine = self.by_peer.get(peer)
+        if mine is not None:
+            mine[0].pop(conn, None)
+            mine[1].pop(conn, None)
+            if not mine[0] and not mine[1]:
+                del self.by_peer[peer]
+
+    def count(self, peer: str) -> int:
+        mine = self.by_peer.get(peer)
+        return len(mine[0]) + len(mine[1]) if mine else 0
+
+    def oldest(self, peer: str | None = None) -> _BoundedH11 | None:
+        """The connection to shed first (of ``peer``, or of all), or ``None``."""
+        unused, kept = (
+            (self.unused, self.kept) if peer is None else self.by_peer.get(peer, ({}, {}))
+        )
+        return next(iter(unused or kept), None)
+
+
 class _BoundedH11(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with a connection budget and a request-head deadline."""
+    """uvicorn's HTTP/1.1 protocol with a connection budget, a request-head deadline and
+    idle connections shed first (see :func:`connection_limits`)."""
 
     budget = 1024
+    per_client = 256
+    idle = _Idle()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
-        if len(self.connections) > self.budget:
-            transport.close()  # over the budget: the descriptor is given back at once
-            return
+        self.peer = self.client[0] if self.client else ""
+        # Room is made before this one counts as idle: the new connection is not the one
+        # shed for being idle, it has not had the time to send its request.
+        while self.idle.count(self.peer) >= self.per_client:
+            self._shed(self.idle.oldest(self.peer))
+        while len(self.connections) > self.budget:
+            oldest = self.idle.oldest()
+            if oldest is None:
+                self._shed(self)  # every other one is answering: this one is refused
+                return
+            self._shed(oldest)
+        self.idle.add(self, self.peer, served=False)
         self.loop.call_later(HEADER_SECONDS, self._head_deadline)
+
+    def _shed(self, conn: _BoundedH11 | None) -> None:
+        """Close ``conn`` (an idle one: no request of it is cut) and forget it at once,
+        so the counts above see it gone before its transport reports the loss."""
+        if conn is None:
+            return
+        self.idle.discard(conn, conn.peer)
+        self.connections.discard(conn)
+        conn.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.idle.discard(self, self.peer)  # a request in progress is never shed
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+            self.idle.add(self, self.peer, served=True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.idle.discard(self, self.peer)
+        super().connection_lost(exc)
 
     def _head_deadline(self) -> None:
         if self.cycle is None and not self.transport.is_closing():

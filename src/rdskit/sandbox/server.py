@@ -102,6 +102,7 @@ def start(
     job_cpu_budget: float | None = 30.0,
     chaos: Sequence[tuple[str, dict[str, Any]]] = (),
     today: date | str | None = None,
+    max_connections: int | None = None,
 ) -> SandboxHandle:
     """Serve a sandbox in a background thread; ``port=0`` picks a free port.
 
@@ -114,6 +115,9 @@ def start(
     see ``rdskit.sandbox.runtime.chaos``). ``today`` fixes the sandbox's date (``"YYYY-MM-DD"`` or
     a ``date``; default ``RDSKIT_SANDBOX_TODAY``, else the real date): its clock starts at
     noon UTC of that day and runs from there (see :mod:`rdskit.sandbox.runtime.clock`).
+    ``max_connections`` is the connection budget (default: the file-descriptor limit less
+    a reserve): idle connections are closed first when it is near, see
+    :func:`rdskit.sandbox.app.connection_limits`.
 
     Example:
         >>> with start(speed=100, today="2026-11-20") as sb:
@@ -150,7 +154,8 @@ def start(
             raise exc.named_by("db") from exc.__cause__
         opened.callback(store.close)
         app = create_app(store, settings)
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **connection_limits()))
+        limits = connection_limits(max_connections)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **limits))
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
         )

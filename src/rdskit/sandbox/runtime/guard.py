@@ -1,9 +1,12 @@
 """Request bounds: hostile JSON is answered 413/422 before any route does work.
 
 Every bound the sandbox enforces on a request body is defined here, once: the ASGI
-middleware in ``app.py`` calls :func:`check_body`, and the published OpenAPI declares the
-same numbers (:func:`declare_bounds`). No FastAPI import: the checks are pure functions
-over bytes and parsed JSON, so they move to a backend package unchanged.
+middleware in ``app.py`` calls :func:`check_body`; the MCP endpoint holds a JSON-RPC
+message to the same size, encoding and shape bounds (:func:`parse_body`,
+:func:`check_shape`) and a tool's arguments to the value bounds (:func:`check_value`);
+the published OpenAPI declares the same numbers (:func:`declare_bounds`). No FastAPI
+import: the checks are pure functions over bytes and parsed JSON, so they move to a
+backend package unchanged.
 
 What is checked, in order (docs/sandbox-internals.md, "Bounds and limits", says why):
 
@@ -203,7 +206,10 @@ def check_body(raw: bytes) -> Rejection | None:
     if not raw.strip():
         return None
     value, rejection = parse_body(raw)
-    return rejection if rejection is not None else check_value(value)
+    if rejection is not None:
+        return rejection
+    # The shape first: a crafted body is refused by its lists' lengths, not walked.
+    return check_shape(value) or check_value(value)
 
 
 def parse_body(raw: bytes) -> tuple[Any, Rejection | None]:
