@@ -46,8 +46,9 @@ class Benchmark:
 
 BENCHMARKS: dict[str, Benchmark] = {
     "bench_abuse": Benchmark(
-        measures="another account's latency while one client attacks the sandbox",
-        target="victim p95 <= 3x idle",
+        measures="another account's latency while one client (its own process) attacks the "
+        "sandbox: MCP bodies, 1,100 idle connections, admin bodies, REST bodies, MCP streams",
+        target="victim p95 <= 3x idle under each attack",
         baseline="the same victim, idle, in the same run",
         waits_for="a class sharing one sandbox while one notebook misbehaves",
     ),

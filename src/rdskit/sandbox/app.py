@@ -118,6 +118,12 @@ FD_RESERVE = 128
 """File descriptors kept back from connections: the database, worker threads, logs."""
 
 
+ACCEPT_BURST = FD_RESERVE // 4
+"""Connections accepted at once (the listen backlog, which asyncio also takes as the most
+accepts in one go): a burst of 2,048 (uvicorn's default) past a budget near the
+descriptor limit failed accept() with EMFILE, and asyncio then stops accepting anyone for
+a second. Shedding makes room before the next burst, within :data:`FD_RESERVE`."""
+
 IDLE_PER_CLIENT_SHARE = 4
 """One peer address may hold at most 1/4 of the connection budget idle (no request in
 progress); opening more closes its longest-idle one."""
@@ -155,6 +161,7 @@ def connection_limits(max_connections: int | None = None) -> dict[str, Any]:
         "http": protocol,
         # uvicorn answers 503 once connections reach this; shedding keeps them below it.
         "limit_concurrency": budget + 1,
+        "backlog": ACCEPT_BURST,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "h11_max_incomplete_event_size": HEADER_BYTES,
     }

@@ -13,8 +13,9 @@ What is checked, in order (docs/sandbox-internals.md, "Bounds and limits", says 
 - size: more than :data:`MAX_BODY_BYTES` -> 413 ``request_too_large``;
 - encoding: invalid UTF-8, malformed JSON, ``NaN``/``Infinity``, nesting deeper than
   :data:`MAX_DEPTH` -> 422 at ``["body"]``;
-- shape: more than :data:`MAX_COMMAS` commas (counted before parsing), or more than
-  :data:`MAX_NODES` values (object members and list items counted) ->
+- shape: more than :data:`MAX_COMMAS` commas or :data:`MAX_NODES` ``{`` and ``[``
+  (counted before parsing), or more than :data:`MAX_NODES` values (object members and
+  list items counted) ->
   422 at ``["body"]``, found before the rest of the body is looked at, so the walk is
   bounded whatever the body holds;
 - values, at their JSON path: a string with a lone surrogate (SQLite and every UTF-8
@@ -230,6 +231,10 @@ def parse_body(raw: bytes) -> tuple[Any, Rejection | None]:
     # MAX_COMMAS, and a crafted one is refused without a parse or a walk.
     if raw.count(b",") > MAX_COMMAS:
         return None, _reject([], f"the body holds more than {MAX_COMMAS} commas", "too_many_values")
+    # Each object or list is a value: more openings than MAX_NODES cannot be in bounds
+    # (none of the few KB of a legitimate body's strings come near it).
+    if raw.count(b"{") + raw.count(b"[") > MAX_NODES:
+        return None, _reject([], f"the body holds more than {MAX_NODES} values", "too_many_values")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
