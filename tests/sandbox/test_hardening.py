@@ -267,11 +267,17 @@ def test_invalid_utf8_and_deep_nesting_are_422_in_the_spec_shape(http: httpx.Cli
         headers={"content-type": "application/json"},
     )
     assert_422(bad)
+    # Under the count of openings, past the parser's recursion: refused as too deep.
     deep = http.post(
-        "/v1/mentions", content=b"[" * 100_000, headers={"content-type": "application/json"}
+        "/v1/mentions", content=b"[" * 15_000, headers={"content-type": "application/json"}
     )
     item = assert_422(deep)
     assert item["type"] == "json_too_deep"
+    # Past it: refused by the count, before any parse.
+    opened = http.post(
+        "/v1/mentions", content=b"[" * 100_000, headers={"content-type": "application/json"}
+    )
+    assert assert_422(opened)["msg"] == "the body holds more than 20000 values"
     nested: dict[str, Any] = {"q": "x"}
     for _ in range(guard.MAX_DEPTH):
         nested = {"filters": nested}
