@@ -470,19 +470,17 @@ def _hoard(url: str, peer: str, n: int) -> list[Any]:
 
 
 def _closed(conn: Any) -> bool:
-    """Whether the server closed ``conn`` (a read that would not block finds EOF)."""
+    """Whether the server closed ``conn``: it is readable at once and what it reads is the
+    end of the stream (or a reset)."""
+    import select
     import socket
 
-    timeout = conn.gettimeout()
-    conn.settimeout(0)  # a socket with a timeout would wait for it before answering
+    if not select.select([conn], [], [], 0)[0]:
+        return False
     try:
         return bool(conn.recv(1, socket.MSG_PEEK) == b"")
-    except BlockingIOError:
-        return False
     except OSError:
         return True
-    finally:
-        conn.settimeout(timeout)
 
 
 def _wait_closed(conns: list[Any], at_least: int) -> int:
