@@ -40,24 +40,24 @@ MONTHS: Mapping[str, int] = {
     name: number
     for number, names in enumerate(
         (
-            "january jan janvier enero januar janeiro",
-            "february feb février fevrier febrero februar fevereiro",
+            "january jan janvier enero januar janeiro gennaio",
+            "february feb février fevrier febrero februar fevereiro febbraio",
             "march mar mars marzo märz marz março",
-            "april apr avril abril",
-            "may mai mayo maio",
-            "june jun juin junio juni junho",
-            "july jul juillet julio juli julho",
+            "april apr avril abril aprile",
+            "may mai mayo maio maggio",
+            "june jun juin junio juni junho giugno",
+            "july jul juillet julio juli julho luglio",
             "august aug août aout agosto",
-            "september sep sept septembre septiembre setembro",
-            "october oct octobre octubre oktober outubro",
+            "september sep sept septembre septiembre setembro settembre",
+            "october oct octobre octubre oktober outubro ottobre",
             "november nov novembre noviembre novembro",
-            "december dec décembre decembre diciembre dezember dezembro",
+            "december dec décembre decembre diciembre dezember dezembro dicembre",
         ),
         start=1,
     )
     for name in names.split()
 }
-"""Month names (English, French, Spanish, German, Portuguese) to month numbers."""
+"""Month names (English, French, Spanish, German, Portuguese, Italian) to month numbers."""
 
 
 def _alternation(names: Iterator[str] | list[str]) -> str:
@@ -242,7 +242,9 @@ _QUARTER = re.compile(
 )
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2,
                   "3rd": 3, "4th": 4}  # fmt: skip
-_MONTH_YEAR = re.compile(rf"\b(?:(?:{_IN}) )?(?:the month of )?({_MONTH}),? {_YEAR}\b")
+_MONTH_YEAR = re.compile(
+    rf"\b(?:(?:{_IN}) )?(?:the month of )?({_MONTH}),?(?: de| del)? {_YEAR}\b"
+)  # "octobre 2026", "agosto de 2026"
 # "to March" alone is no bound ("compare March to April"); "from January to March" is.
 _BOUND = re.compile(rf"\b({_FROM}|{_TO.replace('|to|', '|')}) ({_MONTH})(?:,? {_YEAR})?\b")
 _MONTH_RANGE = re.compile(

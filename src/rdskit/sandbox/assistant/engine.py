@@ -365,9 +365,14 @@ def answer(
     if reading.comment_only:
         return _not_of_comments(reading.comment_only, table, scope)
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
-    if reading.queries and scope and posts and not selected:
+    pointer = _pointer(asked) if not history and not post_refs and not earlier_posts else None
+    if (reading.queries or reading.conditions) and not _ABOUT_IT.search(asked):
+        pointer = None  # a word pointing back matters when it is all there is to read
+    if reading.queries and scope and posts and not selected and not pointer:
         return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
     planned = plan(without_thresholds(asked), vocab, plans)
+    if pointer:
+        return _clarify(pointer, scope, planned)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
     timed = any(i.slots.since or i.slots.until or i.slots.window_days for i in planned.intents)
@@ -461,6 +466,41 @@ def _unread(words: Sequence[str], scope: Sequence[Scope], planned: Plan) -> Repl
         f" another question). I only answer questions about the posts of {_where(scope)}:"
         ' for example "How many posts are negative?", "Which source has the most posts?",'
         ' "What do people complain about?" or "Posts per month".'
+    )
+    return _reply(out, scope, [], [], planned)
+
+
+_POINTERS = ("it", "one", "ones", "that", "this")  # "they" is most often people
+_POINTER = re.compile(rf"\b({'|'.join(_POINTERS)})\b")
+_ABOUT_IT = re.compile(
+    r"\b(?:mention|mentions|mentioning|about|regarding|say|says)"
+    r" (?:it|them|this|that|those|these)\b",
+    re.IGNORECASE,
+)
+"""A pointer in a condition's place ("how many posts mention it"): the condition is what
+the word stands for, which only an earlier turn could say."""
+
+
+def _pointer(question: str) -> str | None:
+    """The word a short question points back with ("Which one did better?", "Is it going
+    up?") when it names nothing else to read: a word only an earlier turn could settle."""
+    english = front(question).english
+    if len(english.split()) > 8:
+        return None
+    found = _POINTER.search(english)
+    return None if found is None else found[1]
+
+
+def _clarify(pointer: str, scope: Sequence[Scope], planned: Plan) -> Reply:
+    """A short clarifying question instead of a figure: with nothing earlier in the chat,
+    '{pointer}' could be any dataset and any measure, and each reading has its own figure."""
+    out = Writer(planned.intents[0].name)
+    names = " or ".join(f"**{item.name}**" for item in scope) or "your datasets"
+    out.line(
+        f"**Which do you mean by '{pointer}'?** Nothing earlier in this chat says, and each"
+        f" reading gives another figure. Say the dataset ({names}) and the measure: for"
+        ' example "Which dataset has more posts?", "Which dataset has the higher average'
+        ' likes?" or "Posts per month" for whether the volume goes up.'
     )
     return _reply(out, scope, [], [], planned)
 
@@ -608,7 +648,8 @@ def _figures(
             out.line(f"### Part {number}")
             out.line()
         if reading.follow_up and number == 1:
-            said += "; continuing the previous question"
+            changed = reading.edited and figures_of.edit(reading.edited, query, table)
+            said += f"; continuing the previous question ({changed or 'the same figure'})"
         found.append(figures_of.write(out, query, table, where, said, base))
         out.line()
     text, references, blocks = out.finish()

@@ -96,9 +96,11 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
     if cond.dim in COMMENT_DIMS:  # a post with a comment that passes it
         passes = _comment_test(cond, table)
         return lambda i: any(passes(i, j) for j in range(len(table.comments[i])))
-    if cond.dim == "days":
-        since = table.newest() - int(cond.values[0]) * _DAY
-        return lambda i: float(table.posts[i].get("created_at") or 0) > since
+    if cond.dim == "days":  # (length, days back it ends: the window before another)
+        length, back = int(cond.values[0]), int(cond.values[1]) if len(cond.values) > 1 else 0
+        end = table.newest() - back * _DAY
+        since = end - length * _DAY
+        return lambda i: since < float(table.posts[i].get("created_at") or 0) <= end
     if cond.dim in ("since", "until"):
         day = datetime.fromisoformat(cond.values[0]).replace(tzinfo=UTC).timestamp()
         if cond.dim == "since":
@@ -341,6 +343,8 @@ def run(query: Query, table: Table) -> Result:
         groups.sort(key=lambda g: (g[1] is None, sign * (g[1] or 0), g[0]))
     tied = 0
     if query.top:
+        # "the most common call to action": a value is ranked, never the posts without one
+        groups = [g for g in groups if g[0] != _NONE]
         shown = groups[: query.top]
         tied = sum(1 for g in groups[query.top :] if shown and g[1] == shown[-1][1])
         groups = shown
@@ -379,6 +383,11 @@ def _cond_text(cond: Cond, newest: float) -> str:
         text = f"title or text mentions {joined}"
     elif cond.dim in COMMENT_DIMS:
         text = f"a comment {_comment_said(cond)}"
+    elif cond.dim == "days" and len(cond.values) > 1:  # the window before another one
+        length, back = int(cond.values[0]), int(cond.values[1])
+        end = datetime.fromtimestamp(newest - back * 86400, UTC).date()
+        since = window_start(newest - back * 86400, length)
+        text = f"posted in the {length} days before the last {back} days ({since}, up to {end})"
     elif cond.dim == "days":
         newest_day = datetime.fromtimestamp(newest, UTC).date()
         since = window_start(newest, int(cond.values[0]))
@@ -480,6 +489,42 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
     windows = [c for c in query.where if c.dim in TIME_DIMS]
     window = "" if windows else "; window: all dates"
     return f"_Read as: {what}{window}; {ads}._"
+
+
+def edit(before: Query, after: Query, table: Table) -> str:
+    """What a follow-up changed in the previous figure, said for its read-as line
+    ("median of likes instead of mean of sentiment score; the top 5 instead of 3").
+
+    >>> table = Table([])
+    >>> edit(Query("mean", "likes"), Query("median", "likes", (Cond("source", ("tiktok",)),)),
+    ...      table)
+    'median instead of mean; now also source is tiktok'
+    """
+    said: list[str] = []
+    if (before.measure, before.metric) != (after.measure, after.metric):
+
+        def measure(q: Query) -> str:
+            return f"{q.measure} of {METRICS[q.metric].described}" if q.metric else q.measure
+
+        if before.metric == after.metric:
+            said.append(f"{after.measure} instead of {before.measure}")
+        else:
+            said.append(f"{measure(after)} instead of {measure(before)}")
+    if before.group != after.group:
+        said.append(f"grouped by {after.group}" if after.group else "no longer grouped")
+    elif after.top != before.top and after.top is not None:
+        said.append(f"the top {after.top} instead of {before.top or 'all'}")
+    newest = table.newest()
+    old = {c.dim: c for c in (*before.where, *before.part)}
+    for cond in (*after.where, *after.part):
+        was = old.get(cond.dim)
+        if was == cond:
+            continue
+        text = _cond_text(cond, newest)
+        said.append(f"{text} instead of {_cond_text(was, newest)}" if was else f"now also {text}")
+    kept = {c.dim for c in (*after.where, *after.part)}
+    said += [f"no longer {_cond_text(c, newest)}" for d, c in old.items() if d not in kept]
+    return "; ".join(said)
 
 
 def _number(value: Any, metric: str | None) -> str:
@@ -667,9 +712,15 @@ def _picked(out: Writer, query: Query, result: Result, said: str) -> None:
         most, least = (
             ("most", "fewest") if label in ("posts", "comments") else ("highest", "lowest")
         )
+        # two compared: by how much, absolute and relative, so no one subtracts by hand
+        apart = ""
+        if len(groups) == 2 and top is not None and bottom is not None:
+            gap = float(top) - float(bottom)
+            ratio = f", {100 * gap / float(bottom):.1f}% more" if float(bottom) else ""
+            apart = f" The difference is **{_number(gap, query.metric)}**{ratio}."
         out.line(f"{most.capitalize()} {label}: **{high}** ({_number(top, query.metric)});"
                  f" {least}: **{low}** ({_number(bottom, query.metric)}); one figure per {said},"
-                 " never pooled.")  # fmt: skip
+                 f" never pooled.{apart}")  # fmt: skip
 
 
 def _partial_periods(out: Writer, query: Query, table: Table, result: Result) -> None:

@@ -36,7 +36,7 @@ __all__ = [
     "detect_language",
 ]
 
-LANGUAGES = ("en", "fr", "es", "de", "pt")
+LANGUAGES = ("en", "fr", "es", "de", "pt", "it")
 """Languages whose questions the planner reads (answers are in English)."""
 
 
@@ -80,12 +80,18 @@ _FUNCTION = {
         sem sobre não mais menos muito também se me meu minha seu sua me dê mostre diga há
         estão está"""
     ),
+    "it": _words(
+        """il lo gli i le un uno una di del dello della dei degli delle al allo alla ai agli
+        alle da dal dalla dai dagli nel nello nella nei negli nelle sul sulla sui su con per
+        tra fra che chi cosa quale quali qual quanti quante quanto quanta ed è sono era
+        questo questa questi queste quello quella ci si mi ti non più anche molto ha hanno"""
+    ),
 }
 
 # Words that say what to do or how to answer, never what to search for (all languages).
 _INSTRUCTION = _words(
     """exact exactly quote quotes quoting alongside together write writing report reports
-    average averages mean median give giving list listing show showing tell find get pull
+    average averages mean median give giving list listing show showing tell name find get pull
     compare comparison count counts number numbers total totals amount please pls plz kindly
     could would thanks thank cheers hi hello hey ok okay sure short brief briefly quick
     quickly detailed detail details full simple simply few several many much lot lots
@@ -450,5 +456,6 @@ def detect_language(text: str) -> str:
     scores["de"] += 2 * len(re.findall(r"[äöüß]", text))
     scores["pt"] += 2 * len(re.findall(r"[ãõç]", text))
     scores["fr"] += 2 * len(re.findall(r"[èêàùœ]", text))
+    scores["it"] += 2 * len(re.findall(r"\b(?:più|perché|qual è|quanti|quante)\b", text.lower()))
     best = max(LANGUAGES, key=lambda language: (scores[language], language == "en"))
     return best if scores[best] > scores["en"] else "en"

@@ -37,6 +37,7 @@ from rdskit.sandbox.assistant.dates import TIME_DIMS, Period, periods
 from rdskit.sandbox.assistant.frontend import distance, front
 from rdskit.sandbox.assistant.lexicon import (
     CONCEPTS,
+    CONTINUES,
     FUNCTION_WORDS,
     INSTRUCTION_WORDS,
     NUMBER_WORDS,
@@ -112,6 +113,10 @@ class Query:
     nth: int | None = None
     """Of a grouping: the rank asked for ("the second most": 2); the answer names that
     group and lists the ones before it."""
+    sides: tuple[tuple[Cond, ...], ...] = ()
+    """The sides a question compares that no grouping holds ("October versus September",
+    "the last 30 days against the 30 before", "with a call to action versus without"):
+    :func:`read` gives one query per side, each with ``where`` and that side's filters."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,9 @@ class Reading:
     comment_only: tuple[Cond, ...] = ()
     """Conditions a count of comments asks of the comments that only posts carry: the
     question cannot be answered as asked (and no figure that drops them is given)."""
+    edited: Query | None = None
+    """Of a follow-up: the previous turn's query its first query edits (the read-as line
+    says what changed)."""
 
 
 # --- words ----------------------------------------------------------------------------
@@ -489,9 +497,11 @@ _LIST = re.compile(
     r"|\bexamples of\b"
 )
 _FOLLOW = re.compile(
-    r"^(and|what about|how about|same for|same|and what about|ok,? and|okay,? and|also)\b"
-    r"|\b(of them|of those|those|these|them|their)\b"
+    rf"{CONTINUES.pattern}|^make it\b|\binstead\b|\b(of them|of those|those|these|them|their)\b"
 )
+"""A turn that continues the chat's last figure: the planner's openings (one list), an
+edit ("make it the top 5", "the median instead") or a word pointing back."""
+_RESIZED = re.compile(r"\b(?:top|first|best|bottom|last) (\d+)\b|\b(\d+) instead\b")
 _NARROW = re.compile(r"\b(of them|of those|which of those|those|these|their|them)\b")
 _SPLIT_PARTS = re.compile(
     r"[?;]+|\.\s+|,?\s+(?:and|also)\s+(?=(?:how many|what|which|count|also count|the)\b)"
@@ -701,8 +711,8 @@ def _negated(part: _Part, at: int) -> bool:
         return True
     if at >= 1 and part.tokens[at - 1] in _NEGATORS | {"neither"}:
         return True
-    k = at - 1
-    while k >= 0 and at - k <= 3 and part.tokens[k] in _LINKS:
+    k = at - 1  # "not from the US", "neither in English": links and articles between
+    while k >= 0 and at - k <= 4 and part.tokens[k] in _LINKS | {"the", "a", "an"}:
         k -= 1
     return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither", "never"}
 
@@ -746,6 +756,44 @@ def _own_brand(part: _Part, table: Table) -> None:
             more = part.tokens[at + 1 : at + 2] != [] and part.tokens[at + 1] in _OWN
             part.take(at - 1, 2 + more)
             return
+
+
+_SIGNED = re.compile(
+    r"\b(most|more|least|less) (negative|positive)\b(?= (?:\w+ ){0,2}(sentiment|score|tone))"
+)
+
+
+def _signed_order(part: _Part) -> bool | None:
+    """ "The most negative average sentiment score": the lowest score, not a filter on
+    negative posts (the words taken); ``True`` for the lowest, ``False`` for the highest,
+    ``None`` when not said."""
+    found = _SIGNED.search(part.text)
+    if found is None:
+        return None
+    part.take(len(part.text[: found.start()].split()), 2)
+    return (found[1] in ("most", "more")) == (found[2] == "negative")
+
+
+_WROTE = ("write", "wrote", "written", "post", "posted", "publish", "published", "author",
+          "authored", "create", "created", "share", "shared")  # fmt: skip
+
+
+def _authored(part: _Part, table: Table) -> None:
+    """ "How many posts did Northwind write", "Northwind posted", "written by Northwind":
+    a brand that is also an author, said with a verb of writing, is the author filter
+    (the brand's own posts), not the posts that mention it."""
+    authors = table.labels("author")
+    for k, (at, cond) in enumerate(part.conds):
+        if cond.dim != "brand" or cond.negate or cond.values[0].lower() not in authors:
+            continue
+        name = cond.values[0].lower().split()
+        end = at + len(name)
+        near = set(part.tokens[max(0, at - 2) : at]) | set(part.tokens[end : end + 2])
+        if near & set(_WROTE):
+            part.conds[k] = (at, Cond("author", (authors[cond.values[0].lower()],)))
+            for i in range(max(0, at - 2), min(len(part.tokens), end + 2)):
+                if part.tokens[i] in _WROTE or part.tokens[i] == "by":
+                    part.take(i, 1)
 
 
 def _cue_before(part: _Part, at: int) -> bool:
@@ -928,7 +976,10 @@ def _singular(term: str) -> str:
     return " ".join(words)
 
 
-_HAS = re.compile(r"\b(have|has|with|without|use|uses|include|includes|no)\s+(a |an |any |the )?$")
+_HAS = re.compile(
+    r"\b(have|has|had|having|with|without|use|uses|used|using|include|includes|included"
+    r"|contain|contains|carry|carries|feature|features|no)\s+(a |an |any |the )?$"
+)
 
 
 _LACKS = re.compile(r"\b(no|without|not have|lack|lacks)\b(\s+\w+){0,2}\s*$")
@@ -1199,12 +1250,17 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
     alternatives = "|".join(re.escape(s) for s, _ in said) + "|" + "|".join(PERIODS)
     plural = r"(?:s|es|ies)?"
     which = re.search(
-        rf"\b(?:which|what) (?:(\w+) )?({alternatives.replace('countr', 'countr')}){plural}\b"
+        rf"\b(?:which|what)(?: is| was)?(?: the)? (?:(\w+) )?({alternatives}){plural}\b"
         r"(?: \w+){0,6}? (?:has|have|had|is|are|gets?|got|was|were)? ?(?:the )?"
         r"(most|highest|largest|biggest|fewest|least|lowest|smallest)?",
         text,
     )
-    top_k = re.search(rf"\btop (?:(\w+) )?({alternatives}){plural}\b", text)
+    popular = re.search(  # "the most popular platform", "the least used language"
+        rf"\b(?:the )?(?:(\w+) )?(?:most|least) (?:popular|common|frequent|used|active)"
+        rf" ({alternatives}){plural}\b",
+        text,
+    )
+    top_k = re.search(rf"\btop (?:(\w+) )?({alternatives}){plural}\b", text) or popular
     busiest = re.search(r"\b(busiest|peak|quietest|slowest) (day|week|month|year)\b", text)
     if busiest:  # "what was the busiest week": the period with the most posts
         _take_text(part, busiest[0].split())
@@ -1230,7 +1286,7 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
             words = found[1] or ""
             k = int(words) if words.isdigit() else NUMBER_WORDS.get(words, 1)
             order = "asc" if re.search(r"\b(fewest|least|lowest|smallest)\b", text) else "desc"
-            _take_text(part, found[0].split()[:2])
+            _take_text(part, found[0].split() if found is popular else found[0].split()[:2])
             return name, k, order
     if by and by[1] in lookup:
         _take_text(part, [by[1]])
@@ -1262,7 +1318,11 @@ _COMPARED = frozenset(
 
 def _ordinal(part: _Part) -> int | None:
     """The rank a grouping asks for: "the second most", "third highest" (an ordinal
-    before a ranking word), its words taken."""
+    before a ranking word), "ranks third" (a place), its words taken."""
+    placed = _PLACED.search(part.text)
+    if placed:
+        part.take(len(part.text[: placed.start()].split()), len(placed[0].split()))
+        return _ORDINALS[placed[1]]
     for i, token in enumerate(part.tokens[:-1]):
         if token in _ORDINALS and re.match(
             r"(most|highest|largest|biggest|fewest|least|lowest|smallest|busiest|common)",
@@ -1296,9 +1356,17 @@ def _by_dataset(part: _Part, table: Table) -> tuple[str, int | None, str] | None
     return "dataset", None, "asc" if fewer else "desc"
 
 
+_PLACED = re.compile(
+    r"\b(?:ranks?|ranked|comes?|came|places?|placed|sits?|finishes|finished) (?:in )?(?:the )?"
+    r"(second|third|fourth|fifth|2nd|3rd|4th|5th)\b"
+)
+"""A rank said as a place ("which platform ranks second by views", "comes third")."""
+
+
 def _ranks(text: str) -> bool:
     return bool(
         re.search(r"\b(most|highest|largest|biggest|fewest|least|lowest|smallest|common)\b", text)
+        or _PLACED.search(text)
     )
 
 
@@ -1365,7 +1433,12 @@ def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, st
             return "min", None
     # A grouping counts posts when it says so ("posts per month"); "sentiment by source"
     # alone is the sentiment analysis of the intent planner.
-    if _COUNT.search(text) or (group is not None and (counts or re.search(r"\bposts?\b", text))):
+    often = re.search(
+        r"\b(more|most|less|least) (often|frequent|frequently|common|commonly)\b", text
+    )
+    if _COUNT.search(text) or (
+        group is not None and (counts or often or re.search(r"\bposts?\b", text))
+    ):
         return "count", None
     return None, None
 
@@ -1463,8 +1536,10 @@ def _read_part(
         part.take(at, 4)
         _add(part, at, Cond("sentiment", ("neutral",)))
     _own(part, table)
+    lowest = _signed_order(part)
     _match_phrases(part, _phrases(table))
     _own_brand(part, table)
+    _authored(part, table)
     _context_values(part, table)
     _keywords(part, table, names)
     group, top, order = _by_dataset(part, table) or _group(part)
@@ -1474,6 +1549,10 @@ def _read_part(
     measure, metric = _measure(part.text, group, counts or top is not None)
     if measure is None:
         return None, part
+    if lowest is not None and metric == "sentiment_score":
+        order = "asc" if lowest else "desc"
+        if measure in ("max", "min"):
+            measure = "min" if lowest else "max"
     if measure == "rank":
         top, order = _rank_size(part.text)
     if measure in ("rank", "list"):
@@ -1511,6 +1590,8 @@ def _read_part(
         for c in conds
     ]  # fmt: skip
     part.comment_only = [c for c in of_comments if c.dim != "sentiment"]
+    sides, compared = _sides(part, [(at, c) for at, c in ordered if c in conds])
+    conds = [c for c in conds if c not in compared]
     where, share_part = _merge(conds), ()
     # "how many comments mention ...", "what share of comments ask ...": the comments that
     # pass the comment conditions are counted, and the answer gives their share of those
@@ -1536,7 +1617,7 @@ def _read_part(
         _take_text(part, repeated[0].split())
         least = repeated["least"] or repeated["least2"]
         min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
-    unknown = tuple(_unknown(part, names))
+    unknown = tuple(_unknown(part, names)) + _unheld(part, measure, group, conds, sides)
     asked = _metric(part.text)
     if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
         # The metric is neither measured nor compared ("how many posts have 500 likes").
@@ -1554,9 +1635,129 @@ def _read_part(
         measure, metric, unit = "count", None, "comments"  # the comments, not their posts
     query = Query(
         measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit,
-        min_posts, nth,
+        min_posts, nth, sides,
     )  # fmt: skip
     return query, part
+
+
+_VERSUS = re.compile(r"\b(vs|versus|compared (?:to|with)|against|relative to)\b")
+_PRIOR = re.compile(
+    r"\b(?:the |that )?(?:(\d+) )?(?:(day|week|month|quarter|year)s? )?"
+    r"(?:before|prior|earlier|preceding)(?: that| it| this| then| them)?\b"
+)
+_WITHOUT = re.compile(
+    r"\b(?:vs|versus|compared (?:to|with)|against|or|and) (?:those |posts |ones )?"
+    r"(without|with no)(?: (?:one|it|them|any|a|an|that))?\b"
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "quarter": 90, "year": 365}
+
+
+def _before(first: Sequence[Cond], days: Cond) -> Cond:
+    """The period a "last ..." window means when it is compared with ``first``: the
+    calendar month or year before a calendar one, else the window of its length that ends
+    where ``first`` starts (a window of days: its length back)."""
+    (said,) = first if len(first) == 1 else (None,)
+    if said is not None and said.dim == "month":
+        year, month = map(int, said.values[0].split("-"))
+        return Cond("month", (f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}",))
+    if said is not None and said.dim == "year":
+        return Cond("year", (str(int(said.values[0]) - 1),))
+    if said is not None and said.dim == "days":
+        return Cond("days", (days.values[0], said.values[0]))
+    return days
+
+
+def _sides(
+    part: _Part, ordered: Sequence[tuple[int, Cond]]
+) -> tuple[tuple[tuple[Cond, ...], ...], list[Cond]]:
+    """The sides compared by a part ("in October versus September", "the last 90 days
+    against the 90 days before", "with a call to action versus without one"), their words
+    taken, and the filters they replace; nothing when it compares none. Two periods said
+    with a comparison word are two figures, never one pooled window: each is its own side;
+    a window "before" another is the window of the same length that ends where the other
+    starts."""
+    text = " ".join(part.tokens)
+    periods_said: list[list[Cond]] = []
+    for _, cond in ordered:
+        if cond.dim not in TIME_DIMS or cond.negate:
+            continue
+        if cond.dim == "until" and periods_said and periods_said[-1][-1].dim == "since":
+            periods_said[-1].append(cond)  # "between A and B", "in Q3": one period
+        else:
+            periods_said.append([cond])
+    compared = _VERSUS.search(text)
+    if len(periods_said) >= 2 and compared:
+        part.take(len(text[: compared.start()].split()), len(compared[0].split()))
+        first = periods_said[0]
+        out = [tuple(first)]
+        for said in periods_said[1:]:
+            if len(said) == 1 and said[0].dim == "days":
+                # "the last week compared with the previous week": the week before it;
+                # "this month vs last month": the calendar month before it
+                said = [_before(first, said[0])]
+            out.append(tuple(said))
+        return tuple(out), [c for said in periods_said for c in said]
+    prior = _PRIOR.search(text)
+    if len(periods_said) == 1 and prior and len(periods_said[0]) == 1:
+        (cond,) = periods_said[0]
+        if cond.dim == "days":
+            at = len(text[: prior.start()].split())
+            part.take(at, len(prior[0].split()))
+            if compared:
+                part.take(len(text[: compared.start()].split()), len(compared[0].split()))
+            return ((cond,), (Cond("days", (_length(prior, cond), cond.values[0])),)), [cond]
+    without = _WITHOUT.search(text)
+    if without:
+        at = len(text[: without.start()].split())
+        kept = [(i, c) for i, c in ordered if i < at and not c.negate and c.dim not in TIME_DIMS]
+        if kept:
+            cond = kept[-1][1]
+            part.take(at, len(without[0].split()))
+            return ((cond,), (replace(cond, negate=True),)), [cond]
+    return (), []
+
+
+def _unheld(
+    part: _Part,
+    measure: str,
+    group: str | None,
+    conds: Sequence[Cond],
+    sides: Sequence[Sequence[Cond]],
+) -> tuple[str, ...]:
+    """A dimension said by name that the figure neither filters nor groups on ("how many
+    posts had a call to action" when no call to action was read): named as not
+    understood, never counted as if it had not been said. "dataset" names the scope; the
+    words of a metric ("sentiment score") or of the measure ("distinct authors") are read."""
+    held = {group, "dataset", *(c.dim for c in conds), *(c.dim for s in sides for c in s)}
+    if measure == "authors":
+        held.add("author")
+    metric_words = {
+        at + k
+        for metric in METRICS.values() for said in metric.said
+        for found in re.finditer(rf"\b{re.escape(said)}\b", part.text)
+        for at in [len(part.text[: found.start()].split())] for k in range(len(said.split()))
+    }  # fmt: skip
+    out: list[str] = []
+    for dim in DIMENSIONS.values():
+        if dim.name in held:
+            continue
+        for said in sorted(dim.said, key=len, reverse=True):
+            found = re.search(rf"\b{re.escape(said)}(?:s|es)?\b", part.text)
+            at = len(part.text[: found.start()].split()) if found else 0
+            span = range(at, at + len(found[0].split())) if found else range(0)
+            if found and not any(part.used[k] or k in metric_words for k in span):
+                part.take(at, len(found[0].split()))
+                out.append(found[0])
+                break
+    return tuple(out)
+
+
+def _length(prior: re.Match[str], days: Cond) -> str:
+    """The days of a window said "before" another ("the 2 weeks before"; "the 90 before"
+    and "the period before" are the other's length)."""
+    if prior[2]:
+        return str(int(prior[1] or 1) * _UNIT_DAYS[prior[2]])
+    return prior[1] or days.values[0]
 
 
 _INHERITED = frozenset({"source", "dataset", "content_type", *COMMENT_DIMS})
@@ -1741,7 +1942,9 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
         metric,
         tuple(where),
         tuple(part) if measure == "share" else (),
-        query.group or (previous.group if not asks_measure else None),
+        # a new measure of a breakdown keeps it ("now the median likes instead"); of a
+        # ranked group ("which source has the most") it asks the figure of all posts
+        query.group or (previous.group if not asks_measure or not previous.top else None),
         query.top if query.group else previous.top,
         query.order,
         query.unknown,
@@ -1754,7 +1957,8 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
 
 _COMMON = frozenset(
     {"written", "distinct", "express", "without", "number", "total", "quarter", "first",
-     "second", "third", "fourth"}
+     "second", "third", "fourth", "compared", "comparing", "versus", "against", "previous",
+     "preceding", "before", "earlier"}
 )  # fmt: skip
 _ANALYSES = frozenset(
     [
@@ -1850,6 +2054,7 @@ def read(
     conditions: list[Cond] = []
     unknown: list[str] = []
     notes: list[str] = []
+    pending: list[Cond] = []  # a part's filters said before the part that asks the figure
     other = False
     for index, piece in enumerate(_parts(lowered)):
         query, part = _read_part(piece, table, names, bool(queries) or follow, cased)
@@ -1858,6 +2063,13 @@ def read(
         conditions += [c for _, c in part.conds]
         notes += part.notes
         narrow = bool(_NARROW.search(piece))
+        resized = _RESIZED.search(piece)
+        if query is None and follow and previous and index == 0 and resized:
+            base = previous[-1]  # "make it the top 5": the same figure, k changed
+            if base.group is not None or base.measure == "rank":
+                part.take(len(piece[: resized.start()].split()), len(resized[0].split()))
+                queries.append(replace(base, top=int(resized[1] or resized[2])))
+                continue
         if query is None:
             if follow and previous and index == 0 and part.conds:
                 base = previous[-1]
@@ -1872,17 +2084,35 @@ def read(
                 unknown += _unknown(part, names)
                 if _unknown(part, names) or not part.conds:
                     other = True  # "... and what do they complain about?": an analysis
+                else:  # "Negative posts about the price on TikTok. How many?"
+                    pending += [c for _, c in part.conds]
             continue
+        if pending and not (index == 0 and follow):
+            query = replace(query, where=_merge([*pending, *query.where]))
+            pending = []
         if queries and (narrow or (not query.where and not query.part)):
             query = _follow(query, queries[-1], narrow)
         elif index == 0 and follow and previous:
             query = _follow(query, previous[-1], narrow)
-        queries.append(query)
+        prior = _PRIOR.search(piece)
+        days = [c for c in query.where if c.dim == "days" and len(c.values) == 1]
+        if prior and queries and days and not any(c.dim in TIME_DIMS for _, c in part.conds):
+            # "..., and how many in the 30 days before that?": the window before the last
+            before = Cond("days", (_length(prior, days[0]), days[0].values[0]))
+            query = replace(
+                query,
+                where=tuple(before if c is days[0] else c for c in query.where),
+                unknown=tuple(w for w in query.unknown if w not in prior[0].split()),
+            )
+        asked = [
+            replace(query, where=_merge([*query.where, *side]), sides=()) for side in query.sides
+        ] or [query]
+        queries += [q for q in asked if q not in queries]  # "... Give the counts." again
     if other:
         queries = []
     return Reading(
         tuple(queries), None, None, tuple(conditions), tuple(unknown), follow, language,
-        tuple(dict.fromkeys(notes)),
+        tuple(dict.fromkeys(notes)), edited=previous[-1] if follow and previous else None,
     )  # fmt: skip
 
 
