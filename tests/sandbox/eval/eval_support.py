@@ -64,11 +64,12 @@ def read_all(http: httpx.Client, body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def ask_over_http(
-    http: httpx.Client, message: str, chat_id: str | None, dataset_id: str
+    http: httpx.Client, message: str, chat_id: str | None, dataset_id: str | Sequence[str]
 ) -> dict[str, Any]:
-    """One Ask turn over HTTP in ``dataset_id`` (in ``chat_id`` when given), polled until
-    the reply is written; the reply row with its ``chat_id``."""
-    body: dict[str, Any] = {"message": message, "context": {"dataset_ids": [dataset_id]}}
+    """One Ask turn over HTTP in ``dataset_id`` (or several, a list) (in ``chat_id`` when
+    given), polled until the reply is written; the reply row with its ``chat_id``."""
+    ids = [dataset_id] if isinstance(dataset_id, str) else list(dataset_id)
+    body: dict[str, Any] = {"message": message, "context": {"dataset_ids": ids}}
     if chat_id:
         body["chat_id"] = chat_id
     response = http.post("/v1/ask", json=body)

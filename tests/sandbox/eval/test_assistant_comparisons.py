@@ -293,3 +293,67 @@ def test_a_dimension_said_but_not_read_is_named(stove: Brew, question: str, word
     text = ask_over_http(http, question, None, dataset_id)["text"]
     assert re.search(rf"did not understand [^\n]*'{word}", text), text
     assert not re.search(r"\*\*[\d,.]+%?\*\*", text), text  # no figure of the wider scope
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Compare the number of posts in August 2026 with July 2026.",
+        "Did posts grow in August 2026 compared with July 2026?",
+    ],
+)
+def test_a_change_between_periods_is_the_count_of_each(stove: Brew, question: str) -> None:
+    http, dataset_id, posts = stove
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    assert _counts(text) == [_month(posts, "2026-08"), _month(posts, "2026-07")], text
+
+
+@pytest.fixture(scope="module")
+def lantern(stove: Brew) -> str:
+    """A second dataset beside the camping stove's: "which one" has two to choose from."""
+    return collect(stove[0], "camping lantern", 40, sources=("reddit", "tiktok"))
+
+
+@pytest.mark.parametrize(
+    "question", ["Which one did better?", "Is it going up?", "How many posts mention it?"]
+)
+def test_a_question_that_only_points_back_gets_a_clarifying_question(
+    stove: Brew, lantern: str, question: str
+) -> None:
+    http, dataset_id, _ = stove
+    text = ask_over_http(http, question, None, [dataset_id, lantern])["text"]
+    assert text.startswith("**Which do you mean by"), text
+    assert "camping lantern" in text and "camping stove" in text, text  # the choices said
+    assert not re.search(r"\*\*[\d,.]+%?\*\*", text), text  # no figure for a guessed reading
+    # the same words of an analysis that needs no measure are answered, "it" the subject
+    said = ask_over_http(http, "What do people like about it?", None, [dataset_id, lantern])
+    assert "Which do you mean" not in said["text"], said["text"]
+
+
+def test_a_hashtag_is_searched_as_a_tag(stove: Brew) -> None:
+    http, dataset_id, _ = stove
+    posts = read_all(http, {"dataset_ids": [dataset_id]})
+    texts = [f"{p.get('title') or ''}\n{p.get('text') or ''}".lower() for p in posts]
+    tags = sorted({t for text in texts for t in re.findall(r"#(\w+)", text)})
+    assert tags, "the dataset's posts carry hashtags"
+    tag = max(tags, key=lambda t: sum(f"#{t}" in text for text in texts))
+    want = sum(bool(re.search(rf"(?<![\w#])#{tag}", text)) for text in texts)
+    text = _clean(
+        ask_over_http(http, f"How many posts use the hashtag #{tag}?", None, dataset_id)["text"]
+    )
+    assert _counts(text) == [want], text
+    none = ask_over_http(http, "How many posts use #zqxwvk?", None, dataset_id)["text"]
+    assert "#zqxwvk" in none.splitlines()[0] and _counts(none) == [0], none
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What is the average number of likes per comment?", "What is the engagement per 1000 views?"],
+)
+def test_a_ratio_of_two_metrics_is_named_not_answered_with_a_part(
+    stove: Brew, question: str
+) -> None:
+    http, dataset_id, _ = stove
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert "did not understand" in text and " per " in text.split("did not understand")[1], text
+    assert not re.search(r"\*\*[\d,.]+%?\*\*", text), text

@@ -366,12 +366,17 @@ def answer(
         return _not_of_comments(reading.comment_only, table, scope)
     selected = post_refs or (reading.follow_up and _focus(True, (), history, earlier_posts)[0])
     pointer = _pointer(asked) if not history and not post_refs and not earlier_posts else None
-    if (reading.queries or reading.conditions) and not _ABOUT_IT.search(asked):
-        pointer = None  # a word pointing back matters when it is all there is to read
+    if reading.queries and _ABOUT_IT.search(asked):
+        pass  # "how many posts mention it": the condition is what the word stands for
+    elif reading.queries or reading.conditions or len(scope) < 2:
+        pointer = None  # of one dataset, "it" is what the dataset is about
     if reading.queries and scope and posts and not selected and not pointer:
         return _figures(reading, table, scope, ads, unknown_dataset_ids, posts)
     planned = plan(without_thresholds(asked), vocab, plans)
-    if pointer:
+    # "which one": one of the datasets, by a measure not said; "it" of an analysis that
+    # does not depend on a measure ("what do people like about it?") is the subject
+    measured = not planned.understood or set(planned.names) <= _MEASURED
+    if pointer and (pointer != "it" or measured):
         return _clarify(pointer, scope, planned)
     subjects = {_SUBJECT.get(name) for name in planned.names}
     extra = [c for c in reading.conditions if c.dim in _EXTRA_DIMS and c.dim not in subjects]
@@ -470,11 +475,12 @@ def _unread(words: Sequence[str], scope: Sequence[Scope], planned: Plan) -> Repl
     return _reply(out, scope, [], [], planned)
 
 
-_POINTERS = ("it", "one", "ones", "that", "this")  # "they" is most often people
+_POINTERS = ("it", "one", "ones")  # "they" is most often people, "this" a noun's article
+_MEASURED = frozenset({"overview", "compare", "trend", "count"})
+"""Analyses whose answer depends on which measure 'it' is ("Is it going up?")."""
 _POINTER = re.compile(rf"\b({'|'.join(_POINTERS)})\b")
 _ABOUT_IT = re.compile(
-    r"\b(?:mention|mentions|mentioning|about|regarding|say|says)"
-    r" (?:it|them|this|that|those|these)\b",
+    r"\b(?:mention|mentions|mentioning|mentioned) (?:it|them)\b",
     re.IGNORECASE,
 )
 """A pointer in a condition's place ("how many posts mention it"): the condition is what

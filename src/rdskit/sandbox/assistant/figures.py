@@ -87,6 +87,9 @@ def matcher(cond: Cond, table: Table) -> Callable[[int], bool]:
 
 def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
     values = [v.lower() for v in cond.values]
+    if cond.dim == "hashtag":  # "#budget": a tag starting so, as a keyword is a word's start
+        tags = [re.compile(rf"(?<![\w#])#{re.escape(v.lstrip('#'))}") for v in values]
+        return lambda i: any(tag.search(table.texts[i]) for tag in tags)
     if cond.dim == "keyword":
         patterns = [_word_pattern(v) for v in values]
         texts = table.texts
@@ -301,19 +304,31 @@ def run(query: Query, table: Table) -> Result:
     unfilled = False
     # A counted comment passes each comment condition, so its post has one that does; a
     # negated one ("comments that don't mention the price") says nothing of the post.
+    # "Apart from Apple, which brand is mentioned most": of a label a post holds several
+    # of, the value left out is a group left out, not the posts that also mention it.
+    dim = DIMENSIONS.get(query.group or "")
+    left_out = [
+        c for c in query.where
+        if dim is not None and dim.multi and c.dim == query.group and c.negate
+    ]  # fmt: skip
     rows = select(
-        [c for c in query.where if not (counts_comments and c.dim in COMMENT_DIMS and c.negate)],
+        [
+            c for c in query.where
+            if not (counts_comments and c.dim in COMMENT_DIMS and c.negate) and c not in left_out
+        ],
         table,
-    )
+    )  # fmt: skip
     if query.measure == "rank":
         return Result(len(rows), rows, cited=_ranked(query, table, rows))
     if not query.group:
         value, cited, base = _measure(query, table, rows)
         return Result(value, rows, base if base is not None else None, cited=cited)
     members: dict[str, list[int]] = {}
+    out = {v.lower() for c in left_out for v in c.values}
     for i in rows:
         for key in _keys(query, table, i):
-            members.setdefault(key, []).append(i)
+            if key.lower() not in out:
+                members.setdefault(key, []).append(i)
     groups = []
     for key, inside in members.items():
         value, holding, _ = _measure(query, table, inside)
@@ -381,6 +396,8 @@ def _cond_text(cond: Cond, newest: float) -> str:
     if cond.dim == "keyword":
         joined = (" and " if cond.every else " or ").join(f'"{v}"' for v in cond.values)
         text = f"title or text mentions {joined}"
+    elif cond.dim == "hashtag":
+        text = f"title or text has the hashtag {' or '.join(f'#{v}' for v in cond.values)}"
     elif cond.dim in COMMENT_DIMS:
         text = f"a comment {_comment_said(cond)}"
     elif cond.dim == "days" and len(cond.values) > 1:  # the window before another one

@@ -1055,6 +1055,18 @@ def _time(part: _Part, newest: float) -> None:
             _add(part, where, Cond(period.dim, (period.value,)))
 
 
+def _hashtags(part: _Part, text: str) -> None:
+    """A hashtag is searched as written in the text ("#budgeting", not every post that says
+    "budgeting"); a tag no post uses matches none, which the answer says."""
+    for found in re.finditer(r"(?<![\w#])#([^\W_][\w-]*)", text):
+        at = part.find([found[1].lower()])
+        if at >= 0:
+            part.take(at, 1)
+            _add(part, at, Cond("hashtag", (found[1].lower(),)))
+            _take_text(part, ["hashtag"])
+            _take_text(part, ["hashtags"])
+
+
 def _quoted(part: _Part, text: str) -> None:
     """A phrase in quotes is searched as written ("flat white art")."""
     for found in re.finditer(r"[\"“”]([^\"“”]{2,60})[\"“”]", text):
@@ -1524,6 +1536,7 @@ def _read_part(
     tokens = _split_hyphens(_tokens(text))
     part = _Part(" ".join(tokens), tokens, [False] * len(tokens), cased=cased)
     _quoted(part, text)
+    _hashtags(part, text)
     _comment(part)
     counted = _COMMENTS_COUNTED.search(part.text) or _COMMENTS_DESCRIBED.search(part.text)
     if counted:  # "how many comments ...": the unit counted, not a label ("Comment" CTA)
@@ -1547,6 +1560,12 @@ def _read_part(
     if nth is not None:
         top = max(top or 1, nth)
     measure, metric = _measure(part.text, group, counts or top is not None)
+    if measure is None and _RATIO.search(part.text):
+        measure = "mean"  # a ratio asks a figure: named below as not computed, not analysed
+    changed = _CHANGED.search(part.text)
+    if measure is None and changed and len(_periods_said(part.conds)) >= 2:
+        measure = "count"  # "did posts grow in October compared with September": each count
+        _take_text(part, changed[0].split())
     if measure is None:
         return None, part
     if lowest is not None and metric == "sentiment_score":
@@ -1618,6 +1637,9 @@ def _read_part(
         least = repeated["least"] or repeated["least2"]
         min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
     unknown = tuple(_unknown(part, names)) + _unheld(part, measure, group, conds, sides)
+    ratio = _RATIO.search(part.text)
+    if ratio is not None:
+        unknown += (ratio[0],)
     asked = _metric(part.text)
     if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
         # The metric is neither measured nor compared ("how many posts have 500 likes").
@@ -1640,7 +1662,19 @@ def _read_part(
     return query, part
 
 
-_VERSUS = re.compile(r"\b(vs|versus|compared (?:to|with)|against|relative to)\b")
+_VERSUS = re.compile(r"\b(vs|versus|compared (?:to|with)|against|relative to|compare|comparing)\b")
+_CHANGED = re.compile(
+    r"\b(grow|grew|grown|rise|rose|risen|increase|increased|drop|dropped|fall|fell|fallen"
+    r"|decline|declined|change|changed|go up|went up|go down|went down)\b"
+)
+"""A change between two periods asked ("did posts grow in October compared with
+September"): the count of each period, which shows it."""
+_RATIO = re.compile(
+    r"\b(?:likes|views|shares|comments|engagement|interactions) per"
+    r" (?:\d+ )?(?:comments?|views?|likes?|shares?|followers?)\b"
+)
+"""A ratio of two metrics ("likes per comment", "engagement per 1000 views"): not a
+measure the reader computes, so named, never answered with one of its parts."""
 _PRIOR = re.compile(
     r"\b(?:the |that )?(?:(\d+) )?(?:(day|week|month|quarter|year)s? )?"
     r"(?:before|prior|earlier|preceding)(?: that| it| this| then| them)?\b"
@@ -1650,6 +1684,20 @@ _WITHOUT = re.compile(
     r"(without|with no)(?: (?:one|it|them|any|a|an|that))?\b"
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "quarter": 90, "year": 365}
+
+
+def _periods_said(ordered: Sequence[tuple[int, Cond]]) -> list[list[Cond]]:
+    """The periods a part names, in order, each as its filters ("in Q3" is a start and an
+    end: one period)."""
+    said: list[list[Cond]] = []
+    for _, cond in sorted(ordered, key=lambda item: item[0]):
+        if cond.dim not in TIME_DIMS or cond.negate:
+            continue
+        if cond.dim == "until" and said and said[-1][-1].dim == "since":
+            said[-1].append(cond)  # "between A and B", "in Q3": one period
+        else:
+            said.append([cond])
+    return said
 
 
 def _before(first: Sequence[Cond], days: Cond) -> Cond:
@@ -1677,14 +1725,7 @@ def _sides(
     a window "before" another is the window of the same length that ends where the other
     starts."""
     text = " ".join(part.tokens)
-    periods_said: list[list[Cond]] = []
-    for _, cond in ordered:
-        if cond.dim not in TIME_DIMS or cond.negate:
-            continue
-        if cond.dim == "until" and periods_said and periods_said[-1][-1].dim == "since":
-            periods_said[-1].append(cond)  # "between A and B", "in Q3": one period
-        else:
-            periods_said.append([cond])
+    periods_said = _periods_said(ordered)
     compared = _VERSUS.search(text)
     if len(periods_said) >= 2 and compared:
         part.take(len(text[: compared.start()].split()), len(compared[0].split()))
