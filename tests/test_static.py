@@ -1,6 +1,6 @@
 """Static checks, run by the suite (so the README's test command and .ci/run run them too):
 
-- ``mypy`` strict on the public core (its files and options are in ``pyproject.toml``);
+- ``mypy`` strict on every package of ``src/rdskit`` (options in ``pyproject.toml``);
 - the README's asyncio example type-checks against ``rdskit.AsyncClient``, whose types are
   generated (``rdskit/_async.pyi``), and the generated stub is up to date;
 - ``ruff check`` passes on the project.
@@ -24,7 +24,7 @@ def _run(*command: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def test_mypy_strict_on_the_core() -> None:
+def test_mypy_strict_on_every_package() -> None:
     done = _run(sys.executable, "-m", "mypy")
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -137,7 +137,7 @@ def arrow_type(text: str) -> Any:
     return kind
 
 
-class ArrowTypeName(pd.api.extensions.ExtensionDtype):
+class ArrowTypeName(pd.api.extensions.ExtensionDtype):  # type: ignore[misc]  # pandas is untyped here
     """Parses the Arrow dtype names pandas cannot (``"list<item: string>[pyarrow]"``,
     ``"decimal128(24, 6)[pyarrow]"``) into ``pd.ArrowDtype``; registered with pandas by
     ``import rdskit``, never instantiated.
@@ -152,7 +152,7 @@ class ArrowTypeName(pd.api.extensions.ExtensionDtype):
     type = object
 
     @classmethod
-    def construct_from_string(cls, string: str) -> Any:  # type: ignore[override]
+    def construct_from_string(cls, string: str) -> Any:
         """``pd.ArrowDtype`` of a nested Arrow type name; TypeError for any other text, so
         pandas goes on with its own dtypes."""
         if not (isinstance(string, str) and string.endswith(_SUFFIX) and _NESTED.search(string)):

@@ -202,7 +202,8 @@ class Answer(ChatMessage, Bound):
         page = yield from self._bound()._core.call_page(post_lookup([ref]))
         if not page.data:
             raise LookupError(f"post {ref.source}:{ref.id} is not readable by this account")
-        return page.data[0]
+        mention: Mention = page.data[0]
+        return mention
 
     def _linked_flow(self) -> Flow[str]:
         frame = yield from self._posts_flow()

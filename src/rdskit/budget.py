@@ -212,7 +212,7 @@ class Budget:
         remains; nothing is counted (for work the service charges later, on its own)."""
         with self._lock:
             if estimate.credits is None or estimate.credits > self.remaining:
-                reason = estimate.reason if estimate.credits is None else why
+                reason = (estimate.reason or why) if estimate.credits is None else why
                 raise BudgetExceeded(
                     estimate.kind, estimate.credits, self.remaining, reason, scope=self.scope
                 )

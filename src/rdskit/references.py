@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from rdskit._safe import safe_url
 from rdskit.models.references import ENTITY_REFERENCE_TYPES
@@ -216,6 +216,10 @@ def check_references(text: str, references: Sequence[Mapping[str, Any]]) -> list
     return problems
 
 
+def _integer(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_post(text: str, ref: Mapping[str, Any], seen: set[tuple[str, str]]) -> list[str]:
     """Problems of one post reference: identity, duplicates and its marker range."""
     source, post_id = ref.get("source"), ref.get("id")
@@ -227,7 +231,7 @@ def _check_post(text: str, ref: Mapping[str, Any], seen: set[tuple[str, str]]) -
         problems.append(f"{label}: listed more than once")
     seen.add((source, post_id))
     start, end, number = ref.get("start_index"), ref.get("end_index"), ref.get("citation")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end, number)):
+    if not (_integer(start) and _integer(end) and _integer(number)):
         return [*problems, f"{label}: citation, start_index and end_index must be integers"]
     marker = f"[{number}]"
     if not 0 <= start <= end <= len(text) or text[start:end] != marker:

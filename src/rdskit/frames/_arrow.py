@@ -182,7 +182,8 @@ def _python_values(array: pa.Array) -> list[Any]:
     """The values as Python objects; None for those Python cannot hold (a timestamp after
     the year 9999)."""
     try:
-        return array.to_pylist()
+        values: list[Any] = array.to_pylist()
+        return values
     except (OverflowError, ValueError):
         return [_python_value(scalar) for scalar in array]
 

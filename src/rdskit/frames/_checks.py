@@ -70,7 +70,8 @@ def estimated_flags(frame: pd.DataFrame) -> np.ndarray:
     column = frame["are_views_estimated"]
     if not pd.api.types.is_bool_dtype(column.dtype):
         column = column.astype("boolean")
-    return column.to_numpy(dtype=bool, na_value=False)
+    flags: np.ndarray = column.to_numpy(dtype=bool, na_value=False)
+    return flags
 
 
 VIEW_BASED = frozenset({"num_views", "engagement_rate"})

@@ -151,7 +151,8 @@ def _arrow_composes() -> bool:
     """Whether Arrow's ``utf8_normalize(..., "NFC")`` composes: pyarrow 20 decomposes
     whatever form it is asked for (every form gives NFD), which would leave every accented
     name unmatched; then NFC is done in Python."""
-    return pc.utf8_normalize(pa.array(["e\u0301"]), "NFC").to_pylist() == ["\u00e9"]
+    composed: list[str] = pc.utf8_normalize(pa.array(["e\u0301"]), "NFC").to_pylist()
+    return composed == ["\u00e9"]
 
 
 def _nfc(texts: pa.Array) -> pa.Array:
@@ -358,8 +359,10 @@ class _Lookup:
         # Reversed so that the first row of a (source, ident), and of an ident, is
         # written last and wins: people already known keep their pseudonym.
         source, ident, new, first = (rows[c].to_pylist()[::-1] for c in "sipw")
-        self.by_source = dict(zip(zip(source, ident, strict=True), new, strict=True))
-        self.anywhere = dict(zip(ident, new, strict=True))
+        self.by_source: dict[tuple[str | None, str], str] = dict(
+            zip(zip(source, ident, strict=True), new, strict=True)
+        )
+        self.anywhere: dict[str, str] = dict(zip(ident, new, strict=True))
         self.starts = frozenset(first)
         self.longest = longest
 
@@ -406,9 +409,9 @@ class _Lookup:
                 ending = _ENDING.search(ident) if ident not in anywhere else None
                 if ending:
                     ident, end = ident[: ending.start()], end - len(ending.group())
-                new = self.by_source.get((source, ident)) or anywhere.get(ident)
-                if new is not None:
-                    out += [text[last : span[0][0]], new]
+                pseudonym = self.by_source.get((source, ident)) or anywhere.get(ident)
+                if pseudonym is not None:
+                    out += [text[last : span[0][0]], pseudonym]
                     last = end
                     break
         return "".join(out) + text[last:] if out else text
@@ -416,12 +419,12 @@ class _Lookup:
     def _starting(self, folded: str) -> list[int]:
         """Where the words of ``folded`` that may start a name begin."""
         if len(self.starts) > _FIND_MAX:
-            found = _word_pattern().finditer(folded)
-            return [m.start() for m in found if self.may_start(m.group())]
+            words = _word_pattern().finditer(folded)
+            return [m.start() for m in words if self.may_start(m.group())]
         # Few first words (the usual case: only those these texts hold): each is looked
         # for as a string (at C speed), and kept where a word begins.
         match = _word_pattern().match
-        found = set()
+        found: set[int] = set()
         for start in self.starts:
             at = folded.find(start)
             while at >= 0:

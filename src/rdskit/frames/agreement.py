@@ -207,7 +207,7 @@ def agreement(
     a: Sequence[Any],
     b: Sequence[Any],
     *,
-    weights: Sequence[float] | None = None,
+    weights: Sequence[float] | np.ndarray | None = None,
     strata: Sequence[Any] | None = None,
     confidence: float = 0.95,
     n_boot: int = 2000,

@@ -96,7 +96,7 @@ def _newer(client: Any, query: Mapping[str, Any], cached: pa.Table | None) -> li
     if cached is not None and cached.num_rows:
         watermark = pc.max(cached["dataset_run_at"]).as_py()
         known = set(zip(cached["source"].to_pylist(), cached["id"].to_pylist(), strict=True))
-    fresh = []
+    fresh: list[Any] = []
     for page in mention_pages(client, fetch):
         for mention in page:
             seen = mention.dataset_run_at

@@ -563,7 +563,8 @@ def _listed(values: pd.Series, allow: set[str]) -> np.ndarray:
         for v in distinct
         if str(v).strip().lstrip("@").lower() in allow and normalise(str(v)) in allow
     }
-    return values.isin(on).to_numpy(dtype=bool, copy=True)
+    flags: np.ndarray = values.isin(on).to_numpy(dtype=bool, copy=True)
+    return flags
 
 
 _LATER = {"exclude_ads": "ads were left out", "pseudonymise": "pseudonymisation"}

@@ -134,12 +134,13 @@ def _keys(sources: pa.Array, handles: pa.Array) -> pa.Array:
     )
 
 
-def _graph(directed: bool) -> nx.Graph:
-    nx = research_import("networkx")
-    return nx.DiGraph() if directed else nx.Graph()
+def _graph(directed: bool) -> nx.Graph[Any]:
+    networkx = research_import("networkx")
+    graph: nx.Graph[Any] = networkx.DiGraph() if directed else networkx.Graph()
+    return graph
 
 
-def _add_nodes(graph: nx.Graph, table: pd.DataFrame) -> None:
+def _add_nodes(graph: nx.Graph[Any], table: pd.DataFrame) -> None:
     """Nodes from a frame indexed by node id (attributes as plain Python values; missing
     ones left out, as GEXF and GraphML want)."""
     names = list(table.columns)
@@ -158,7 +159,9 @@ def _values(column: pd.Series) -> list[Any]:
     return values
 
 
-def _add_new_nodes(graph: nx.Graph, names: list[Any], attributes: list[dict[str, Any]]) -> None:
+def _add_new_nodes(
+    graph: nx.Graph[Any], names: list[Any], attributes: list[dict[str, Any]]
+) -> None:
     """Distinct new ``names`` (none None) with their attribute dicts, into a new graph.
 
     ``add_nodes_from`` tries each ``(node, attributes)`` pair as a node first and catches
@@ -166,13 +169,14 @@ def _add_new_nodes(graph: nx.Graph, names: list[Any], attributes: list[dict[str,
     would fill (attributes, successors, predecessors) are written directly instead;
     tests/frames/test_networks.py checks the graph equals networkx's own construction.
     """
-    graph._node.update(zip(names, attributes, strict=True))
-    graph._adj.update({name: {} for name in names})
+    inside: Any = graph  # networkx's own dicts (_node, _adj, _pred): not in its stubs
+    inside._node.update(zip(names, attributes, strict=True))
+    inside._adj.update({name: {} for name in names})
     if graph.is_directed():
-        graph._pred.update({name: {} for name in names})
+        inside._pred.update({name: {} for name in names})
 
 
-def _add_edges(graph: nx.Graph, edges: pd.DataFrame | pa.Table, src: str, dst: str) -> None:
+def _add_edges(graph: nx.Graph[Any], edges: pd.DataFrame | pa.Table, src: str, dst: str) -> None:
     """Edges between nodes already in ``graph``, with the other columns as attributes.
 
     networkx's ``add_edges_from`` checks and updates each edge one call at a time (about
@@ -187,19 +191,20 @@ def _add_edges(graph: nx.Graph, edges: pd.DataFrame | pa.Table, src: str, dst: s
     attrs = [c for c in table.column_names if c not in (src, dst)]
     sources, targets = table[src].to_pylist(), table[dst].to_pylist()
     data = table.select(attrs).to_pylist()  # one attribute dict per edge, built in C++
-    known = graph._node.keys()
-    fresh = not any(graph._adj.values())  # (number_of_edges() walks every node's degree)
+    inside: Any = graph  # networkx's own dicts (_node, _adj, _pred): not in its stubs
+    known = inside._node.keys()
+    fresh = not any(inside._adj.values())  # (number_of_edges() walks every node's degree)
     if not fresh or not (known >= set(sources) and known >= set(targets)):
         graph.add_edges_from(zip(sources, targets, data, strict=True))
         return
-    forward = graph._adj
-    backward = graph._pred if graph.is_directed() else graph._adj
+    forward = inside._adj
+    backward = inside._pred if graph.is_directed() else inside._adj
     for u, v, attributes in zip(sources, targets, data, strict=True):
         forward[u][v] = attributes
         backward[v][u] = attributes
 
 
-def _reply(frame: pd.DataFrame) -> nx.Graph:
+def _reply(frame: pd.DataFrame) -> nx.Graph[Any]:
     missing = [c for c in ("source", "id", "comments") if c not in frame.columns]
     if missing:
         raise MissingColumnsError("network", missing, "mentions")
@@ -260,7 +265,7 @@ def _reply(frame: pd.DataFrame) -> nx.Graph:
     return graph
 
 
-def _co_occurrence(pairs: pd.DataFrame, item: str, kind: str) -> nx.Graph:
+def _co_occurrence(pairs: pd.DataFrame, item: str, kind: str) -> nx.Graph[Any]:
     """Undirected graph of items sharing a post (``pairs``: post key + ``item``)."""
     pairs = pairs.dropna(subset=[item]).drop_duplicates()
     posts = pairs.groupby(item).size()
@@ -289,7 +294,7 @@ def _brand_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _author_brand(frame: pd.DataFrame) -> nx.Graph:
+def _author_brand(frame: pd.DataFrame) -> nx.Graph[Any]:
     pairs = _brand_pairs(frame)
     authors = pd.DataFrame(
         {
@@ -318,7 +323,7 @@ def _author_brand(frame: pd.DataFrame) -> nx.Graph:
     return graph
 
 
-_BUILDERS: dict[str, Callable[[pd.DataFrame], nx.Graph]] = {
+_BUILDERS: dict[str, Callable[[pd.DataFrame], nx.Graph[Any]]] = {
     "reply": _reply,
     "hashtags": lambda f: _co_occurrence(hashtags_frame(f), "hashtag", "hashtags"),
     "brands": lambda f: _co_occurrence(_brand_pairs(f), "brand", "brands"),
@@ -326,7 +331,7 @@ _BUILDERS: dict[str, Callable[[pd.DataFrame], nx.Graph]] = {
 }
 
 
-def build_network(frame: pd.DataFrame, kind: str) -> nx.Graph:
+def build_network(frame: pd.DataFrame, kind: str) -> nx.Graph[Any]:
     """The ``kind`` network of a mentions frame (see the module docs).
 
     Example:

@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,9 @@ from rdskit.frames.periods import parse_period
 from rdskit.frames.provenance import add_step
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
     from matplotlib.axes import Axes
+    from matplotlib.patches import Rectangle
 
     from rdskit.frames.accessor import RdsAccessor
     from rdskit.validation import Validity
@@ -102,7 +104,10 @@ def _percent() -> Any:
 
 
 def _floats(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
-    return values.to_numpy(dtype="float64", na_value=np.nan)
+    floats: np.ndarray[Any, np.dtype[np.float64]] = values.to_numpy(
+        dtype="float64", na_value=np.nan
+    )
+    return floats
 
 
 def _bar_width(index: pd.Index) -> Any:
@@ -200,7 +205,7 @@ class RdsPlots:
         ax.yaxis.set_major_formatter(_percent())
         hidden = int((~shown & (analysed > 0)).sum())
         note = f"periods under {min_n} posts not shown ({hidden})" if hidden else None
-        handles = [*lines, bars]
+        handles: list[Artist | tuple[Artist, ...]] = [*lines, bars]
         labels = [str(line.get_label()) for line in lines] + ["analysed posts (n)"]
         if note:
             from matplotlib.patches import Patch
@@ -282,9 +287,10 @@ class RdsPlots:
         ax = _bars(ax, means)
         # n_by follows the order of the means, as the bars do.
         for patch, count in zip(ax.patches, means.attrs["n_by"].values(), strict=True):
+            bar = cast("Rectangle", patch)  # the axes hold only these bars
             ax.annotate(
                 f"n={count:,}",
-                (patch.get_x() + patch.get_width() / 2, patch.get_height()),
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                 ha="center",
                 va="bottom",
                 fontsize="small",

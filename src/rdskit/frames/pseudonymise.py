@@ -427,7 +427,8 @@ def _suspect(pieces: pa.Array, links: bool = False) -> np.ndarray:
     # One case-sensitive RE2 pass (ignore_case is several times slower): cases spelt out.
     signs = r"@|\.[Cc][Oo][Mm]/|[Ll][Ii][Nn][Kk][Tt][Rr]\.[Ee][Ee]/"
     found = pc.match_substring_regex(pieces, signs + r"|://|[Ww][Ww][Ww]\." if links else signs)
-    return pc.fill_null(found, False).to_numpy(zero_copy_only=False)
+    flags: np.ndarray = pc.fill_null(found, False).to_numpy(zero_copy_only=False)
+    return flags
 
 
 def _normal(text: pa.Array, names: bool = False) -> pa.Array:
@@ -835,9 +836,12 @@ def _link_values(texts: pa.Array) -> np.ndarray:
     # (The regex is anchored: it gives up on other texts within their first characters,
     # but reads a whole link.)
     web = pc.or_(pc.starts_with(texts, "https://"), pc.starts_with(texts, "http://"))
-    out = pc.fill_null(web, False).to_numpy(zero_copy_only=False)
+    out: np.ndarray = pc.fill_null(web, False).to_numpy(zero_copy_only=False)
     if not out.any():
-        return pc.fill_null(pc.match_substring_regex(texts, _URL_ONLY), False).to_numpy(False)
+        only: np.ndarray = pc.fill_null(pc.match_substring_regex(texts, _URL_ONLY), False).to_numpy(
+            False
+        )
+        return only
     raw, offsets = _arrow.string_bytes(texts)
     if len(raw) and raw.min() <= 32:  # (min: no array of flags when none is)
         spaced = np.flatnonzero(raw <= 32)

@@ -90,7 +90,11 @@ def _atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
 
 def _save_state(out: Path, state: dict[str, Any]) -> None:
     text = json.dumps(state, indent=2, sort_keys=True) + "\n"
-    _atomic_write(out / STATE_FILE, lambda handle: handle.write(text.encode("utf-8")))
+
+    def write(handle: IO[bytes]) -> None:
+        handle.write(text.encode("utf-8"))
+
+    _atomic_write(out / STATE_FILE, write)
 
 
 def _write_part(

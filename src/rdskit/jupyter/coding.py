@@ -144,7 +144,8 @@ class CodingWidget:
     def _next_uncoded(self, start: int) -> int:
         done = self.coded()
         n = len(self.posts)
-        for i in [*range(start, n), *range(0, start)]:
+        order: list[int] = [*range(start, n), *range(0, start)]
+        for i in order:
             if self._key(i) not in done:
                 return i
         return min(start, n - 1)

@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeGuard
 from urllib.parse import unquote
 
 import httpx
@@ -358,7 +358,7 @@ class Gateway:
         self._previous = (self.secret, self._clock() + self.secret_grace)
         self.secret = secrets.token_urlsafe(32)
 
-    def secret_matches(self, candidate: Any) -> bool:
+    def secret_matches(self, candidate: Any) -> TypeGuard[str]:
         """Constant-time comparison with the bootstrap secret (or the previous one, briefly)."""
         if not isinstance(candidate, str):
             return False
@@ -381,7 +381,7 @@ class Gateway:
             return self.tokens.mint()
         kernel_id, proof = body.get("kernel_id"), body.get("proof")
         key = self.kernels(kernel_id) if isinstance(kernel_id, str) else None
-        if key is None or not isinstance(proof, str):
+        if key is None or not isinstance(kernel_id, str) or not isinstance(proof, str):
             raise Refused(
                 403,
                 "gateway_kernel_unknown",

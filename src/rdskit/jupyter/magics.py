@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
@@ -91,7 +92,9 @@ class RdsMagics(Magics):
         FORMATS, default_value="markdown", help="the format of %%ask without -f"
     ).tag(config=True)
 
-    def __init__(self, shell: Any) -> None:
+    shell: InteractiveShell  # always given: the magics are registered with a shell
+
+    def __init__(self, shell: InteractiveShell) -> None:
         super().__init__(shell)
         self.session = Session()
         self.asked: dict[str, AskedChat] = {}  # chat id -> what %%ask did there
@@ -316,8 +319,8 @@ class RdsMagics(Magics):
             prompt = interpolate(body, self.shell.user_ns, secrets)
         except InvalidParameter as exc:
             raise UsageError(exc.message) from None
-        post_refs = self._post_refs(args.posts) if args.posts else []
-        post_refs = [*post_refs, *prompt.post_refs] or None
+        named = self._post_refs(args.posts) if args.posts else []
+        post_refs = [*named, *prompt.post_refs] or None
         client = self._client()
         try:  # checked before the paid call: ids or names, unknown or ambiguous ones
             dataset_ids = resolve_datasets(client, args.datasets)

@@ -267,7 +267,7 @@ def _renderer(hosts: frozenset[str]) -> Any:
     from mistune import HTMLRenderer
     from mistune.util import striptags
 
-    class SafeRenderer(HTMLRenderer):  # type: ignore[misc]
+    class SafeRenderer(HTMLRenderer):
         def link(self, text: str, url: str, title: str | None = None) -> str:
             # ``text`` is the label mistune rendered (escaped); a title is dropped.
             return link(url, text, markup=True)

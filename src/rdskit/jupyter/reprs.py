@@ -352,7 +352,7 @@ def _credits_usd(credits: Any, usd: Any) -> str:
 
 
 @html_of.register
-def _(exc: ValidationError) -> str:
+def _(exc: ValidationError) -> str | None:
     issues = exc.errors
     if not issues:
         return html_of.dispatch(APIError)(exc)

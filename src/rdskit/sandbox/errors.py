@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -54,7 +54,7 @@ class ApiError(Exception):
         *,
         transient: bool = False,
         extra: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(f"{http_status} {error_code}: {detail}")
         self.http_status = http_status
@@ -62,7 +62,7 @@ class ApiError(Exception):
         self.detail = detail
         self.transient = transient
         self.extra = extra or {}
-        self.headers = headers
+        self.headers = dict(headers) if headers is not None else None
 
     def body(self) -> dict[str, Any]:
         """The JSON error body."""

@@ -12,7 +12,7 @@ from its annotation, which is the ``create``/``update`` argument of the factory.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, cast
 
 from fastapi import APIRouter
 
@@ -55,7 +55,7 @@ def add_container_routes(
         store: StoreDep,
     ) -> dict[str, Any]:
         with store.transaction() as conn:
-            return ok(containers.create(conn, who.account_id, body.name, created))
+            return ok(containers.create(conn, who.account_id, _name(body), created))
 
     @router.get(f"/{collection}")
     def list_containers(
@@ -81,7 +81,7 @@ def add_container_routes(
         settings: SettingsDep,
     ) -> dict[str, Any]:
         with store.transaction() as conn:
-            renamed = containers.rename(conn, settings, who.account_id, container_id, body.name)
+            renamed = containers.rename(conn, settings, who.account_id, container_id, _name(body))
             return ok(renamed)
 
     @router.delete(f"/{collection}/{{container_id}}")
@@ -89,3 +89,12 @@ def add_container_routes(
         with store.transaction() as conn:
             containers.delete(conn, who.account_id, container_id)
         return ok(deleted(container_id))
+
+
+class _Named(Protocol):
+    name: str
+
+
+def _name(body: object) -> str:
+    """The ``name`` of a create or rename body (its model is chosen per collection)."""
+    return cast(_Named, body).name

@@ -185,14 +185,13 @@ def emulator_truth(store: Store, body: TruthBody) -> list[dict[str, Any]]:
                 "WHERE source = ? AND id = ? LIMIT 1",
                 (ref.source, ref.id),
             ).fetchone()
-            text, kind = row if row else (None, None)
             out.append(
                 {
                     "source": ref.source,
                     "id": ref.id,
                     "found": row is not None,
-                    "voice": truth.voice_of(text, kind) if row else None,
-                    "latent_sentiment": truth.latent_sentiment(text, kind) if row else None,
+                    "voice": truth.voice_of(row[0], row[1]) if row else None,
+                    "latent_sentiment": truth.latent_sentiment(row[0], row[1]) if row else None,
                 }
             )
     return out

@@ -43,7 +43,10 @@ CREATE TABLE IF NOT EXISTS research_previews (
 """
 
 
-_KINDS = {"prompt": PromptPreviewRequest, "url": UrlPreviewRequest}
+_KINDS: dict[str, type[PromptPreviewRequest | UrlPreviewRequest]] = {
+    "prompt": PromptPreviewRequest,
+    "url": UrlPreviewRequest,
+}
 
 
 def _unavailable(names: list[str], *, down: bool = False) -> ApiError:

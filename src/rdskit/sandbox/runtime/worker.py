@@ -290,7 +290,7 @@ class Worker:
             ).fetchone()
         if next_at is None:
             return _IDLE_POLL
-        return min(max(next_at - now, 0.0), _IDLE_POLL)
+        return min(max(float(next_at) - now, 0.0), _IDLE_POLL)
 
     def _claim(self) -> Job | None:
         """The next due job by the fair rule (module docstring), marked ``running``."""

@@ -237,7 +237,8 @@ def _held(conn: sqlite3.Connection, reservation_id: str) -> sqlite3.Row:
     ).fetchone()
     if row is None:
         raise LookupError(f"reservation {reservation_id} is not held")
-    return row
+    held: sqlite3.Row = row
+    return held
 
 
 def settle(conn: Connection, reservation_id: str, actual_quantity: int | Decimal) -> Decimal:

@@ -516,7 +516,9 @@ def _count_rule(instructions: str) -> tuple[Matcher, str]:
         if special:
             label, counter = special
 
-            def count_special(text: str, label: str = label, counter=counter) -> tuple[Any, str]:
+            def count_special(
+                text: str, label: str = label, counter: Callable[[str], int] = counter
+            ) -> tuple[Any, str]:
                 n = counter(text)
                 return n, f"{n} {label}"
 
