@@ -889,13 +889,13 @@ def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
     posts mention oat milk" counts the posts that say it, which not every post collected
     for the search does."""
     name_words = {tuple(_tokens(n.lower())) for n in names if n}
-    for words in sorted(name_words, key=len, reverse=True):
+    for name in sorted(name_words, key=len, reverse=True):
         start = 0
-        while (at := part.find(words, start)) >= 0:
+        while (at := part.find(name, start)) >= 0:
             start = at + 1
             before = [t for t in part.tokens[max(0, at - 2) : at] if t not in ("the", "a")]
             if not (before and before[-1] in _TOPIC_CUES - {"about"}):
-                part.take(at, len(words))
+                part.take(at, len(name))
     topics = {tuple(_tokens(t.replace("_", " "))) for t in table.labels("topic")}
     tokens = part.tokens
     cues = _TOPIC_CUES
@@ -939,16 +939,16 @@ def _keywords(part: _Part, table: Table, names: Sequence[str]) -> None:
                 part.take(j, k - j)
                 j = k
         part.take(i, 1)
-    for words in sorted(topics, key=len, reverse=True):
+    for topic_words in sorted(topics, key=len, reverse=True):
         start = 0
-        while (at := part.find(words, start)) >= 0:
+        while (at := part.find(topic_words, start)) >= 0:
             start = at + 1
             if "topic" in tokens or "topics" in tokens:
-                part.take(at, len(words))
-                _add(part, at, Cond("topic", (table.labels("topic")[" ".join(words)],)))
-            elif tokens[at - 1 : at] != ["per"] and not _QUESTION_WORDS.issuperset(words):
-                part.take(at, len(words))
-                terms.append((at, " ".join(words)))
+                part.take(at, len(topic_words))
+                _add(part, at, Cond("topic", (table.labels("topic")[" ".join(topic_words)],)))
+            elif tokens[at - 1 : at] != ["per"] and not _QUESTION_WORDS.issuperset(topic_words):
+                part.take(at, len(topic_words))
+                terms.append((at, " ".join(topic_words)))
     if not terms:
         return
     every = "and" in joiners or "both" in tokens
@@ -1611,7 +1611,8 @@ def _read_part(
     part.comment_only = [c for c in of_comments if c.dim != "sentiment"]
     sides, compared = _sides(part, [(at, c) for at, c in ordered if c in conds])
     conds = [c for c in conds if c not in compared]
-    where, share_part = _merge(conds), ()
+    share_part: tuple[Cond, ...] = ()
+    where = _merge(conds)
     # "how many comments mention ...", "what share of comments ask ...": the comments that
     # pass the comment conditions are counted, and the answer gives their share of those
     # collected (a share of comments has no other denominator that could be read).
@@ -1927,9 +1928,9 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
     conds = [(at, c) for at, c in part.conds if c.dim not in TIME_DIMS]
     periods_said = [c for _, c in part.conds if c.dim in TIME_DIMS]
     if among is not None:  # "the share of negative posts among reddit posts"
-        den = [c for at, c in conds if at > among]
-        num = [c for at, c in conds if at < among]
-        return _merge([*den, *periods_said]), _merge(num)
+        among_den = [c for at, c in conds if at > among]
+        among_num = [c for at, c in conds if at < among]
+        return _merge([*among_den, *periods_said]), _merge(among_num)
     den = [(at, c) for at, c in conds if at < verb]
     num = [(at, c) for at, c in conds if at >= verb]
     if not num and den:  # "the share of positive posts": all posts are the denominator
