@@ -7,7 +7,8 @@ POST /v1/ask, GET /v1/chats/{chat}/messages/{msg}). Nothing reads the assistant'
 Two topics the project's suites never used (fitness at home, personal finance for
 students), two datasets each, so that questions can compare datasets of one topic.
 Set 3 has its own world (DATASETS_SET3: e-bikes and cargo bikes, sourdough and stand
-mixers), built in a separate sandbox with the same date, seed and speed; sets 1 and 2 keep
+mixers), set 4 too (DATASETS_SET4: cat food and dog training, heat pumps and solar panels),
+each built in a separate sandbox with the same date, seed and speed; sets 1 and 2 keep
 DATASETS, unchanged.
 """
 
@@ -77,6 +78,25 @@ DATASETS_SET3: tuple[DatasetSpec, ...] = (
         "mixer", "Stand mixers", "stand mixer", ("reddit", "youtube", "tiktok", "linkedin"), 200
     ),
 )
+#: Set 4's world (a separate sandbox, same date, seed and speed): two more everyday topics
+#: nothing in the project used before, pets (cat food, dog training) and energy at home
+#: (heat pumps, solar panels).
+DATASETS_SET4: tuple[DatasetSpec, ...] = (
+    DatasetSpec("catfood", "Cat food", "cat food", tuple(ALL_SOURCES), 300),
+    DatasetSpec(
+        "dogs", "Dog training", "puppy training", ("reddit", "tiktok", "instagram", "youtube"), 200
+    ),
+    DatasetSpec(
+        "heatpump", "Heat pumps", "heat pump", ("reddit", "youtube", "linkedin", "tiktok"), 300
+    ),
+    DatasetSpec(
+        "solar",
+        "Solar panels",
+        "rooftop solar panels",
+        ("reddit", "linkedin", "youtube", "instagram"),
+        200,
+    ),
+)
 ACTIONS = ["sentiment", "emotions", "hook", "cta"]
 COMMENTS_PER_POST = 3
 
@@ -84,7 +104,8 @@ COMMENTS_PER_POST = 3
 class World:
     """A started sandbox with the four datasets collected and their posts loaded.
 
-    `datasets` is the world's list (DATASETS for sets 1 and 2, DATASETS_SET3 for set 3).
+    `datasets` is the world's list (DATASETS for sets 1 and 2, DATASETS_SET3 for set 3,
+    DATASETS_SET4 for set 4).
     """
 
     def __init__(self, datasets: tuple[DatasetSpec, ...] = DATASETS) -> None:
