@@ -29,6 +29,7 @@ from rdskit.models.vocab import SENTIMENTS as SENTIMENTS
 
 __all__ = [
     "DOMINANT_EMOTIONS",
+    "FILTER_MODELS",
     "MAX_FILTERS",
     "METRIC_CHANGE_METRICS",
     "METRIC_CHANGE_OPERATORS",
@@ -308,7 +309,7 @@ class UnknownFilter(RdsModel):
     type: str
 
 
-_KNOWN: dict[str, type[RdsModel]] = {
+FILTER_MODELS: dict[str, type[RdsModel]] = {
     "keyword": KeywordFilter,
     "sentiment": SentimentFilter,
     "metric_change": MetricChangeFilter,
@@ -325,6 +326,7 @@ _KNOWN: dict[str, type[RdsModel]] = {
     "creator_tier": CreatorTierFilter,
     "is_verified": IsVerifiedFilter,
 }
+"""The model of each filter type the spec shows, by ``type``."""
 
 Filter = Annotated[
     Annotated[KeywordFilter, Tag("keyword")]
@@ -343,7 +345,7 @@ Filter = Annotated[
     | Annotated[CreatorTierFilter, Tag("creator_tier")]
     | Annotated[IsVerifiedFilter, Tag("is_verified")]
     | Annotated[UnknownFilter, Tag(OTHER_TAG)],
-    Discriminator(by_tag("type", _KNOWN)),
+    Discriminator(by_tag("type", FILTER_MODELS)),
 ]
 """Any filter: tagged union on ``type``, unknown types fall back to :class:`UnknownFilter`."""
 

@@ -27,6 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from rdskit.sandbox.backend.mention_wire import encode
 from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
@@ -139,6 +140,21 @@ def internal_error(request: Request, exc: BaseException | None) -> JSONResponse:
 _HTTP_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}
 
 
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at ``request``'s path, sorted (a 405's ``Allow``).
+
+    Starlette's own 405 names only the first route whose path matched; FastAPI registers
+    one route per method, so ``GET /v1/datasets`` and ``POST /v1/datasets`` are two routes
+    and its ``Allow`` left one of them out.
+    """
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_error_handlers(app: Any) -> None:
     """Render ApiError, 422s, unknown routes and crashes in the spec's error shapes."""
 
@@ -150,14 +166,19 @@ def install_error_handlers(app: Any) -> None:
         assert isinstance(exc, (RequestValidationError, FieldError))
         return JSONResponse({"detail": _validation_items(exc.errors())}, status_code=422)
 
-    async def http_error(_: Request, exc: Exception) -> JSONResponse:
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 400:
             # Starlette's "error parsing the body": the spec answers malformed bodies 422.
             item = {"loc": ["body"], "msg": str(exc.detail), "type": "json_invalid"}
             return JSONResponse({"detail": [item]}, status_code=422)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(request))
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        return error_response(ApiError(exc.status_code, code, str(exc.detail), headers=exc.headers))
+        return error_response(
+            ApiError(exc.status_code, code, str(exc.detail), headers=headers or None)
+        )
 
     async def crash(request: Request, exc: Exception) -> JSONResponse:
         return internal_error(request, exc)

@@ -41,17 +41,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = [
+    "ANY_VALUE",
     "FIELD_BOUNDS",
     "KEYED_SANDBOX_PATHS",
     "MAX_BODY_BYTES",
     "MAX_COMMAS",
     "MAX_DEPTH",
+    "MAX_ID_CHARS",
     "MAX_INT",
     "MAX_LIST_ITEMS",
     "MAX_NODES",
     "MAX_STRING_CHARS",
     "Bound",
     "Rejection",
+    "any_value_schema",
     "check_body",
     "check_shape",
     "check_value",
@@ -107,6 +110,11 @@ class Bound:
     item: Bound | None = None
 
 
+MAX_ID_CHARS = 200
+"""Longest identifier (``ds_…``, a post id; ~20 characters in practice), in a body or a path."""
+
+_ID = Bound(max_length=MAX_ID_CHARS)
+
 _MESSAGE = Bound(max_length=8_000)
 """An Ask message: a long question with pasted context."""
 
@@ -127,9 +135,19 @@ FIELD_BOUNDS: dict[str, Bound] = {
     # URLs: 2,048 characters is the common browser limit; 100 URLs per run or preview.
     "source_urls": Bound(max_items=100, item=Bound(max_length=2_048)),
     "sources": Bound(max_items=10),
-    "dataset_ids": Bound(max_items=100),
-    "audience_dataset_ids": Bound(max_items=100),
-    "parameter_ids": Bound(max_items=50),
+    # Ids are ~20 characters; 200 is the bound of an id in a path too. Bounding them keeps
+    # every list of ids or post refs the schema allows far below MAX_BODY_BYTES.
+    "id": _ID,
+    "source": Bound(max_length=50),
+    "dataset_id": _ID,
+    "source_dataset_id": _ID,
+    "chat_id": _ID,
+    "dataset_ids": Bound(max_items=100, item=_ID),
+    "audience_dataset_ids": Bound(max_items=100, item=_ID),
+    "parameter_ids": Bound(max_items=50, item=_ID),
+    "integration_ids": Bound(max_items=100, item=_ID),
+    # Filter groups of a mentions or profiles query: the spec allows 10 filters in total.
+    "filters": Bound(max_items=10, item=Bound(max_items=10)),
     "content_analysis_actions": Bound(max_items=20),
     # Mentions per run: the largest plan depth is 10,000; 100,000 leaves head room for
     # plans without a depth cap while keeping a run's generation to seconds.
@@ -365,9 +383,37 @@ def declare_bounds(schema: dict[str, Any], name: str | None = None) -> None:
 
     Generic bounds go on every string, list and integer; :data:`FIELD_BOUNDS` tightens
     them by property name (``name``: the field the schema itself describes, e.g. a query
-    parameter), so a generator produces only what the sandbox accepts.
+    parameter), so a generator produces only what the sandbox accepts. Unknown fields
+    (``additionalProperties: true``) become :data:`ANY_VALUE` (:func:`any_value_schema`).
     """
     _declare(schema, name)
+
+
+ANY_VALUE = "JsonValue"
+"""Component name of :func:`any_value_schema` in the published document."""
+
+
+def any_value_schema(ref: str) -> dict[str, Any]:
+    """The JSON schema of any value within the generic bounds; ``ref`` points at itself.
+
+    What a body may hold in a field the request model does not name (unknown fields are
+    accepted, the spec's "not shown" rule): any JSON value whose strings, lists and
+    integers keep the generic bounds :func:`check_value` enforces.
+
+    Example:
+        >>> any_value_schema("#/components/schemas/JsonValue")["maxLength"]
+        10000
+    """
+    # No "type" and no anyOf: every keyword applies to the values of its own type only,
+    # so the schema is one set of bounds a generator can break one at a time.
+    return {
+        "maxLength": MAX_STRING_CHARS,
+        "minimum": -MAX_INT,
+        "maximum": MAX_INT,
+        "maxItems": MAX_LIST_ITEMS,
+        "items": {"$ref": ref},
+        "additionalProperties": {"$ref": ref},
+    }
 
 
 def _declare(node: Any, name: str | None, *, item: bool = False) -> None:
@@ -406,3 +452,5 @@ def _declare(node: Any, name: str | None, *, item: bool = False) -> None:
             _declare(node[combinator], name, item=item)
     if isinstance(node.get("additionalProperties"), dict):
         _declare(node["additionalProperties"], None)
+    elif node.get("additionalProperties") is True:
+        node["additionalProperties"] = {"$ref": f"#/components/schemas/{ANY_VALUE}"}
