@@ -29,12 +29,7 @@ from rdskit.models.audiences import AudienceDataset, AudienceRun, AudienceRunCre
 from rdskit.models.profiles import AudienceProfile, ProfilesQuery
 from rdskit.sandbox.backend.containers import Containers
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
-from rdskit.sandbox.backend.mention_query import (
-    checked_filter,
-    fingerprint,
-    keyset_page,
-    page_limit,
-)
+from rdskit.sandbox.backend.mention_query import fingerprint, keyset_page, page_limit
 from rdskit.sandbox.backend.runs import ChildRuns, Done, Outcome, RunKind, RunTable, Step
 from rdskit.sandbox.errors import ApiError, invalid
 from rdskit.sandbox.runtime import chaos
@@ -357,7 +352,6 @@ RUN_READS = ChildRuns(
 
 # --- audience profiles -------------------------------------------------------------------
 def _profile_filter(filt: dict[str, Any]) -> tuple[str, list[Any]]:
-    checked_filter(filt)
     kind = filt.get("type")
     if kind == "creator_tier":
         values = [str(v).lower() for v in filt.get("values") or []]

@@ -42,9 +42,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-from pydantic import ValidationError
-
-from rdskit.models.filters import FILTER_MODELS
 from rdskit.sandbox.backend.mention_wire import (
     EMPTY_WHEN_NONE,
     FIELDS,
@@ -89,7 +86,6 @@ __all__ = [
     "SCHEMA",
     "SORTS",
     "MentionQuery",
-    "checked_filter",
     "compile_filter",
     "compile_groups",
     "fingerprint",
@@ -277,30 +273,6 @@ def _metric_change(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
     raise invalid(("filters",), f"unknown metric_change operator {operator!r}")
 
 
-def checked_filter(filt: Mapping[str, Any]) -> None:
-    """422 unless ``filt`` is its type's model exactly (strict: ``0`` is not a boolean, as
-    the published schema says); a type the spec does not show is left to the caller.
-
-    Example:
-        >>> from rdskit.sandbox.errors import FieldError
-        >>> try:
-        ...     checked_filter({"type": "is_verified", "value": 0})
-        ... except FieldError as exc:
-        ...     print(exc.errors()[0]["msg"])
-        is_verified value: Input should be a valid boolean
-    """
-    model = FILTER_MODELS.get(str(filt.get("type")))
-    if model is None:
-        return
-    try:
-        model.model_validate(filt, strict=True)
-    except ValidationError as exc:
-        where = ".".join(str(part) for part in exc.errors()[0]["loc"])
-        raise invalid(
-            ("filters",), f"{filt['type']} {where}: {exc.errors()[0]['msg']}"
-        ) from None
-
-
 def compile_filter(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
     """One wire filter -> ``(SQL predicate over m, params)``.
 
@@ -315,7 +287,6 @@ def compile_filter(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
         >>> compile_filter({"type": "has_media", "value": True})
         ("(COALESCE(json_array_length(m.body, '$.media'), 0) > 0) = ?", [True])
     """
-    checked_filter(filt)
     kind = filt["type"]
     values = list(filt.get("values") or [])
     if kind == "keyword":
