@@ -401,18 +401,21 @@ def any_value_schema(ref: str) -> dict[str, Any]:
     integers keep the generic bounds :func:`check_value` enforces.
 
     Example:
-        >>> any_value_schema("#/components/schemas/JsonValue")["maxLength"]
-        10000
+        >>> any_value_schema("#/components/schemas/JsonValue")["anyOf"][2]
+        {'type': 'string', 'maxLength': 10000}
     """
-    # No "type" and no anyOf: every keyword applies to the values of its own type only,
-    # so the schema is one set of bounds a generator can break one at a time.
+    # One branch per JSON type: a schema without "type" made hypothesis-jsonschema build
+    # every type at every level (24 GB generating one tracking agent body).
     return {
-        "maxLength": MAX_STRING_CHARS,
-        "minimum": -MAX_INT,
-        "maximum": MAX_INT,
-        "maxItems": MAX_LIST_ITEMS,
-        "items": {"$ref": ref},
-        "additionalProperties": {"$ref": ref},
+        "anyOf": [
+            {"type": "null"},
+            {"type": "boolean"},
+            {"type": "string", "maxLength": MAX_STRING_CHARS},
+            {"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT},
+            {"type": "number", "minimum": -MAX_INT, "maximum": MAX_INT},
+            {"type": "array", "maxItems": MAX_LIST_ITEMS, "items": {"$ref": ref}},
+            {"type": "object", "additionalProperties": {"$ref": ref}},
+        ]
     }
 
 
