@@ -333,7 +333,10 @@ def test_the_panel_stays_readable_while_a_notebook_pages_at_the_rate_limit(
         status.click()
         page.locator(".rds-lab-popover-open").click()
         panel = page.locator("#rdskit-panel")
-        expect(panel.locator(".rds-lab-viewing")).to_have_text("this notebook: embedded sandbox")
+        # The panel follows the notebook once its kernel has announced its sandbox (its
+        # next read: seconds on a loaded machine; expect's own default is 5 s).
+        viewing = panel.locator(".rds-lab-viewing")
+        expect(viewing).to_have_text("this notebook: embedded sandbox", timeout=UI_MS)
         _run_cell(page, cells.nth(1))
         stale = panel.locator(".rds-lab-stale")
         expect(stale).to_contain_text("too many requests", timeout=60_000)
