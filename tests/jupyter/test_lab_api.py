@@ -712,7 +712,7 @@ def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after() ->
     async def no_sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    def scripted(statuses: list[int]) -> tuple[list[str], lab_ask.Send]:
+    def scripted(statuses: list[int], chat: str = "ch_1") -> tuple[list[str], lab_ask.Send]:
         sent: list[str] = []
 
         async def send(method: str, path: str, query: str, body: bytes) -> httpx.Response:
@@ -725,7 +725,7 @@ def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after() ->
             if status == 500:
                 return httpx.Response(500, content=b"{}")
             if path == "v1/ask":
-                accepted = {"chat_id": "ch_1", "message_id": "m_1", "status": "working"}
+                accepted = {"chat_id": chat, "message_id": "m_1", "status": "working"}
                 return httpx.Response(202, json={"data": accepted})
             reply = {"id": "m_1", "status": "completed", "role": "assistant", "text": "ok"}
             return httpx.Response(200, json={"data": reply})
@@ -756,6 +756,10 @@ def test_the_ask_box_sends_again_only_after_a_429_and_waits_its_retry_after() ->
     assert refused.value.status == 502 and sent == ["POST v1/ask"]
     assert "is unknown (HTTP 500); it was not retried" in refused.value.message
     assert "asking again starts another charged turn" in refused.value.message
+    # A chat id from the service is one path segment, escaped, whatever it holds.
+    sent, send = scripted([], chat="ch/../x?y")
+    asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
+    assert sent[1] == "GET v1/chats/ch%2F..%2Fx%3Fy/messages/m_1", sent
     sent, send = scripted([200, 500])
     answer = asyncio.run(lab_ask.ask(send, "Why?", [], None, poll=0, sleep=no_sleep))
     assert answer["text"] == "ok" and sent.count("GET v1/chats/ch_1/messages/m_1") == 2

@@ -96,8 +96,10 @@ async def _run(send: Send, flow: Flow[T], sleep: Sleeper) -> T:
     """Drive ``flow`` with ``send``; an rdskit error becomes the panel's :class:`AskFailed`."""
 
     async def routed(step: FlowSend) -> httpx.Response:
+        # The path as the client escaped it: an id holding "/" or "?" (a hostile answer)
+        # stays one segment (url.path is decoded).
         url = step.request.url
-        path = url.path.lstrip("/")
+        path = url.raw_path.decode("ascii").split("?", 1)[0].lstrip("/")
         return await send(step.request.method, path, url.query.decode(), step.request.content)
 
     try:
