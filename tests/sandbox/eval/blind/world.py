@@ -8,6 +8,7 @@ Two topics the project's suites never used (fitness at home, personal finance fo
 students), two datasets each, so that questions can compare datasets of one topic.
 Set 3 has its own world (DATASETS_SET3: e-bikes and cargo bikes, sourdough and stand
 mixers), set 4 too (DATASETS_SET4: cat food and dog training, heat pumps and solar panels),
+set 5 too (DATASETS_SET5: a bus strike and library closures, houseplants and board games),
 each built in a separate sandbox with the same date, seed and speed; sets 1 and 2 keep
 DATASETS, unchanged.
 """
@@ -97,6 +98,33 @@ DATASETS_SET4: tuple[DatasetSpec, ...] = (
         200,
     ),
 )
+#: Set 5's world (a separate sandbox, same date, seed and speed): a public debate (a local
+#: bus drivers' strike, public library closures) and an everyday pastime at home
+#: (houseplants, board games), two topics nothing in the project used before.
+DATASETS_SET5: tuple[DatasetSpec, ...] = (
+    DatasetSpec("strike", "Bus strike", "bus drivers strike", tuple(ALL_SOURCES), 300),
+    DatasetSpec(
+        "library",
+        "Library closures",
+        "public library closure",
+        ("reddit", "linkedin", "youtube", "instagram"),
+        200,
+    ),
+    DatasetSpec(
+        "plants",
+        "Houseplants",
+        "houseplant care",
+        ("reddit", "tiktok", "instagram", "youtube"),
+        300,
+    ),
+    DatasetSpec(
+        "games",
+        "Board games",
+        "board game night",
+        ("reddit", "youtube", "tiktok", "instagram"),
+        200,
+    ),
+)
 ACTIONS = ["sentiment", "emotions", "hook", "cta"]
 COMMENTS_PER_POST = 3
 
@@ -105,7 +133,7 @@ class World:
     """A started sandbox with the four datasets collected and their posts loaded.
 
     `datasets` is the world's list (DATASETS for sets 1 and 2, DATASETS_SET3 for set 3,
-    DATASETS_SET4 for set 4).
+    DATASETS_SET4 for set 4, DATASETS_SET5 for set 5).
     """
 
     def __init__(self, datasets: tuple[DatasetSpec, ...] = DATASETS) -> None:
