@@ -20,6 +20,32 @@ P = 0.6  # tolerance of a percentage, in points
 #: A post's hashtags: the lower-cased `#word` tokens of its title and text (README.md).
 TAGS = "df.title.str.cat(df.text, sep=' ').str.lower().str.findall(r'#\\w+')"
 
+#: Names an answer in the question's language may use for a weekday or a country.
+DIAS_ES = {
+    "Monday": "lunes",
+    "Tuesday": "martes",
+    "Wednesday": "miércoles",
+    "Thursday": "jueves",
+    "Friday": "viernes",
+    "Saturday": "sábado",
+    "Sunday": "domingo",
+}
+DIAS_PT = {
+    "Monday": "segunda",
+    "Tuesday": "terça",
+    "Wednesday": "quarta",
+    "Thursday": "quinta",
+    "Friday": "sexta",
+    "Saturday": "sábado",
+    "Sunday": "domingo",
+}
+PAESI_IT = {"GB": "Regno Unito", "CA": "Canada", "AU": "Australia", "IN": "India"}
+
+
+def named(expr: str, names: dict[str, str], english: str = "{}") -> str:
+    """Truth code: the value of `expr` (formatted into `english`) or its name in `names`."""
+    return f"Alt({english.format(expr)}, {names!r}.get({expr}))"
+
 
 def tagged(tag: str) -> str:
     """Truth code: the posts carrying `tag` (a whole hashtag, case-insensitive)."""
@@ -1170,7 +1196,8 @@ QUESTIONS = [
         "analyst",
         "weekday/hour",
         H,
-        truth="[argmin(df.weekday.value_counts()), int(df.weekday.value_counts().min())]",
+        truth=f"[{named('argmin(df.weekday.value_counts())', DIAS_ES)},"
+        " int(df.weekday.value_counts().min())]",
     ),
     Q(
         "s5-121",
@@ -1374,8 +1401,9 @@ QUESTIONS = [
         "analyst",
         "top-k/ordinal",
         G,
-        truth="[country(nth(df[df.country!='US'].country, 1)),"
-        " nth_count(df[df.country!='US'].country, 1)]",
+        truth="["
+        + named("nth(df[df.country!='US'].country, 1)", PAESI_IT, "country({})")
+        + ", nth_count(df[df.country!='US'].country, 1)]",
     ),
     Q(
         "s5-143",
@@ -1462,7 +1490,7 @@ QUESTIONS = [
         "teacher",
         "weekday/hour",
         L,
-        truth="[nth(df.weekday, 1), nth_count(df.weekday, 1)]",
+        truth=f"[{named('nth(df.weekday, 1)', DIAS_PT)}, nth_count(df.weekday, 1)]",
     ),
     Q(
         "s5-152",
