@@ -91,10 +91,21 @@ def _baseline() -> dict[str, Any]:
     return json.loads(BASELINE.read_text())
 
 
+BECOME_SOCIAL = {
+    "Ethics and law": "Public policy",  # a course-map row (tests/test_course_files.py)
+    "Health & Wellness": "Health",  # an audience profile's industry (synth/profiles.py)
+    "Nurse": "Health",  # an audience profile's job title
+    "nurse": "Health",
+    "doctors": "Health",  # an assistant question's unknown dataset (eval/handwritten_questions)
+    "music festivals": "Events",  # an audience interest (profiles.py, lesson 03's table)
+}
+"""The candidates that now read as social topics: none is a query anything collects."""
+
+
 def test_every_candidate_query_resolves_to_the_same_topic() -> None:
     expected = _baseline()["topics"]
-    changed = [q for q, digest in expected.items() if topic_fingerprint(q) != digest]
-    assert not changed, f"{len(changed)} queries resolve differently: {changed[:20]}"
+    changed = {q: corpus.topic_of(q).kind for q, d in expected.items() if topic_fingerprint(q) != d}
+    assert changed == BECOME_SOCIAL
 
 
 def test_the_collected_queries_write_the_same_bytes() -> None:

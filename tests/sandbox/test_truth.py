@@ -33,8 +33,8 @@ def test_every_post_is_read_back_to_the_voice_it_was_written_in(
     written: dict[str, str] = {}
     real = corpus._text
 
-    def recording(rng: Any, source: str, voice: str, language: str, words: Any) -> Any:
-        title, text = real(rng, source, voice, language, words)
+    def recording(rng: Any, source: str, voice: str, language: str, words: Any, *rest: Any) -> Any:
+        title, text = real(rng, source, voice, language, words, *rest)
         kind = voice
         if language in corpus.LOCAL_TEMPLATES:
             kind = "local:" + corpus.LOCAL_MOOD.get(voice, "neutral")
@@ -117,6 +117,7 @@ def test_the_admin_route_reveals_the_truth_of_collected_posts(
         "found": False,
         "voice": None,
         "latent_sentiment": None,
+        "latent_stance": None,
     }
     refused = httpx.post(f"{sandbox.url}/sandbox/truth", json={"posts": refs})
     assert refused.status_code in (401, 403)  # no admin token: no truth

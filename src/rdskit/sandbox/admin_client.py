@@ -115,9 +115,10 @@ class AdminClient:
 
     def truth(self, posts: list[dict[str, str]]) -> list[dict[str, Any]]:
         """The emulator's truth of ``posts`` (``[{"source", "id"}, ...]``, up to 5,000):
-        each one's ``voice`` and ``latent_sentiment`` as the generator wrote it, ``found``
-        false for a post the sandbox never collected. Sandbox only: for a class to check
-        a validation against (:mod:`rdskit.sandbox.synth.truth`).
+        each one's ``voice``, ``latent_sentiment`` and ``latent_stance`` (support, oppose
+        or none on a social topic; null for a product post or an ad) as the generator wrote
+        it, ``found`` false for a post the sandbox never collected. Sandbox only: for a
+        class to check a validation against (:mod:`rdskit.sandbox.synth.truth`).
 
         Example:
             >>> from rdskit.sandbox import start

@@ -174,9 +174,9 @@ class TruthBody(BaseModel):
 
 
 def emulator_truth(store: Store, body: TruthBody) -> list[dict[str, Any]]:
-    """Each post's voice and latent sentiment as the generator wrote it
-    (:mod:`rdskit.sandbox.synth.truth`): the emulator's truth, for teaching validation.
-    A post the sandbox never collected has ``found: false`` and nulls."""
+    """Each post's voice, latent sentiment and (a social topic's) latent stance as the
+    generator wrote it (:mod:`rdskit.sandbox.synth.truth`): the emulator's truth, for
+    teaching validation. A post the sandbox never collected has ``found: false`` and nulls."""
     out = []
     with store.read() as conn:
         for ref in body.posts:
@@ -192,6 +192,7 @@ def emulator_truth(store: Store, body: TruthBody) -> list[dict[str, Any]]:
                     "found": row is not None,
                     "voice": truth.voice_of(row[0], row[1]) if row else None,
                     "latent_sentiment": truth.latent_sentiment(row[0], row[1]) if row else None,
+                    "latent_stance": truth.stance_of(row[0], row[1]) if row else None,
                 }
             )
     return out

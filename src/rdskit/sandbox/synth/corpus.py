@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 
 from rdskit.models import vocab
 from rdskit.sandbox.runtime import clock, cpu_budget
+from rdskit.sandbox.synth import social
 
 __all__ = [
     "BRANDS",
@@ -159,6 +160,13 @@ class Category:
     """``(source, weight)``: where the category is talked about (see :func:`source_mix`)."""
 
 
+def _platforms(text: str) -> tuple[tuple[str, float], ...]:
+    """``"reddit 18, tiktok 32, ..."`` -> ``(("reddit", 18.0), ...)``: every source, once."""
+    mix = tuple((source, float(weight)) for source, weight in map(str.split, text.split(",")))
+    assert sorted(s for s, _ in mix) == sorted(SOURCES), text
+    return mix
+
+
 def _category(
     name: str,
     keywords: str,
@@ -172,8 +180,7 @@ def _category(
     def split(text: str) -> tuple[str, ...]:
         return tuple(part.strip() for part in text.split(",") if part.strip())
 
-    mix = tuple((source, float(weight)) for source, weight in map(str.split, split(platforms)))
-    assert sorted(s for s, _ in mix) == sorted(SOURCES), name  # every source, once
+    mix = _platforms(platforms)
     return Category(
         name,
         split(keywords),
@@ -293,6 +300,23 @@ GENERIC = _category(
     "$9.99 $19 $29 $49 $79 $120",
     "reddit 25, tiktok 25, youtube 15, instagram 20, linkedin 15",
 )
+
+_KIND_CATEGORY: dict[str, Category] = {
+    kind.name: Category(
+        kind.name,
+        kind.keywords,
+        kind.actors,
+        kind.issues,
+        kind.contexts,
+        kind.communities,
+        kind.figures,
+        _platforms(kind.platforms),
+    )
+    for kind in social.KINDS
+}
+"""Each kind of public talk as the generator's category: actors stand for brands, issues
+for aspects, contexts for uses, figures for prices (never in :data:`CATEGORIES`, so the
+brand gazetteer and the product categories stay as they were)."""
 
 BRANDS: frozenset[str] = frozenset(b for c in (*CATEGORIES, GENERIC) for b in c.brands)
 """Every brand the corpus writes about (enrichment uses it as its brand gazetteer)."""
@@ -451,14 +475,23 @@ def category_of(text: str | Tokens) -> Category:
         >>> category_of("Oatly vs Alpro in a flat white").name
         'Food & Drink'
     """
+    return _top_category(_category_hits(text))
+
+
+def _top_category(hits: Mapping[str, int]) -> Category:
+    if not hits:
+        return GENERIC
+    top = max(hits.values())
+    return next(c for c in CATEGORIES if hits.get(c.name) == top)
+
+
+def _category_hits(text: str | Tokens) -> Counter[str]:
+    """How many keywords and brands of each category ``text`` names (name -> hits)."""
     tokens = text if isinstance(text, Tokens) else Tokens(text)
     hits = Counter(_KEYWORD_CATEGORY[k].name for k in _KEYWORDS.find(tokens))
     brands = (b.lower() for _, b in _brand_matches(tokens))
     hits.update(_BRAND_CATEGORY[b].name for b in brands if b in _BRAND_CATEGORY)
-    if not hits:
-        return GENERIC
-    top = max(hits.values())
-    return next(c for c in CATEGORIES if hits[c.name] == top)
+    return hits
 
 
 # --- people ----------------------------------------------------------------------------
@@ -683,6 +716,8 @@ class Topic:
     brand: str
     rivals: tuple[str, ...]
     is_brand: bool
+    kind: str | None = None
+    """The kind of public talk (:data:`.social.KINDS`) a social topic is; None for a product."""
 
 
 _OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b|[\"'#()]")
@@ -691,10 +726,17 @@ _OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b|[\"'#()]")
 def topic_of(text: str, fragments: Sequence[str] = ()) -> Topic:
     """Resolve a search text into the phrase posts use, its category, brand and rivals.
 
+    A text naming a kind of public talk (:func:`.social.kind_of`) at least as often as a
+    product category's words and brands is a social topic: its category is the kind's
+    (actors for brands), its posts are written from the kind's templates.
+
     Example:
         >>> topic = topic_of("Oatly")
         >>> topic.is_brand, topic.category.name, "Alpro" in topic.rivals
         (True, 'Food & Drink', True)
+        >>> social = topic_of("heat pump subsidy debate")
+        >>> social.kind, social.brand
+        ('Public policy', 'the government')
     """
     clean = " ".join(_OPERATORS.sub(" ", text).split()) or "this"
     phrase = clean if any(ch.isupper() for ch in clean) else clean.lower()
@@ -705,7 +747,14 @@ def topic_of(text: str, fragments: Sequence[str] = ()) -> Topic:
         brand = next(b for b in own.brands if b.lower() == clean.lower())
         rivals = tuple(b for b in own.brands if b != brand)
         return Topic(key, (brand, *extras), own, brand, rivals, True)
-    category = category_of(" ".join((clean, *extras)))
+    words = " ".join((clean, *extras))
+    products, debates = _category_hits(words), social.kind_hits(words)
+    kind = social.strongest(debates)
+    if kind is not None and debates[kind.name] >= max(products.values(), default=0):
+        talk = _KIND_CATEGORY[kind.name]
+        actor, *others = talk.brands
+        return Topic(key, (phrase, *extras), talk, actor, tuple(others), False, kind.name)
+    category = _top_category(products)
     # A capitalised query that names no product word reads as a brand ("Notion", "Acme").
     if clean[:1].isupper() and category is GENERIC:
         return Topic(key, (phrase, *extras), category, phrase, category.brands, True)
@@ -1058,6 +1107,72 @@ _HASHTAGS = (
     "haul",
     "dailyroutine",
 )
+_SCENES = _lines(
+    """Someone trying {topic} on camera
+    Close-up of {topic} packaging
+    Person holding {topic} and smiling at the camera
+    Side-by-side shot of {topic} and a competitor
+    Screenshot of a review of {topic}"""
+)
+
+
+@dataclass(frozen=True)
+class _Templates:
+    """Everything a topic's posts are written from: products' or a kind of public talk's."""
+
+    open: Mapping[str, tuple[str, ...]]
+    body: Mapping[str, tuple[str, ...]]
+    title: Mapping[str, tuple[str, ...]]
+    cta: Mapping[str, tuple[str, ...]]
+    comments: Mapping[str, tuple[str, ...]]
+    local: Mapping[str, Mapping[str, tuple[str, ...]]]
+    ad_copy: tuple[str, ...]
+    scenes: tuple[str, ...]
+    hashtags: tuple[str, ...]
+
+
+_PRODUCT = _Templates(
+    _OPEN, _BODY, _TITLE, _CTA, _COMMENTS, LOCAL_TEMPLATES, _AD_COPY, _SCENES, _HASHTAGS
+)
+_SOCIAL = {
+    kind.name: _Templates(
+        kind.open,
+        {**social.BODY, **kind.body},
+        social.TITLE,
+        social.CTA,
+        {mood: kind.comments[mood] + lines for mood, lines in social.COMMENTS.items()},
+        social.LOCAL_TEMPLATES,
+        kind.ad_copy,
+        kind.scenes,
+        kind.hashtags,
+    )
+    for kind in social.KINDS
+}
+
+
+def _templates(topic: Topic) -> _Templates:
+    return _PRODUCT if topic.kind is None else _SOCIAL[topic.kind]
+
+
+def openings() -> Iterator[tuple[str, str, str]]:
+    """``(template, voice, kind)`` of every line a generated post can open with: each
+    voice's openers (``kind`` the kind of public talk, ``""`` for products) and each
+    non-English line (voice ``local:<mood>``, matched as the whole text). :mod:`.truth`
+    reads a post's voice back from them.
+
+    Example:
+        >>> ("I'm so done with {topic}.", "complaint", "") in set(openings())
+        True
+    """
+    for kind, templates in (("", _PRODUCT), *_SOCIAL.items()):
+        for voice, lines in templates.open.items():
+            yield from ((line, voice, kind) for line in lines)
+    for kind, local in (("", LOCAL_TEMPLATES), ("social", social.LOCAL_TEMPLATES)):
+        for moods in local.values():
+            for mood, lines in moods.items():
+                yield from ((line, f"local:{mood}", kind) for line in lines)
+
+
 _TIMES = ("last week", "this morning", "yesterday", "a few months ago", "over the weekend")
 _PEOPLE = ("sister", "roommate", "partner", "mom", "best friend", "coworker", "dad")
 _VOICES = ("praise", "complaint", "question", "comparison", "howto", "story", "listicle", "news")
@@ -1305,7 +1420,12 @@ def _locale(rng: random.Random, req: _Request) -> tuple[str, str]:
 
 
 def _media(
-    rng: random.Random, source: str, post_id: str, topic: str, ad: bool
+    rng: random.Random,
+    source: str,
+    post_id: str,
+    topic: str,
+    ad: bool,
+    scenes: Sequence[str] = _SCENES,
 ) -> list[dict[str, Any]]:
     """Media of a post; videos first on video platforms, optional images elsewhere."""
     video = source in ("tiktok", "youtube") or (source == "instagram" and rng.random() < 0.45)
@@ -1318,13 +1438,6 @@ def _media(
     else:
         return []
     width, height = (1080, 1920) if source in ("tiktok", "instagram") else (1280, 720)
-    scenes = (
-        f"Someone trying {topic} on camera",
-        f"Close-up of {topic} packaging",
-        f"Person holding {topic} and smiling at the camera",
-        f"Side-by-side shot of {topic} and a competitor",
-        f"Screenshot of a review of {topic}",
-    )
     media = []
     for k, kind in enumerate(kinds):
         ext = "mp4" if kind == "video" else "jpg"
@@ -1340,7 +1453,7 @@ def _media(
                         "height": height // 2,
                     },
                 ],
-                "description": rng.choice(scenes),
+                "description": rng.choice(scenes).format(topic=topic),
             }
         )
     return media
@@ -1379,8 +1492,9 @@ def _comments(
     n: int,
     words: Mapping[str, str],
     voice: str,
+    lines: Mapping[str, tuple[str, ...]] = _COMMENTS,
 ) -> list[dict[str, Any]]:
-    """``n`` comments; their mood follows the post's voice."""
+    """``n`` comments (from ``lines``, per mood); their mood follows the post's voice."""
     weights = _COMMENT_MOOD.get(voice, (3, 2, 4))
     out = []
     for k in range(n):
@@ -1398,7 +1512,7 @@ def _comments(
                 "id": f"{post_id}_c{k}",
                 "author_username": who.username,
                 "author_name": who.display_name,
-                "body": _fill(rng.choice(_COMMENTS[mood]), words),
+                "body": _fill(rng.choice(lines[mood]), words),
                 "num_likes": int(rng.paretovariate(1.3)) - 1,
                 "num_replies": int(rng.paretovariate(2.0)) - 1,
                 "created_at": datetime.fromtimestamp(posted, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -1462,16 +1576,21 @@ def _ad_meta(
 
 
 def _text(
-    rng: random.Random, source: str, voice: str, language: str, words: Mapping[str, str]
+    rng: random.Random,
+    source: str,
+    voice: str,
+    language: str,
+    words: Mapping[str, str],
+    templates: _Templates = _PRODUCT,
 ) -> tuple[str, str]:
     """(title, text) in the post's voice; non-English posts use a short localised line."""
-    if language in LOCAL_TEMPLATES:
+    if language in templates.local:
         mood = LOCAL_MOOD.get(voice, "neutral")
-        text = _fill(rng.choice(LOCAL_TEMPLATES[language][mood]), words)
+        text = _fill(rng.choice(templates.local[language][mood]), words)
         return (text.split(".")[0] if source in ("reddit", "youtube") else ""), text
     kind = "pro" if source == "linkedin" and rng.random() < 0.6 else voice
-    body = _BODY[kind]
-    sentences = [_fill(rng.choice(_OPEN[kind]), words)]
+    body = templates.body[kind]
+    sentences = [_fill(rng.choice(templates.open[kind]), words)]
     if kind == "listicle":
         sentences += [_fill(line, words) for line in body[: int(words["n"])]]
     else:
@@ -1479,12 +1598,14 @@ def _text(
             _fill(s, words) for s in _distinct(rng, body, rng.randint(1, min(4, len(body))))
         ]
     if rng.random() < 0.45:
-        sentences.append(_fill(rng.choice(_CTA[source]), words))
+        sentences.append(_fill(rng.choice(templates.cta[source]), words))
     text = (" " if source != "linkedin" else "\n\n").join(sentences)
     if source in ("tiktok", "instagram"):
-        tags = {re.sub(r"\W+", "", words["topic"].lower()), *_distinct(rng, _HASHTAGS, 2)}
+        tags = {re.sub(r"\W+", "", words["topic"].lower()), *_distinct(rng, templates.hashtags, 2)}
         text += "\n" + " ".join(f"#{t}" for t in sorted(tags) if t)
-    title = _fill(rng.choice(_TITLE[kind]), words) if source in ("reddit", "youtube") else ""
+    title = (
+        _fill(rng.choice(templates.title[kind]), words) if source in ("reddit", "youtube") else ""
+    )
     return title, text
 
 
@@ -1553,21 +1674,23 @@ def _post(
     """One post of ``timeline`` (a query key or a profile) at ``slot``; ``rng`` is its stream."""
     post_id = _post_id(source, (req.seed, timeline, source, slot.day, slot.index))
     words = _vocabulary(rng, req.topic)
+    templates = _templates(req.topic)
     voice = "ad" if ad else rng.choices(_VOICES, _VOICE_WEIGHTS[source])[0]
     language, country = _locale(rng, req)
     community = rng.choice(req.topic.category.communities)
-    media = _media(rng, source, post_id, words["topic"], ad)
+    media = _media(rng, source, post_id, words["topic"], ad, templates.scenes)
     reach = popularity(req.seed, source, author.username)
     metrics = _metrics(rng, source, voice, reach, ad, req.ordinal)
     extra: dict[str, Any] = {}
     if ad:
         meta, flight = _ad_meta(rng, req, source, slot.at, words, media)
         extra = {"ad_meta": meta, "ad_flight_days": flight // DAY, "ad_flight_seconds": flight}
-        copy = _fill(rng.choice(_AD_COPY), words)
+        copy = _fill(rng.choice(templates.ad_copy), words)
         title = copy if source in ("reddit", "youtube") else ""
-        text = f"{_fill(rng.choice(_AD_COPY), words)} {meta['cta_text']}: {meta['landing_url']}"
+        again = _fill(rng.choice(templates.ad_copy), words)
+        text = f"{again} {meta['cta_text']}: {meta['landing_url']}"
     else:
-        title, text = _text(rng, source, voice, language, words)
+        title, text = _text(rng, source, voice, language, words, templates)
     handle_url = profile_url(source, author.username)
     n_comments = min(req.comments, metrics["num_comments"])
     return {
@@ -1593,7 +1716,9 @@ def _post(
         **_sound(rng, req.seed, source, media, words["topic"], author),
         **metrics,
         "created_at": slot.at,
-        "comments": _comments(rng, req, source, post_id, slot.at, n_comments, words, voice),
+        "comments": _comments(
+            rng, req, source, post_id, slot.at, n_comments, words, voice, templates.comments
+        ),
     }
 
 

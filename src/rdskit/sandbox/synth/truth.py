@@ -26,8 +26,9 @@ import re
 from functools import cache
 
 from rdskit.sandbox.synth import corpus
+from rdskit.sandbox.synth.social import STANCE
 
-__all__ = ["latent_sentiment", "voice_of"]
+__all__ = ["latent_sentiment", "stance_of", "voice_of"]
 
 
 def _pattern(template: str) -> str:
@@ -36,19 +37,15 @@ def _pattern(template: str) -> str:
 
 
 @cache
-def _openings() -> tuple[tuple[re.Pattern[str], str], ...]:
-    found = [
-        (re.compile(_pattern(t)), voice)
-        for voice, templates in corpus._OPEN.items()
-        for t in templates
-    ]
-    found += [
-        (re.compile(_pattern(t) + r"$"), f"local:{mood}")
-        for moods in corpus.LOCAL_TEMPLATES.values()
-        for mood, templates in moods.items()
-        for t in templates
-    ]
-    return tuple(found)
+def _openings() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    return tuple(
+        (re.compile(_pattern(line) + ("$" if voice.startswith("local:") else "")), voice, kind)
+        for line, voice, kind in corpus.openings()
+    )
+
+
+def _written(text: str) -> set[tuple[str, str]]:
+    return {(voice, kind) for pattern, voice, kind in _openings() if pattern.match(text or "")}
 
 
 def voice_of(text: str, content_type: str | None = None) -> str | None:
@@ -56,8 +53,27 @@ def voice_of(text: str, content_type: str | None = None) -> str | None:
     post, ``ad`` for an ad); None for a text it did not write."""
     if content_type == "ad":
         return "ad"
-    voices = {voice for pattern, voice in _openings() if pattern.match(text or "")}
+    voices = {voice for voice, _ in _written(text)}
     return voices.pop() if len(voices) == 1 else None
+
+
+def stance_of(text: str, content_type: str | None = None) -> str | None:
+    """The latent stance of a post on a social topic (:mod:`.social`): ``support``,
+    ``oppose`` or ``none`` (a question, the news, both sides weighed; a non-English post);
+    None for a product post, an ad (no author's opinion: drop ads first) or a text the
+    generator did not write.
+
+    Example:
+        >>> stance_of("I'm against the rent cap, it's unfair and badly designed.")
+        'oppose'
+        >>> stance_of("I'm so done with oat milk. The price is a joke.") is None
+        True
+    """
+    written = _written(text)
+    voices = {voice for voice, _ in written}
+    if content_type == "ad" or len(voices) != 1 or not any(kind for _, kind in written):
+        return None
+    return STANCE.get(voices.pop(), "none")
 
 
 def latent_sentiment(text: str, content_type: str | None = None) -> str | None:
