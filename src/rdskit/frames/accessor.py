@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from rdskit.frames.compare import Comparison
     from rdskit.frames.methods import MethodsText
     from rdskit.frames.plots import RdsPlots
+    from rdskit.frames.preregistration import Plan
     from rdskit.validation import Codebook, Validity
 
 __all__ = [
@@ -545,18 +546,23 @@ class RdsAccessor:
         """
         return provenance_of(self._df)
 
-    def methods(self, validation: Validity | None = None) -> MethodsText:
+    def methods(self, validation: Validity | None = None, plan: Plan | None = None) -> MethodsText:
         """A methods paragraph (Markdown; ``.text`` for plain text) whose numbers are
         this frame's. A validation of the labels is stated when a figure was corrected
         with it (``compare(validation=...)``, the share charts), or when passed here
-        (:func:`rdskit.validation.validity`); otherwise validation is not mentioned.
+        (:func:`rdskit.validation.validity`); otherwise validation is not mentioned. A
+        pre-registered ``plan`` (a study file's ``[plan]``: ``study.plan``) is stated with
+        each deviation from it named (a filter, a test, a sample size; see
+        :mod:`rdskit.frames.preregistration`).
 
         Example:
-            >>> print(df.rds.methods().text)  # doctest: +SKIP
+            >>> print(df.rds.methods(plan=load_study("study.toml").plan).text)  # doctest: +SKIP
         """
         from rdskit.frames.methods import methods_paragraph
+        from rdskit.frames.preregistration import plan_sentences
 
-        return methods_paragraph(self._df, validation)
+        stated = [] if plan is None else plan_sentences(self._df, plan)
+        return methods_paragraph(self._df, validation, stated)
 
     def data_management_note(self, **answers: Any) -> MethodsText:
         """The study's data-management note (Markdown; ``.text`` plain): what was collected,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -211,9 +212,13 @@ def _date(value: Any) -> str:
     return str(pd.Timestamp(value).strftime("%Y-%m-%d"))
 
 
-def methods_paragraph(frame: pd.DataFrame, validation: Validity | None = None) -> MethodsText:
+def methods_paragraph(
+    frame: pd.DataFrame, validation: Validity | None = None, plan: Sequence[str] = ()
+) -> MethodsText:
     """The methods paragraph of a mentions frame (see the module docs); ``validation``
-    (:func:`rdskit.validation.validity`) is stated too, applied to a figure or not.
+    (:func:`rdskit.validation.validity`) is stated too, applied to a figure or not; ``plan``
+    holds the sentences of a pre-registered plan and the frame's deviations from it
+    (:func:`rdskit.frames.preregistration.plan_sentences`), stated before the software.
 
     Example:
         >>> from rdskit.frames import mentions_frame
@@ -246,6 +251,7 @@ def methods_paragraph(frame: pd.DataFrame, validation: Validity | None = None) -
     parts += _pseudonymisation(prov, frame)
     parts += _comparisons(prov, n)
     parts += _validations(prov, validation)
+    parts += plan
     version = prov.rdskit_version or _version()
     parts.append(
         f"Data were collected and processed with {SOFTWARE} {version} "

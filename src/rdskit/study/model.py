@@ -37,6 +37,7 @@ from pydantic import (
 )
 
 from rdskit.errors import InvalidParameter
+from rdskit.frames.preregistration import Plan
 from rdskit.models.vocab import SOURCES
 
 __all__ = [
@@ -173,6 +174,9 @@ class Study(_Strict):
     datasets: list[DatasetSpec] = Field(min_length=1)
     parameters: list[CustomParameterSpec] = []
     analyses: list[Analysis] = []
+    plan: Plan | None = None
+    """The pre-registered hypotheses and analysis plan (``[plan]``); ``df.rds.methods(plan=
+    study.plan)`` reports every deviation from it."""
     _source: str | None = PrivateAttr(default=None)  # the file's text, as written
 
     @property
@@ -231,7 +235,7 @@ def parse_study(data: dict[str, Any], path: str | Path | None = None) -> Study:
         loc = tuple(error["loc"])
         message = str(error["msg"]).removeprefix("Value error, ")
         field = _field(loc)
-        top = {"datasets", "parameters", "analyses"}
+        top = {"datasets", "parameters", "analyses", "plan"}
         if loc and loc[0] not in top:  # a key of the [study] table
             field = f"study.{field}"
         raise StudyFileError(field, message, path) from None
@@ -279,12 +283,15 @@ def dump_study(study: Study) -> str:
     lines = ["[study]"]
     tables = {k: data.pop(k) for k in ("datasets", "parameters", "analyses")}
     creators = data.pop("creators")
+    plan = data.pop("plan", None)
     lines += [f"{key} = {_toml(value)}" for key, value in data.items()]
     for creator in creators:
         lines += ["", "[[study.creators]]", *(f"{k} = {_toml(v)}" for k, v in creator.items())]
     for name, rows in tables.items():
         for row in rows:
             lines += ["", f"[[{name}]]", *(f"{k} = {_toml(v)}" for k, v in row.items())]
+    if plan is not None:
+        lines += ["", "[plan]", *(f"{k} = {_toml(v)}" for k, v in plan.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -334,6 +341,17 @@ analyses = ["sentiment"]
 # name = "price mentioned"
 # instructions = "The price the post quotes, if any"
 # datasets = ["brand a"]       # omit: every dataset
+
+# The pre-registered plan, fixed before the data are seen; `df.rds.methods(plan=study.plan)`
+# names every deviation from it (a filter, a test, a sample size):
+# [plan]
+# registered = "2026-11-01"
+# hypotheses = [{ id = "H1", statement = "Brand a's posts are more negative than brand b's." }]
+# exclude_ads = true
+# compare_by = "dataset"
+# confidence = 0.95
+# posts = 90                   # posts analysed at least
+# pseudonymise = true
 
 # Figures of the package (a table each, with its n):
 [[analyses]]
