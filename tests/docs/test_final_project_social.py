@@ -7,11 +7,10 @@ the checks below are appended after it, so they see its variables."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from recipes import run_recipe
 
 PROJECT = Path(__file__).resolve().parents[2] / "notebooks" / "final-project.md"
 SECTION = "## Option: a social topic"
@@ -54,24 +53,7 @@ def recipe() -> str:
 
 
 def test_the_social_topic_option_runs_end_to_end(tmp_path: Path) -> None:
-    script = tmp_path / "project.py"
-    script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + recipe() + CHECKS)
-    env = {
-        **os.environ,
-        "RDSKIT_SANDBOX_SPEED": "50",
-        "RDSKIT_SANDBOX_TODAY": "2026-11-20",
-        "RDSKIT_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    for name in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL", "RDSKIT_SANDBOX_DB", "RDSKIT_SANDBOX_PLAN"):
-        env.pop(name, None)
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = run_recipe(recipe() + CHECKS, tmp_path, timeout=600, RDSKIT_SANDBOX_TODAY="2026-11-20")
     assert done.returncode == 0, done.stderr[-4000:]
     assert done.stdout.rstrip().endswith("CHECKS PASSED"), done.stdout[-2000:]
     assert "were corrected" in done.stdout  # the comparison's shares, with the validation

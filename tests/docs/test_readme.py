@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from recipes import run_recipe
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -37,21 +36,7 @@ def test_readme_has_the_two_commands() -> None:
 def test_readme_examples_run(tmp_path: Path) -> None:
     blocks = python_blocks()
     assert len(blocks) >= 5, "the README lost its client examples"
-    script = tmp_path / "readme_examples.py"
-    # Non-interactive backend for the chart example; a fast sandbox so runs take a second.
-    script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + "\n".join(blocks))
-    # Files rdskit keeps (parquet cache, the ledger of paid calls) stay in the test's dir.
-    env = {**os.environ, "RDSKIT_SANDBOX_SPEED": "50", "RDSKIT_CACHE_DIR": str(tmp_path / "c")}
-    for name in ("RDSKIT_API_KEY", "RDSKIT_BASE_URL"):
-        env.pop(name, None)
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    done = run_recipe("\n".join(blocks), tmp_path, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "completed 120" in out
