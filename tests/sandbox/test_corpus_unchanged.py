@@ -4,7 +4,8 @@ The lessons' committed outputs, their checkpoints and the blind sets' worlds are
 corpus of product queries; recognising social topics (:mod:`rdskit.sandbox.synth.social`)
 must not move one byte of them. ``data/corpus_fingerprints.json`` was computed once on
 main at the commit it names, before the social topics existed, by :func:`fingerprints`
-below, and is never regenerated:
+below, and is never regenerated (what main added later, blind set 5's world among it, was
+computed from main's own sources, which had not changed, and added):
 
 - ``topics``: for every short quoted phrase of the repository's tests, notebooks, docs and
   sources at that commit (8,640 candidate queries, a subreddit's subject among them), a
@@ -35,7 +36,8 @@ COLLECTED = (
     "matcha latte", "matcha", "retinol serum", "x", "Acme", "home gym equipment", "yoga mat",
     "budgeting app", "student loan repayment", "electric bike", "cargo bike",
     "sourdough starter", "stand mixer", "cat food", "puppy training", "heat pump",
-    "rooftop solar panels",
+    "rooftop solar panels", "bus drivers strike", "public library closure", "houseplant care",
+    "board game night",
 )  # fmt: skip
 URLS = (
     "https://www.reddit.com/r/PlantBasedDiet/",

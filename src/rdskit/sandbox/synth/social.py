@@ -447,7 +447,7 @@ KINDS: tuple[TopicKind, ...] = (
         "Public policy",
         keywords="subsidy, subsidies, ban, tax, taxes, policy, law, regulation, debate, "
         "reform, rent control, rent cap, speed limit, congestion charge, immigration, "
-        "minimum wage, protest, strike, climate policy, zoning, housing crisis, pension, "
+        "minimum wage, protest, climate policy, zoning, housing crisis, pension, "
         "pensions, tariff, tariffs, universal basic income, low emission zone, subvención, "
         "subvention, förderung, subsídio, impuesto, ley, loi, gesetz",
         actors="the government, the opposition, the environment ministry, the city council, "
