@@ -76,6 +76,9 @@ NOT_TESTED = {
     "test_clock.py": "the simulated clock: plain Python",
     "test_corpus.py": "the generated corpus: plain Python",
     "test_corpus_teaching.py": "the course's corpus: plain Python",
+    "test_corpus_unchanged.py": "the product corpus's bytes against main's: plain Python",
+    "test_social_topics.py": "the corpus's social topics: plain Python (the sentiment "
+    "scoring it reads runs at the floors in test_enrichment.py)",
     "test_embedded_plan.py": "plan tables: plain Python",
     "test_fidelity.py": "behaviour matching the contract, proven by the main run",
     "test_paid_once.py": "SQLite transactions: a paid request is stored once",
