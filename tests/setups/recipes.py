@@ -43,13 +43,22 @@ def section(path: Path, heading: str) -> str:
     """The text of ``path`` under the Markdown heading ``heading`` (to the next heading of
     the same or a higher level); fails when the heading is gone, so a renamed section is
     noticed instead of testing nothing."""
-    text = path.read_text(encoding="utf-8")
-    match = re.search(rf"^(#+) {re.escape(heading)}\s*$", text, re.MULTILINE)
-    assert match, f"{path.name} has no heading {heading!r}"
-    level = len(match.group(1))
-    rest = text[match.end() :]
-    end = re.search(rf"^#{{1,{level}}} ", rest, re.MULTILINE)
-    return rest[: end.start()] if end else rest
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    fenced_ = False  # a '# comment' in a code block is no heading
+    start, level = None, 0
+    for number, line in enumerate(lines):
+        if line.startswith("```"):
+            fenced_ = not fenced_
+            continue
+        found = None if fenced_ else re.match(r"^(#+) (.*?)\s*$", line)
+        if found is None:
+            continue
+        if start is None and found.group(2) == heading:
+            start, level = number + 1, len(found.group(1))
+        elif start is not None and len(found.group(1)) <= level:
+            return "".join(lines[start:number])
+    assert start is not None, f"{path.name} has no heading {heading!r}"
+    return "".join(lines[start:])
 
 
 def env_settings(path: Path, heading: str, home: Path) -> dict[str, str]:
