@@ -25,6 +25,22 @@ REFUSED: dict[str, tuple[Callable[[Any], Any], str, str]] = {
     "limit on usage": (lambda c: c.usage_history(limit=1000), "limit", "100"),
     "limit on chat": (lambda c: c.chats.messages("ch_1", limit=-1), "limit", "100"),
     "limit on profiles": (lambda c: c.audience_profiles.list(limit=200), "limit", "100"),
+    # a preview's window typed into a run's search_query: the service would not read it
+    # there, so the run would collect (and charge) its default window instead
+    "a preview's window in a run's search_query": (
+        lambda c: c.datasets.runs.create(
+            "ds_1",
+            {
+                "type": "prompt",
+                "sources": ["reddit"],
+                "search_query": "oat milk",
+                "date_since": "2025-12-30",
+                "date_until": "2025-12-30",
+            },
+        ),
+        "search_query.date_since",
+        "pass date_range={'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}",
+    ),
     "11 filters": (
         lambda c: c.mentions.list(filters=[{"type": "has_media", "value": True}] * 11),
         "filters",
