@@ -41,6 +41,19 @@ REFUSED: dict[str, tuple[Callable[[Any], Any], str, str]] = {
         "search_query.date_since",
         "pass date_range={'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}",
     ),
+    # a lone surrogate (a paste from a broken source) is named by its character and place
+    "a lone surrogate in a run's query": (
+        lambda c: c.datasets.runs.create(
+            "ds_1", {"type": "prompt", "sources": ["reddit"], "search_query": "oat \ud800 milk"}
+        ),
+        "search_query.prompt.search_query",
+        "cannot be encoded as UTF-8: a lone surrogate \\ud800 at position 4",
+    ),
+    "a lone surrogate in a question": (
+        lambda c: c.ask("What about \ud800 posts?"),
+        "message",
+        "a lone surrogate \\ud800 at position 11",
+    ),
     "11 filters": (
         lambda c: c.mentions.list(filters=[{"type": "has_media", "value": True}] * 11),
         "filters",
