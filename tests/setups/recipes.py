@@ -6,7 +6,8 @@ lesson cells every recipe runs: a doc edit changes what the set-up tests run.
 - :func:`spawner_environment`: ``c.Spawner.environment`` of a section's config block, by
   executing the block as JupyterHub would (``c`` a traitlets ``Config``);
 - :func:`lesson_cells`: the code cells of a lesson up to its first collection (lesson
-  01's first checkpoint, then its "01 oat milk" dataset);
+  01's first checkpoint, then its "01 oat milk" dataset); :func:`first_cells`: any
+  lesson's (:data:`LESSONS`) up to its first paid step;
 - :data:`ASK`: a ``%%ask`` cell about the lesson's dataset, :data:`ASKED` what it left.
 """
 
@@ -106,6 +107,29 @@ def lesson_cells(
         if through in cells[-1]:
             return cells
     raise AssertionError(f"{name} has no code cell with {through!r}")
+
+
+LESSONS = sorted(path.stem for path in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+"""The course's lessons, 01 to 10, in order."""
+
+PAID = re.compile(
+    r"runs\.create\(|research_previews\.create\(|^pinned = preview|\.ask\(|%%ask|\.trigger\("
+    r"|pattern_detections\.create\(|paid_step\(",
+    re.MULTILINE,
+)
+"""A paid call in a lesson's cell (its first one ends a lesson's "first cells")."""
+
+
+def first_cells(name: str) -> list[str]:
+    """The code cells of lesson ``name`` up to and including its first paid step."""
+    notebook = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    cells: list[str] = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cells.append("".join(cell["source"]))
+            if PAID.search(cells[-1]):
+                return cells
+    raise AssertionError(f"{name} has no paid step")
 
 
 def _expand(value: str, home: Path) -> str:
