@@ -192,15 +192,22 @@ class WaitingMixin:
 
 def _reason(obj: Any) -> str:
     """Why a failed run failed, when its status says (a ``reason`` the spec does not
-    show, kept as sent: the sandbox sends one), on one line.
+    show, kept as sent: the sandbox sends one), or a failed reply's own text (the
+    assistant's apology: the sandbox says why in it), on one line.
 
     Example:
         >>> from rdskit.models import DatasetRun
         >>> _reason(DatasetRun.model_validate({"id": "dsr_1", "dataset_id": "ds_1",
         ...     "created_at": 0, "status": {"type": "failed", "reason": "it broke"}}))
         ' (it broke)'
+        >>> _reason(ChatMessage.model_validate({"id": "msg_1", "role": "assistant",
+        ...     "created_at": 0, "status": "failed", "text": "Sorry: it broke."}))
+        ' (Sorry: it broke.)'
     """
-    reason = getattr(getattr(obj, "status", None), "reason", None)
+    if isinstance(obj, ChatMessage):
+        reason: Any = obj.text
+    else:
+        reason = getattr(getattr(obj, "status", None), "reason", None)
     return f" ({one_line(reason)[:300]})" if isinstance(reason, str) and reason.strip() else ""
 
 

@@ -18,12 +18,18 @@ from the Markdown by tests/setups/recipes.py, so a doc edit changes what runs he
   context of their own, type the same cells at the same time; each sees only their own
   dataset (in the notebook and in the panel), and the plan the recipe leaves (Pro) runs
   the lesson's core: its pinned date window and a 200-post collection.
+- **The gateway with a real key** (docs/jupyter.md, its ```bash and ```python blocks as
+  written, a started sandbox playing the service): the panel shows the server's connection
+  to the service with its credits; a notebook typed by keyboard runs setup.md's "With a real
+  key" (a budget first, lesson 01's first cells with ``rdskit.Client()``) and a ``%%ask``
+  through the gateway, the kernel holding no key; the dataset is on the service's account.
 - **A key revoked on the sandbox** (on purpose, in the user's notebook): the next cell's
   error says what happened and the one fix, the panel keeps its last view marked stale
   with the same words (not the gateway's key file), and after that fix (a new
   ``rdskit.Client.sandbox()``) the cell and the panel work again.
 
-The three servers start once for the module. Cells are typed by keyboard (CodeMirror's
+The three servers of the first recipes start once for the module (the gateway's, with its
+own home and service, in its test). Cells are typed by keyboard (CodeMirror's
 automatic indentation is taken back before each line's own); the saved notebook must hold
 exactly the lesson's cells, so a typing slip fails the test rather than running other
 code. Screenshots and server logs go to ``tests/browser/artifacts/setup-*``.
@@ -35,6 +41,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,12 +55,18 @@ from test_lab_extension import BUILT  # noqa: F401  (puts this checkout's build 
 sys.path.insert(0, str(ROOT / "tests" / "setups"))
 from recipes import (  # tests/setups, put on the path just above
     ASK,
+    JUPYTER,
     SETUP,
     TEACHING,
     env_settings,
+    fenced,
     lesson_cells,
+    section,
     spawner_environment,
 )
+
+import rdskit
+from rdskit.sandbox import start
 
 pytestmark = pytest.mark.browser
 
@@ -330,3 +343,81 @@ def test_a_key_revoked_on_the_sandbox_says_what_happened_and_the_one_fix(
         _connected(panel, "this notebook: embedded sandbox")
     finally:
         page.context.close()
+
+
+GATEWAY = "The gateway with a real key"
+SERVICE = "https://api.example.com"
+THROUGH_GATEWAY = (
+    "import os\n"
+    "print(client._core.api_key.mode, sorted(k for k in os.environ if k.startswith('RDSKIT_')))"
+)
+
+
+@pytest.mark.timeout(900)
+def test_the_gateway_with_a_real_key_in_jupyterlab(
+    tmp_path: Path, browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/jupyter.md's recipe as written (its ```bash block with the key typed on its
+    standard input, its ```python block as ``~/.jupyter/jupyter_server_config.py``), a
+    started sandbox playing the service (its URL for ``https://api.example.com``); then
+    setup.md's "With a real key" in a notebook typed by keyboard: a budget first, lesson
+    01's first cells with ``rdskit.Client()``, and a ``%%ask``. The panel shows the
+    server's connection to the service with its credits, then the notebook's dataset; the
+    kernel went through the gateway and never had the key in its environment."""
+    (shell,) = fenced(JUPYTER, GATEWAY, "bash")
+    (config,) = fenced(JUPYTER, GATEWAY, "python")
+    assert SERVICE in config
+    steps = section(SETUP, "With a real key")
+    assert "replace `rdskit.Client.sandbox()` with `rdskit.Client()`" in steps
+    assert "`%load_ext rdskit` then `%rds budget 300`" in steps
+    typed = [
+        "%load_ext rdskit\n%rds budget 300",
+        *(cell.replace("rdskit.Client.sandbox()", "rdskit.Client()") for cell in LESSON),
+        ASK,
+        THROUGH_GATEWAY,
+    ]
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in list(os.environ):
+        if name.startswith("RDSKIT_"):  # the sandbox below is this process's, not the user's
+            monkeypatch.delenv(name)
+    with start(speed=50) as service:
+        env = _new_user(home, {})
+        subprocess.run(
+            ["bash", "-c", shell],
+            input=service.api_key + "\n",  # pasted, then Enter (and Ctrl-D: end of input)
+            text=True,
+            env=env,
+            timeout=60,
+            check=True,
+        )
+        (home / ".jupyter" / "jupyter_server_config.py").write_text(
+            config.replace(SERVICE, service.url), encoding="utf-8"
+        )
+        with running_labs([_spec(home, {}, "gateway")]) as (lab,):
+            page = _home_page(browser, lab)
+            try:
+                panel = _open_panel(page)
+                _connected(panel, re.compile(r"^this server's connection to "))
+
+                page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+                _wait_kernel(page)
+                page.locator(f"{CELLS} .cm-content").first.click()
+                _type_and_run(page, typed)
+                outputs = _results(page, 0, len(typed))
+                assert "completed: 200 posts in '01 oat milk'" in outputs[len(LESSON)], outputs
+                _check_answer(page.locator(CELLS).nth(len(typed) - 2))
+                # through the gateway: the kernel holds its address, no key and no URL
+                assert outputs[-1].strip() == "service ['RDSKIT_GATEWAY']", outputs[-1]
+                assert _saved_sources(page, lab, "lesson-01.ipynb") == typed
+                page.screenshot(path=str(ARTIFACTS / "setup-gateway.png"))
+                expect(
+                    panel.locator(".rds-lab-dataset-name", has_text="01 oat milk")
+                ).to_be_visible(timeout=CELL_MS)
+                _connected(panel, re.compile(r"connection to|service"))
+            finally:
+                page.context.close()
+        # What the notebook did happened on the service's account.
+        with rdskit.Client(service.api_key, base_url=service.url) as owner:
+            assert "01 oat milk" in [d.name for d in owner.datasets.list()]
+        assert service.api_key not in (lab.notebook_dir / "lesson-01.ipynb").read_text()

@@ -414,11 +414,12 @@ class Server:
     discovery: Path
     log: Path
 
-    def kernel(self) -> tuple[str, BlockingKernelClient]:
-        """Start a kernel through the REST API; its id and a ready client."""
+    def kernel(self, path: str | None = None) -> tuple[str, BlockingKernelClient]:
+        """Start a kernel through the REST API (in the server's folder ``path``, as a
+        notebook there would be); its id and a ready client."""
         kernel = httpx.post(
             f"http://127.0.0.1:{self.port}/api/kernels",
-            json={"name": "python3"},
+            json={"name": "python3"} | ({"path": path} if path else {}),
             headers={"Authorization": f"token {self.token}"},
             timeout=60,
         ).json()

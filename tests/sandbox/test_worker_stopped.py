@@ -61,3 +61,77 @@ def test_runs_fail_with_the_reason_and_new_runs_are_refused(broken: threading.Ev
         assert STOPPED in str(refused.value)
         assert c.me().usage.credits_used == used  # nothing charged, nothing waiting
         assert [r.status.type for r in c.datasets.runs.list(dataset.id)] == ["failed"]
+
+
+@pytest.mark.timeout(300)
+def test_every_kind_of_work_fails_with_the_reason_on_its_wire(broken: threading.Event) -> None:
+    """Audience profiles, custom parameter and pattern runs, a tracking cycle and an
+    assistant reply, all in flight when the worker dies: each ends failed (none stays
+    pending) with the stop and its fix on its own wire, and waiting on it raises
+    :class:`RunFailed` naming them; a research preview, which needs no worker, still
+    answers afterwards. Nothing is charged."""
+    with start(speed=1) as sandbox, rdskit.Client(sandbox.api_key, base_url=sandbox.url) as c:
+        dataset = c.datasets.create("worker stops")
+        c.wait(c.datasets.runs.create(dataset.id, QUERY, count=40), progress=False)
+        used = c.me().usage.credits_used
+        audience = c.audience_datasets.create("worker stops")
+        parameter = c.custom_parameters.create(
+            name="price", instructions="Is the price mentioned?", value_type="boolean"
+        )
+        agent = c.tracking_agents.create(
+            name="watch",
+            instructions="Complaints",
+            dataset_ids=[dataset.id],
+            schedule={"frequency": "daily", "time": "09:00"},
+            count=20,
+        )
+        in_flight = {
+            "audience run": c.audience_datasets.runs.create(
+                audience.id, dataset.id, total_profile_count=20
+            ),
+            "custom parameter run": c.custom_parameters.runs.create(
+                parameter.id, dataset_id=dataset.id
+            ),
+            "pattern detection": c.pattern_detections.create(
+                dataset.id, name="why", research_question="Why do people switch?"
+            ),
+            "assistant reply": c.ask("How many posts are there?", dataset_ids=[dataset.id]),
+        }
+        cycle = c.tracking_agents.trigger(agent.id)
+        broken.set()
+
+        for what, started in in_flight.items():
+            with pytest.raises(RunFailed) as failed:
+                c.wait(started, timeout=120, progress=False)
+            assert STOPPED in str(failed.value), (what, str(failed.value))
+        reread = {
+            "audience run": c.audience_datasets.runs.get(
+                audience.id, in_flight["audience run"].id
+            ).status,
+            "custom parameter run": c.custom_parameters.runs.get(
+                parameter.id, in_flight["custom parameter run"].id
+            ).status,
+            "pattern detection": c.pattern_detections.get(
+                in_flight["pattern detection"].run_id
+            ).status,
+        }
+        for what, status in reread.items():
+            assert (status.type, status.reason) == ("failed", STOPPED), what
+        (reply,) = [
+            m
+            for m in c.chats.messages(in_flight["assistant reply"].chat_id).data
+            if m.id == in_flight["assistant reply"].message_id
+        ]
+        assert (reply.status, reply.stop_reason) == ("failed", "error")
+        assert reply.text == f"Sorry, I could not answer this question: {STOPPED}."
+        # The cycle's collection is a dataset run of its own: failed, with the reason.
+        (collected,) = cycle.dataset_run_ids
+        status = c.datasets.runs.get(dataset.id, collected).status
+        assert (status.type, status.reason) == ("failed", STOPPED)
+
+        assert c.me().usage.credits_used == used  # every reservation refunded
+
+        preview = c.research_previews.create(
+            search_query="oat milk", sources=["reddit"], time_filter="past_week"
+        )
+        assert preview.posts, "a preview needs no worker: it still answers"

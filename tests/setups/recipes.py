@@ -6,7 +6,8 @@ lesson cells every recipe runs: a doc edit changes what the set-up tests run.
 - :func:`spawner_environment`: ``c.Spawner.environment`` of a section's config block, by
   executing the block as JupyterHub would (``c`` a traitlets ``Config``);
 - :func:`lesson_cells`: the code cells of a lesson up to its first collection (lesson
-  01's first checkpoint, then its "01 oat milk" dataset);
+  01's first checkpoint, then its "01 oat milk" dataset); :func:`first_cells`: any
+  lesson's (:data:`LESSONS`) up to its first paid step;
 - :data:`ASK`: a ``%%ask`` cell about the lesson's dataset, :data:`ASKED` what it left.
 """
 
@@ -43,13 +44,22 @@ def section(path: Path, heading: str) -> str:
     """The text of ``path`` under the Markdown heading ``heading`` (to the next heading of
     the same or a higher level); fails when the heading is gone, so a renamed section is
     noticed instead of testing nothing."""
-    text = path.read_text(encoding="utf-8")
-    match = re.search(rf"^(#+) {re.escape(heading)}\s*$", text, re.MULTILINE)
-    assert match, f"{path.name} has no heading {heading!r}"
-    level = len(match.group(1))
-    rest = text[match.end() :]
-    end = re.search(rf"^#{{1,{level}}} ", rest, re.MULTILINE)
-    return rest[: end.start()] if end else rest
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    fenced_ = False  # a '# comment' in a code block is no heading
+    start, level = None, 0
+    for number, line in enumerate(lines):
+        if line.startswith("```"):
+            fenced_ = not fenced_
+            continue
+        found = None if fenced_ else re.match(r"^(#+) (.*?)\s*$", line)
+        if found is None:
+            continue
+        if start is None and found.group(2) == heading:
+            start, level = number + 1, len(found.group(1))
+        elif start is not None and len(found.group(1)) <= level:
+            return "".join(lines[start:number])
+    assert start is not None, f"{path.name} has no heading {heading!r}"
+    return "".join(lines[start:])
 
 
 def env_settings(path: Path, heading: str, home: Path) -> dict[str, str]:
@@ -97,6 +107,29 @@ def lesson_cells(
         if through in cells[-1]:
             return cells
     raise AssertionError(f"{name} has no code cell with {through!r}")
+
+
+LESSONS = sorted(path.stem for path in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+"""The course's lessons, 01 to 10, in order."""
+
+PAID = re.compile(
+    r"runs\.create\(|research_previews\.create\(|^pinned = preview|\.ask\(|%%ask|\.trigger\("
+    r"|pattern_detections\.create\(|paid_step\(",
+    re.MULTILINE,
+)
+"""A paid call in a lesson's cell (its first one ends a lesson's "first cells")."""
+
+
+def first_cells(name: str) -> list[str]:
+    """The code cells of lesson ``name`` up to and including its first paid step."""
+    notebook = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    cells: list[str] = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cells.append("".join(cell["source"]))
+            if PAID.search(cells[-1]):
+                return cells
+    raise AssertionError(f"{name} has no paid step")
 
 
 def _expand(value: str, home: Path) -> str:

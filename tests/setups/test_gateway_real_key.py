@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import rdskit
 from rdskit.sandbox import start
 
 HEADING = "The gateway with a real key"
+README = ROOT / "README.md"
 SERVICE = "https://api.example.com"
 
 
@@ -87,11 +89,16 @@ def test_the_real_key_recipe_runs_lesson_01_and_ask_through_the_gateway(
 def test_plain_python_with_a_key_in_the_environment_runs_lesson_01(tmp_path: Path) -> None:
     """README's client section: "for the real service use ``rdskit.Client()`` with
     ``RDSKIT_API_KEY`` and ``RDSKIT_BASE_URL`` set", in a plain Python process (no
-    Jupyter), a sandbox playing the service: lesson 01's first cells as one script."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    Jupyter), a sandbox playing the service: lesson 01's first cells as one script, then
+    the section's ``client.ask`` block as written (its ``client`` and ``ds`` are the
+    lesson's)."""
+    readme = README.read_text(encoding="utf-8")
     assert "use `rdskit.Client()` with `RDSKIT_API_KEY` and `RDSKIT_BASE_URL` set" in readme
+    blocks = fenced(README, "The client", "python")
+    (ask,) = [block for block in blocks if block.startswith("answer = client.ask(")]
     script = "\n\n".join(
-        cell.replace("rdskit.Client.sandbox()", "rdskit.Client()") for cell in lesson_cells()
+        [cell.replace("rdskit.Client.sandbox()", "rdskit.Client()") for cell in lesson_cells()]
+        + [ask]
     )
     with start(speed=50) as service:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RDSKIT_")}
@@ -112,6 +119,8 @@ def test_plain_python_with_a_key_in_the_environment_runs_lesson_01(tmp_path: Pat
         assert ran.returncode == 0, ran.stderr[-3000:]
         assert "✓ On track" in ran.stdout and "✗" not in ran.stdout, ran.stdout
         assert "completed: 200 posts in '01 oat milk'" in ran.stdout
+        answer = ran.stdout.split("completed: 200 posts in '01 oat milk'", 1)[1]
+        assert re.search(r"\[1\]", answer) and "citation" in answer, answer  # text, posts
         assert service.api_key not in ran.stdout + ran.stderr
         with rdskit.Client(service.api_key, base_url=service.url) as owner:
             assert "01 oat milk" in [d.name for d in owner.datasets.list()]

@@ -25,6 +25,35 @@ REFUSED: dict[str, tuple[Callable[[Any], Any], str, str]] = {
     "limit on usage": (lambda c: c.usage_history(limit=1000), "limit", "100"),
     "limit on chat": (lambda c: c.chats.messages("ch_1", limit=-1), "limit", "100"),
     "limit on profiles": (lambda c: c.audience_profiles.list(limit=200), "limit", "100"),
+    # a preview's window typed into a run's search_query: the service would not read it
+    # there, so the run would collect (and charge) its default window instead
+    "a preview's window in a run's search_query": (
+        lambda c: c.datasets.runs.create(
+            "ds_1",
+            {
+                "type": "prompt",
+                "sources": ["reddit"],
+                "search_query": "oat milk",
+                "date_since": "2025-12-30",
+                "date_until": "2025-12-30",
+            },
+        ),
+        "search_query.date_since",
+        "pass date_range={'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}",
+    ),
+    # a lone surrogate (a paste from a broken source) is named by its character and place
+    "a lone surrogate in a run's query": (
+        lambda c: c.datasets.runs.create(
+            "ds_1", {"type": "prompt", "sources": ["reddit"], "search_query": "oat \ud800 milk"}
+        ),
+        "search_query.prompt.search_query",
+        "cannot be encoded as UTF-8: a lone surrogate \\ud800 at position 4",
+    ),
+    "a lone surrogate in a question": (
+        lambda c: c.ask("What about \ud800 posts?"),
+        "message",
+        "a lone surrogate \\ud800 at position 11",
+    ),
     "11 filters": (
         lambda c: c.mentions.list(filters=[{"type": "has_media", "value": True}] * 11),
         "filters",

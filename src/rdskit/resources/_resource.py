@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import pydantic
 
-from rdskit._base_client import discard
+from rdskit._base_client import check_encodable, discard
 from rdskit.errors import InvalidParameter
 from rdskit.models import RdsModel
 
@@ -161,6 +161,11 @@ def validated(model: type[M], value: Any, field: str | None = None, *, whole: st
 def _describe(error: Any, field: str | None, whole: str) -> tuple[str, str]:
     loc = [str(part) for part in error["loc"]]
     name = ".".join([field, *loc] if field else loc) or whole
+    if error["type"] == "string_unicode" and isinstance(error.get("input"), str):
+        try:  # pydantic's "unable to parse raw data": say which character, as paths do
+            check_encodable(error["input"], name)
+        except InvalidParameter as exc:
+            return name, str(exc).removeprefix(f"{name}: ")
     # Model validators often name the field themselves; say it once.
     return name, str(error["msg"]).removeprefix("Value error, ").removeprefix(f"{name}: ")
 

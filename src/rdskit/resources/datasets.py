@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdskit import _hooks
 from rdskit._base_client import APIRequest, path
+from rdskit.errors import InvalidParameter
 from rdskit.models import (
     Dataset,
     DatasetCreate,
@@ -219,6 +220,7 @@ class DatasetRuns(Resource):
                 content_analysis_actions=content_analysis_actions,
             ),
         )
+        _window_in_place(body.search_query.to_wire())
         wanted = body.to_wire()
         request = APIRequest(
             "POST",
@@ -272,3 +274,27 @@ class DatasetRuns(Resource):
             98
         """
         return self._client._request(get_dataset_run(dataset_id, run_id))
+
+
+PREVIEW_WINDOW = ("time_filter", "date_since", "date_until")
+"""A research preview's window fields: a dataset run takes its window as ``date_range``."""
+
+
+def _window_in_place(search_query: Mapping[str, Any]) -> None:
+    """Refuse a research preview's window inside a run's ``search_query``: the service
+    does not read it there, so the run would collect (and charge for) its default window
+    while the cell reads as pinned.
+
+    Example:
+        >>> _window_in_place({"type": "prompt", "date_since": "2025-10-01"})
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.InvalidParameter: search_query.date_since: a dataset run ...
+    """
+    for name in PREVIEW_WINDOW:
+        if name in search_query:
+            raise InvalidParameter(
+                f"search_query.{name}",
+                "a dataset run does not read a window there (research previews do): pass "
+                "date_range={'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'} to runs.create",
+            )

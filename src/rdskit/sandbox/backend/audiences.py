@@ -30,7 +30,7 @@ from rdskit.models.profiles import AudienceProfile, ProfilesQuery
 from rdskit.sandbox.backend.containers import Containers
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
 from rdskit.sandbox.backend.mention_query import fingerprint, keyset_page, page_limit
-from rdskit.sandbox.backend.runs import ChildRuns, Done, Outcome, RunKind, RunTable, Step
+from rdskit.sandbox.backend.runs import ChildRuns, Done, Outcome, RunKind, RunTable, Step, failure
 from rdskit.sandbox.errors import ApiError, invalid
 from rdskit.sandbox.runtime import chaos
 from rdskit.sandbox.settings import Settings
@@ -150,7 +150,7 @@ def run_wire(row: sqlite3.Row) -> dict[str, Any]:
             "id": row["id"],
             "audience_dataset_id": row["audience_dataset_id"],
             "source_dataset_id": row["source_dataset_id"],
-            "status": {"type": row["status"]},
+            "status": {"type": row["status"], **failure(row)},
             "created_at": row["created_at"],
             "updated_at": row["updated_at"],
             "profile_count": row["profile_count"],

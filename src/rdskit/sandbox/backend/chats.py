@@ -67,7 +67,7 @@ from rdskit.sandbox.backend import ask_cache
 from rdskit.sandbox.backend.admin import AssistantFailure
 from rdskit.sandbox.errors import ApiError, FieldError
 from rdskit.sandbox.runtime import chaos
-from rdskit.sandbox.runtime.worker import Job, JobKind, schedule
+from rdskit.sandbox.runtime.worker import Job, JobKind, WorkerStopped, schedule
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.store import wallet
 from rdskit.sandbox.store.cursors import ListParams, Sort, child_page
@@ -710,12 +710,16 @@ def _turn(text: str, context: Mapping[str, Any]) -> assistant.Turn:
 
 
 def _reply_failed(store: Store, job: Job, exc: BaseException) -> None:
-    """A crashed reply ends the turn with an apology and no charge."""
+    """A crashed reply ends the turn with an apology and no charge; a worker that stopped
+    is named with its fix (its own message, which holds no data), as a run's reason is."""
+    text = "Sorry, I could not answer this question."
+    if isinstance(exc, WorkerStopped):
+        text = f"Sorry, I could not answer this question: {exc}."
     with store.transaction() as conn:
         conn.execute(
             "UPDATE chat_messages SET text = ?, status = 'failed', stop_reason = 'error'"
             " WHERE id = ? AND status = 'working'",
-            ("Sorry, I could not answer this question.", job.ref_id),
+            (text, job.ref_id),
         )
 
 

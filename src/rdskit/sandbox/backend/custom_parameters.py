@@ -53,7 +53,16 @@ from rdskit.models import (
     CustomParameterUpdate,
 )
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
-from rdskit.sandbox.backend.runs import Again, ChildRuns, Done, Outcome, RunKind, RunTable, Step
+from rdskit.sandbox.backend.runs import (
+    Again,
+    ChildRuns,
+    Done,
+    Outcome,
+    RunKind,
+    RunTable,
+    Step,
+    failure,
+)
 from rdskit.sandbox.errors import ApiError, invalid, parse_body
 from rdskit.sandbox.runtime import chaos
 from rdskit.sandbox.settings import Settings
@@ -172,7 +181,7 @@ def run_wire(row: sqlite3.Row) -> dict[str, Any]:
             "id": row["id"],
             "custom_parameter_id": row["parameter_id"],
             "scope": {"kind": row["scope_kind"], "id": row["scope_id"]},
-            "status": {"type": row["status"]},
+            "status": {"type": row["status"], **failure(row)},
             "mentions_total": row["mentions_total"],
             "mentions_done": row["mentions_done"],
             "mentions_error": row["mentions_error"],

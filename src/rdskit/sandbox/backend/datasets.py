@@ -28,7 +28,16 @@ from rdskit.models import Dataset, DatasetRun, DatasetRunCreate, Mention
 from rdskit.models._base import parse_datetime, to_iso
 from rdskit.sandbox.backend.containers import Containers
 from rdskit.sandbox.backend.mention_wire import encode, stored_body, unique
-from rdskit.sandbox.backend.runs import ChildRuns, Done, Failed, Outcome, RunKind, RunTable, Step
+from rdskit.sandbox.backend.runs import (
+    ChildRuns,
+    Done,
+    Failed,
+    Outcome,
+    RunKind,
+    RunTable,
+    Step,
+    failure,
+)
 from rdskit.sandbox.errors import ApiError, invalid
 from rdskit.sandbox.runtime import chaos, cpu_budget, guard
 from rdskit.sandbox.runtime.clock import indexed_until
@@ -133,8 +142,7 @@ def run_wire(row: sqlite3.Row) -> dict[str, Any]:
             "status": {
                 "type": row["status"],
                 "steps": _steps_wire(loads(row["steps"])),
-                # Why it failed (a field the spec does not show; kept by clients as sent).
-                **({"reason": row["error"]} if row["status"] == "failed" and row["error"] else {}),
+                **failure(row),
             },
             "count": row["count"],
             "requested_count": row["requested_count"],

@@ -26,7 +26,7 @@ from typing import Any
 
 from rdskit.models import Pattern, PatternDetectionCreate, PatternDetectionRun, PatternItemDetail
 from rdskit.sandbox.backend.datasets import FAIL_TOKEN, dataset_or_404
-from rdskit.sandbox.backend.runs import Done, Outcome, RunKind, RunTable, Step
+from rdskit.sandbox.backend.runs import Done, Outcome, RunKind, RunTable, Step, failure
 from rdskit.sandbox.runtime import chaos
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.store.db import Connection, Store, dumps, keys_table, loads, new_id, row_or_404
@@ -128,7 +128,7 @@ def _run_wire(row: sqlite3.Row) -> dict[str, Any]:
         "name": row["name"],
         "research_question": row["research_question"],
         "created_at": row["created_at"],
-        "status": {"type": row["status"], "steps": loads(row["steps"])},
+        "status": {"type": row["status"], "steps": loads(row["steps"]), **failure(row)},
     }
     if row["pattern_id"] is not None:
         wire["pattern_id"] = row["pattern_id"]

@@ -94,7 +94,7 @@ def _prompt_preview(
     wallet.settle(conn, reservation, len(request.sources))  # no partial refund
     return {
         "estimated_number_of_results": estimate_results(
-            conn.store.seed, request.search_query, request.sources, *window
+            conn.store.seed, request.search_query, request.sources, *window, now
         ),
         "posts": posts,
     }

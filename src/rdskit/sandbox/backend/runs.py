@@ -59,6 +59,7 @@ __all__ = [
     "RunKind",
     "RunTable",
     "Step",
+    "failure",
     "internal_error",
 ]
 
@@ -76,6 +77,19 @@ def internal_error(exc: BaseException) -> str:
     if isinstance(exc, WorkerStopped):
         return str(exc)
     return f"internal error: {type(exc).__name__}"
+
+
+def failure(row: sqlite3.Row | Mapping[str, Any]) -> dict[str, Any]:
+    """What a run's wire status adds to its ``type``: why it failed (``reason``, a field
+    the spec does not show, kept by clients as sent), for every kind that keeps it.
+
+    Example:
+        >>> failure({"status": "failed", "error": "internal error: KeyError"})
+        {'reason': 'internal error: KeyError'}
+        >>> failure({"status": "completed", "error": None})
+        {}
+    """
+    return {"reason": row["error"]} if row["status"] == "failed" and row["error"] else {}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ commenters, media, instagram sounds and full ``ad_meta`` on ads.
 
 Determinism and overlap. Everything is a function of ``(seed, query)`` and the collection
 time ``now`` (a sandbox passes its clock's, :mod:`rdskit.sandbox.runtime.clock`): a ``url`` search
-is anchored on that day, and a window ends at most :data:`FUTURE_SLACK_DAYS` after it. Posts of
+is anchored on that day, and a window ends at the latest then (nothing is posted after the
+collection: a window reaching into the future is clipped to it, one wholly there is empty). Posts of
 a ``prompt`` search live on a fixed per-query timeline: day ``d`` of source ``s`` holds an
 endless sequence of posts ``(d, 0), (d, 1), ...`` whose ids, authors, texts and dates never
 change. A run spreads its ``count`` over the sources and the days of its window (busier
@@ -43,7 +44,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cached_property, lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -100,9 +101,21 @@ HISTORY_DAYS = 5 * 365 + 1
 """How far back the corpus holds posts, from the collection time: a window is clipped to
 it, so a run's work does not grow with its window (0001-01-01..9999-12-31 costs what five
 years cost, ~0.1 s of CPU for five sources)."""
-FUTURE_SLACK_DAYS = 366
-"""How far past the collection time a window may end (the sandbox clock can be advanced,
-e.g. to reach a tracking agent's next cycle); later ends are clipped."""
+
+
+def held(since: datetime, until: datetime, now: datetime) -> tuple[datetime, datetime]:
+    """The part of a window the corpus holds when collecting at ``now``, by the rule
+    :func:`collect` applies: never after ``now``, at most :data:`HISTORY_DAYS` back from
+    its end (``since > until``: none of it).
+
+    Example:
+        >>> now = datetime(2026, 11, 20, tzinfo=UTC)
+        >>> ever = datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)
+        >>> [d.year for d in held(*ever, now)]
+        [2021, 2026]
+    """
+    until = min(until, now)
+    return max(since, until - timedelta(days=HISTORY_DAYS)), until
 
 
 def _digest(*parts: object) -> bytes:
@@ -1791,7 +1804,7 @@ def collect(
     if count <= 0:
         return []
     now = clock.wall_time() if now is None else now
-    end = min(date_to.timestamp() if date_to else now, now + FUTURE_SLACK_DAYS * DAY)
+    end = min(date_to.timestamp() if date_to else now, now)  # nothing after the collection
     text = str(search_query.get("search_query") or "")
     base = _Request(
         seed,

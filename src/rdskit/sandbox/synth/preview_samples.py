@@ -140,19 +140,25 @@ def _day_bound(value: str | None, end: bool) -> datetime:
 
 
 def estimate_results(
-    seed: int, query: str, sources: Sequence[str], since: datetime, until: datetime
+    seed: int, query: str, sources: Sequence[str], since: datetime, until: datetime, now: datetime
 ) -> int:
-    """How many posts a full collection would find: the query's daily volume x each source's
-    share (:func:`~rdskit.sandbox.synth.corpus.source_mix`, the proportions a collection
-    splits its count by) x the window's days.
+    """How many posts a full collection at ``now`` would find: the query's daily volume x
+    each source's share (:func:`~rdskit.sandbox.synth.corpus.source_mix`, the proportions a
+    collection splits its count by) x the days of the window the corpus holds
+    (:func:`~rdskit.sandbox.synth.corpus.held`: none in the future, at most five years).
 
     Example:
         >>> a = datetime(2026, 1, 1, tzinfo=UTC)
-        >>> month = (a, a + timedelta(days=30))
-        >>> 0 < estimate_results(0, "oat milk", ["reddit"], *month) < estimate_results(
-        ...     0, "oat milk", ["reddit", "tiktok"], *month)
+        >>> month, now = (a, a + timedelta(days=30)), a + timedelta(days=60)
+        >>> 0 < estimate_results(0, "oat milk", ["reddit"], *month, now) < estimate_results(
+        ...     0, "oat milk", ["reddit", "tiktok"], *month, now)
         True
+        >>> estimate_results(0, "oat milk", ["reddit"], *month, now=a - timedelta(days=1))
+        0
     """
+    since, until = corpus.held(since, until, now)
+    if since > until:
+        return 0
     days = max((until - since).total_seconds() / 86_400, 1 / 24)
     topic = corpus.topic_of(query)
     mix = corpus.source_mix(seed, topic)
