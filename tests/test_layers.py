@@ -7,8 +7,7 @@ blocks excepted, they never run) is resolved to the rdskit module it names. The 
 
 - the core (configuration, HTTP, models, errors, resources, billing, waiting, run kinds,
   progress domain...) imports nothing from ``rdskit.frames``, ``rdskit.jupyter`` or
-  ``rdskit.sandbox``; it reaches them only through named hooks (``rdskit._hooks``) that the
-  package root wires;
+  ``rdskit.sandbox``; it reaches them only through the typed hooks declared in ``rdskit._hooks``;
 - ``rdskit.frames`` and ``rdskit.validation`` (the statistics of validating labels, beside
   the frames) import neither ``rdskit.jupyter`` nor ``rdskit.sandbox``;
 - ``rdskit.sandbox`` imports neither ``rdskit.frames`` nor ``rdskit.jupyter``;
@@ -242,9 +241,42 @@ assert client.wait(rdskit.models.DatasetRun.model_validate(run)).status.type == 
     assert not {m for m in loaded if m.startswith(LAYERS)}
 
 
-def test_every_layer_hook_names_a_callable() -> None:
-    import rdskit
+def _checked_providers() -> dict[str, str]:
+    """Hook variable -> the ``module:attribute`` _hooks.py's TYPE_CHECKING block hands to its
+    ``register`` (what mypy checks against the hook's signature)."""
+    tree = ast.parse(MODULES["rdskit._hooks"].read_text(encoding="utf-8"))
+    (check,) = (
+        node
+        for block in tree.body
+        if isinstance(block, ast.If) and _is_type_checking(block)
+        for node in block.body
+        if isinstance(node, ast.FunctionDef)
+    )
+    aliases = {
+        alias.asname or alias.name: f"{node.module}.{alias.name}"
+        for node in check.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    found = {}
+    for node in check.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            hook = node.value.func
+            (provider,) = node.value.args
+            assert isinstance(hook, ast.Attribute) and isinstance(hook.value, ast.Name)
+            assert isinstance(provider, ast.Attribute) and isinstance(provider.value, ast.Name)
+            found[hook.value.id] = f"{aliases[provider.value.id]}:{provider.attr}"
+    return found
+
+
+def test_every_hook_names_a_callable_mypy_checks() -> None:
     from rdskit import _hooks
 
-    for name in rdskit._LAYER_HOOKS:
-        assert callable(_hooks.resolve(name)), name
+    declared = {
+        name: hook.target for name, hook in vars(_hooks).items() if isinstance(hook, _hooks.Hook)
+    }
+    assert set(declared.values()) == {hook.target for hook in _hooks.HOOKS}
+    # The target imported at run time is the provider mypy checks against the signature.
+    assert declared == _checked_providers()
+    for hook in _hooks.HOOKS:
+        assert callable(hook.call), hook

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import traceback
 import warnings
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -118,18 +117,13 @@ class RdsError(Exception):
     def _repr_html_(self) -> str | None:
         """Rich HTML in notebooks (amounts, fields, links): the ``jupyter.html`` hook, which
         the Jupyter layer implements (loaded on the first display); None without it."""
-        render = _hooks.resolve("jupyter.html")
-        return None if render is None else render(self)
+        return _hooks.html.call(self)
 
     def _render_traceback_(self) -> list[str]:
         """IPython's lines for this error: the ``jupyter.traceback`` hook's short message
         (what failed, where, what to do; ``%xmode Verbose`` shows everything), or the
         full traceback without it."""
-        render = _hooks.resolve("jupyter.traceback")
-        if render is not None:
-            lines: list[str] = render(self)
-            return lines
-        return traceback.format_exception(type(self), self, self.__traceback__)
+        return _hooks.traceback.call(self)
 
 
 class RdsWarning(UserWarning):

@@ -220,8 +220,7 @@ def _reporter(obj: Any, progress: bool | None) -> Reporter | None:
     ``jupyter.progress`` hook) is loaded only where something may be shown."""
     if not may_show(progress):
         return None
-    make = _hooks.resolve("jupyter.progress")
-    return None if make is None else make(obj, progress)
+    return _hooks.progress.call(obj, progress)
 
 
 def _wait(
