@@ -12,8 +12,7 @@ blocks excepted, they never run) is resolved to the rdskit module it names. The 
   the frames) import neither ``rdskit.jupyter`` nor ``rdskit.sandbox``;
 - ``rdskit.sandbox`` imports neither ``rdskit.frames`` nor ``rdskit.jupyter``;
 - no package has an import cycle (a module that needs another lazily "to avoid a cycle" is
-  a cycle all the same: function-level imports are scanned); :data:`ALLOWED_CYCLES` names
-  the one left, with its reason.
+  a cycle all the same: function-level imports are scanned).
 
 The package root (``rdskit/__init__.py``) and the applications (``cli.py``, ``demo.py``,
 ``rdskit.study``) compose the layers and may name any of them.
@@ -183,28 +182,12 @@ def test_the_core_has_no_import_cycle() -> None:
     assert cycles(core) == []
 
 
-ALLOWED_CYCLES = {
-    ("rdskit.jupyter.gateway", "rdskit.jupyter.lab_api"): (
-        "lab_api reaches the gateway's handler and upstream, the gateway imports lab_api's "
-        "routes: split next round, when the gateway is split by concern (issue 36.3)"
-    ),
-}
-"""Import cycles still standing, each with why (the test fails when one is gone)."""
-
-
 @pytest.mark.parametrize("layer", LAYERS)
 def test_no_layer_has_an_import_cycle(layer: str) -> None:
     # The sandbox's store is handed its schema (no import of the parts); the frames'
-    # shared helpers sit below their users (frames/_checks.py, frames/_pages.py).
-    found = cycles({m for m in MODULES if layer_of(m) == layer})
-    assert [c for c in found if tuple(c) not in ALLOWED_CYCLES] == []
-
-
-def test_every_allowed_cycle_still_exists() -> None:
-    found = {
-        tuple(c) for layer in LAYERS for c in cycles({m for m in MODULES if layer_of(m) == layer})
-    }
-    assert set(ALLOWED_CYCLES) <= found, "remove the cycle that is gone from ALLOWED_CYCLES"
+    # shared helpers sit below their users (frames/_checks.py, frames/_pages.py); the
+    # JupyterLab endpoints build on the gateway's core and handlers, not on its extension.
+    assert cycles({m for m in MODULES if layer_of(m) == layer}) == []
 
 
 # -- the layers at run time ---------------------------------------------------------------
