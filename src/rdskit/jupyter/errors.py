@@ -26,14 +26,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import rdskit
 from rdskit import errors as e
 
 __all__ = ["VERBOSE_HINT", "full_traceback_html", "short_traceback", "what_to_do"]
 
 VERBOSE_HINT = "(%xmode Verbose shows the full traceback)"
 
-_PACKAGE = Path(rdskit.__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # rdskit/
 _RED, _BOLD, _RESET = "\x1b[31m", "\x1b[1m", "\x1b[0m"
 
 
