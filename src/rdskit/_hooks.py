@@ -15,7 +15,7 @@ replaces the implementation (a test, or a layer replacing a default).
 
 Example:
     >>> from collections.abc import Callable
-    >>> root: Hook[Callable[[float], float]] = Hook("example.sqrt", "math:sqrt")
+    >>> root: Hook[Callable[[float], float]] = Hook("math:sqrt")
     >>> root.call(9.0)
     3.0
     >>> root.register(lambda value: -value)
@@ -43,21 +43,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Hook(Generic[F]):
-    """One extension point: its name, the ``module:attribute`` implementing it, and (as
-    the type parameter) the signature callers and providers share."""
+    """One extension point: the ``module:attribute`` implementing it and (as the type
+    parameter) the signature its callers and its provider share."""
 
-    __slots__ = ("_implementation", "name", "target")
+    __slots__ = ("_implementation", "target")
 
-    def __init__(self, name: str, target: str) -> None:
+    def __init__(self, target: str) -> None:
         module, _, attribute = target.partition(":")
         if not module or not attribute:
             raise ValueError(f"a hook target is 'module:attribute', got {target!r}")
-        self.name = name
         self.target = target
         self._implementation: F | None = None
 
     def __repr__(self) -> str:
-        return f"Hook({self.name!r}, {self.target!r})"
+        return f"Hook({self.target!r})"
 
     def register(self, implementation: F) -> None:
         """Make ``implementation`` this hook's (replacing the target or an earlier one)."""
@@ -81,7 +80,7 @@ class Hook(Generic[F]):
             if getattr(exc, "extra", None):  # rdskit's MissingExtra says what to install
                 raise
             raise ImportError(
-                f"{self.name} needs {module}, which cannot be imported here: {exc}"
+                f"{self.target} needs {module}, which cannot be imported here: {exc}"
             ) from exc
         self._implementation = found
         return found
@@ -172,54 +171,34 @@ class EmbeddedHandle(Protocol):
 
 
 # -- the hooks -----------------------------------------------------------------------------
-mentions_frame: Hook[MentionsFrame] = Hook(
-    "frames.mentions_frame", "rdskit.frames.mentions:mentions_frame"
-)
-mentions_to_frame: Hook[MentionsToFrame] = Hook(
-    "frames.mentions_to_frame", "rdskit.frames.fetch:mentions_to_frame"
-)
-mentions_to_parquet: Hook[MentionsToParquet] = Hook(
-    "frames.mentions_to_parquet", "rdskit.frames.parquet:mentions_to_parquet"
-)
-profiles_to_frame: Hook[QueryToFrame] = Hook(
-    "frames.profiles_to_frame", "rdskit.frames.fetch:profiles_to_frame"
-)
-datasets_to_frame: Hook[ToFrame] = Hook(
-    "frames.datasets_to_frame", "rdskit.frames.fetch:datasets_to_frame"
-)
-usage_history_to_frame: Hook[ToFrame] = Hook(
-    "frames.usage_history_to_frame", "rdskit.frames.fetch:usage_history_to_frame"
-)
+mentions_frame: Hook[MentionsFrame] = Hook("rdskit.frames.mentions:mentions_frame")
+mentions_to_frame: Hook[MentionsToFrame] = Hook("rdskit.frames.fetch:mentions_to_frame")
+mentions_to_parquet: Hook[MentionsToParquet] = Hook("rdskit.frames.parquet:mentions_to_parquet")
+profiles_to_frame: Hook[QueryToFrame] = Hook("rdskit.frames.fetch:profiles_to_frame")
+datasets_to_frame: Hook[ToFrame] = Hook("rdskit.frames.fetch:datasets_to_frame")
+usage_history_to_frame: Hook[ToFrame] = Hook("rdskit.frames.fetch:usage_history_to_frame")
 pattern_items_to_frame: Hook[PatternItemsToFrame] = Hook(
-    "frames.pattern_items_to_frame", "rdskit.frames.fetch:pattern_items_to_frame"
+    "rdskit.frames.fetch:pattern_items_to_frame"
 )
-messages_to_frame: Hook[MessagesToFrame] = Hook(
-    "frames.messages_to_frame", "rdskit.frames.fetch:messages_to_frame"
-)
-html: Hook[Callable[[object], str | None]] = Hook("jupyter.html", "rdskit.jupyter.reprs:html_of")
-code: Hook[CodingWidget] = Hook("jupyter.code", "rdskit.jupyter.coding:coding_widget")
-adjudicate: Hook[AdjudicationWidget] = Hook(
-    "jupyter.adjudicate", "rdskit.jupyter.coding:adjudication_widget"
-)
+messages_to_frame: Hook[MessagesToFrame] = Hook("rdskit.frames.fetch:messages_to_frame")
+html: Hook[Callable[[object], str | None]] = Hook("rdskit.jupyter.reprs:html_of")
+code: Hook[CodingWidget] = Hook("rdskit.jupyter.coding:coding_widget")
+adjudicate: Hook[AdjudicationWidget] = Hook("rdskit.jupyter.coding:adjudication_widget")
 traceback: Hook[Callable[[BaseException], list[str]]] = Hook(
-    "jupyter.traceback", "rdskit.jupyter.errors:short_traceback"
+    "rdskit.jupyter.errors:short_traceback"
 )
 answer_bundle: Hook[Callable[[Answer], dict[str, str]]] = Hook(
-    "jupyter.answer_bundle", "rdskit.jupyter.render:answer_bundle"
+    "rdskit.jupyter.render:answer_bundle"
 )
-answer_display: Hook[AnswerDisplay] = Hook(
-    "jupyter.answer_display", "rdskit.jupyter.provenance:formatted_bundle"
-)
+answer_display: Hook[AnswerDisplay] = Hook("rdskit.jupyter.provenance:formatted_bundle")
 progress: Hook[Callable[[Any, bool | None], Reporter | None]] = Hook(
-    "jupyter.progress", "rdskit.jupyter.progress:reporter"
+    "rdskit.jupyter.progress:reporter"
 )
 checkpoint_failed: Hook[Callable[[str, str | None, str], bool]] = Hook(
-    "jupyter.checkpoint_failed", "rdskit.jupyter.checkpoints:show_failed"
+    "rdskit.jupyter.checkpoints:show_failed"
 )
-announce_client: Hook[Callable[[], None]] = Hook(
-    "jupyter.announce_client", "rdskit.jupyter.session:announce_client"
-)
-embedded: Hook[Embedded] = Hook("sandbox.embedded", "rdskit.sandbox.server:embedded")
+announce_client: Hook[Callable[[], None]] = Hook("rdskit.jupyter.session:announce_client")
+embedded: Hook[Embedded] = Hook("rdskit.sandbox.server:embedded")
 
 HOOKS: tuple[Hook[Any], ...] = (
     mentions_frame,

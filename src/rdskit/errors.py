@@ -115,14 +115,13 @@ class RdsError(Exception):
     """Root of every rdskit exception."""
 
     def _repr_html_(self) -> str | None:
-        """Rich HTML in notebooks (amounts, fields, links): the ``jupyter.html`` hook, which
-        the Jupyter layer implements (loaded on the first display); None without it."""
+        """Rich HTML in notebooks (amounts, fields, links): the ``_hooks.html`` hook, which
+        the Jupyter layer implements (loaded on the first display)."""
         return _hooks.html.call(self)
 
     def _render_traceback_(self) -> list[str]:
-        """IPython's lines for this error: the ``jupyter.traceback`` hook's short message
-        (what failed, where, what to do; ``%xmode Verbose`` shows everything), or the
-        full traceback without it."""
+        """IPython's lines for this error: the ``_hooks.traceback`` hook's short message
+        (what failed, where, what to do; ``%xmode Verbose`` shows everything)."""
         return _hooks.traceback.call(self)
 
 

@@ -192,7 +192,7 @@ class RdsModel(BaseModel):
         return self.model_dump(mode="json", by_alias=True, **kwargs)
 
     def _repr_html_(self) -> str | None:
-        """Rich HTML in notebooks: the ``jupyter.html`` hook, which the Jupyter layer
+        """Rich HTML in notebooks: the ``_hooks.html`` hook, which the Jupyter layer
         implements (loaded on the first display); None for plain models."""
         return _hooks.html.call(self)
 
