@@ -9,7 +9,7 @@ Example:
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from rdskit import _hooks, errors
+from rdskit import errors
 from rdskit._version import __version__
 from rdskit.errors import (
     APIConnectionError,
@@ -39,32 +39,6 @@ if TYPE_CHECKING:
     from rdskit.client import AsyncClient, Client
     from rdskit.pagination import AsyncPager, SyncPage
     from rdskit.study import Study, load_study
-
-# The package root is the one module that knows every layer. The core (client, models,
-# errors, waiting) calls hooks by name; each is implemented here by a module of the frames,
-# Jupyter or sandbox layer, imported the first time the hook is used.
-_LAYER_HOOKS = {
-    "frames.mentions_frame": "rdskit.frames.mentions:mentions_frame",
-    "frames.mentions_to_frame": "rdskit.frames.fetch:mentions_to_frame",
-    "frames.mentions_to_parquet": "rdskit.frames.parquet:mentions_to_parquet",
-    "frames.profiles_to_frame": "rdskit.frames.fetch:profiles_to_frame",
-    "frames.datasets_to_frame": "rdskit.frames.fetch:datasets_to_frame",
-    "frames.usage_history_to_frame": "rdskit.frames.fetch:usage_history_to_frame",
-    "frames.pattern_items_to_frame": "rdskit.frames.fetch:pattern_items_to_frame",
-    "frames.messages_to_frame": "rdskit.frames.fetch:messages_to_frame",
-    "jupyter.html": "rdskit.jupyter.reprs:html_of",
-    "jupyter.code": "rdskit.jupyter.coding:coding_widget",
-    "jupyter.adjudicate": "rdskit.jupyter.coding:adjudication_widget",
-    "jupyter.traceback": "rdskit.jupyter.errors:short_traceback",
-    "jupyter.answer_bundle": "rdskit.jupyter.render:answer_bundle",
-    "jupyter.answer_display": "rdskit.jupyter.provenance:formatted_bundle",
-    "jupyter.progress": "rdskit.jupyter.progress:reporter",
-    "jupyter.checkpoint_failed": "rdskit.jupyter.checkpoints:show_failed",
-    "jupyter.announce_client": "rdskit.jupyter.session:announce_client",
-    "sandbox.embedded": "rdskit.sandbox.server:embedded",
-}
-for _name, _target in _LAYER_HOOKS.items():
-    _hooks.provide(_name, _target)
 
 # Loaded on first use (module __getattr__), so ``import rdskit`` stays close to the cost of
 # pandas alone: name -> the module defining it.

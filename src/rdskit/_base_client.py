@@ -56,7 +56,7 @@ from rdskit._bodies import (
     parse_json,
     read_response,
 )
-from rdskit._config import SecretKey, gateway_file, resolve_api_key, resolve_base_url
+from rdskit._config import Credential, SecretKey, gateway_file, resolve_api_key, resolve_base_url
 from rdskit._flow import Flow, Send, Sleep
 from rdskit._gateway_auth import gateway_credentials
 from rdskit._ratelimit import DEFAULT_RATE, RateLimiter, shared_limiter
@@ -130,7 +130,7 @@ class KeyHeader(httpx.Auth):
         KeyHeader(SecretKey('bz_test_…#0044f9ce'))
     """
 
-    def __init__(self, key: SecretKey) -> None:
+    def __init__(self, key: Credential) -> None:
         self._key = key
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
@@ -143,7 +143,7 @@ class KeyHeader(httpx.Auth):
 
 def resolve_credentials(
     api_key: str | SecretKey | None = None, base_url: str | None = None
-) -> tuple[SecretKey, str]:
+) -> tuple[Credential, str]:
     """The key and base URL a client uses.
 
     An explicit ``api_key``/``base_url`` or ``RDSKIT_API_KEY``/``RDSKIT_BASE_URL`` always
@@ -283,7 +283,7 @@ class HTTPCore:
         self,
         *,
         owner: Any,
-        api_key: SecretKey,
+        api_key: Credential,
         base_url: str,
         timeout: float | httpx.Timeout,
         max_retries: int,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Generator
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, Protocol
 
 from rdskit.errors import ConfigurationError
 
@@ -29,6 +29,7 @@ __all__ = [
     "ENV_API_KEY",
     "ENV_BASE_URL",
     "ENV_GATEWAY",
+    "Credential",
     "SecretKey",
     "gateway_file",
     "mask_key",
@@ -59,6 +60,40 @@ def mask_key(key: str) -> str:
     """
     prefix = next((p for p in _KNOWN_PREFIXES if key.startswith(p)), "")
     return f"{prefix}…#{hashlib.sha256(key.encode()).hexdigest()[:_FINGERPRINT]}"
+
+
+class Credential(Protocol):
+    """What a client authenticates with: an API key (:class:`SecretKey`) or a Jupyter
+    gateway's short-lived token (:class:`rdskit._gateway_auth.GatewayKey`). Its ``repr``
+    and ``str`` never show the secret.
+
+    Example:
+        >>> key: Credential = SecretKey("bz_test_0123456789abcdef0123456789abcdef")
+        >>> key.forget()  # an API key cannot be renewed
+        False
+    """
+
+    def reveal(self) -> str:
+        """The current secret, for the request header only."""
+        ...
+
+    def auth_flow(self) -> Generator[Any, Any, str]:
+        """The steps a request takes first so that :meth:`reveal` is current."""
+        ...
+
+    def forget(self) -> bool:
+        """Drop a credential its issuer refused; True when the next request gets a new one."""
+        ...
+
+    @property
+    def digest(self) -> str:
+        """The rate limiter's bucket id (no secret)."""
+        ...
+
+    @property
+    def masked(self) -> str:
+        """The display form."""
+        ...
 
 
 class SecretKey:

@@ -132,7 +132,7 @@ def announce_to_gateway() -> None:
         >>> announce_to_gateway()  # not in a kernel: nothing to tell
     """
     if os.environ.get(ENV_GATEWAY, "").strip() and kernel_identity() is not None:
-        _hooks.call("jupyter.announce_client")
+        _hooks.announce_client.call()
 
 
 def kernel_proof(kernel_id: str, key: bytes, secret: str) -> str:

@@ -170,12 +170,8 @@ class Answer(ChatMessage, Bound):
         (``rdskit.jupyter.render``); shown by ``%%ask``, in its format and with its
         record in the output's metadata (``rdskit.jupyter.provenance``)."""
         if self._shown is not None:
-            shown: tuple[dict[str, Any], dict[str, Any]] = _hooks.call(
-                "jupyter.answer_display", self, *self._shown
-            )
-            return shown
-        bundle: dict[str, str] = _hooks.call("jupyter.answer_bundle", self)
-        return bundle
+            return _hooks.answer_display.call(self, *self._shown)
+        return _hooks.answer_bundle.call(self)
 
     def _repr_html_(self) -> str | None:
         """The answer view, unless ``%%ask`` shows it in a format without HTML."""
@@ -273,10 +269,7 @@ def _custom_parameter_run_flow(core: Any, run_id: str) -> Flow[CustomParameterRu
 def _frame(mentions: Sequence[Mention]) -> pd.DataFrame:
     """The cited posts as rows: the frames loader's layout when it is installed."""
     try:
-        mentions_frame = _hooks.resolve("frames.mentions_frame")
-    except ImportError:
-        mentions_frame = None
-    if mentions_frame is None:  # the frames layer is optional here: plain columns then
+        mentions_frame = _hooks.mentions_frame.call
+    except ImportError:  # the frames layer is optional here: plain columns then
         return pd.DataFrame([mention.model_dump(by_alias=True) for mention in mentions])
-    frame: pd.DataFrame = mentions_frame(mentions)
-    return frame
+    return mentions_frame(mentions)

@@ -108,7 +108,7 @@ class _Service(AccountMixin, AskMixin, BillingMixin, WaitingMixin):
             >>> client.me().plan.name
             'Pro'
         """
-        handle = _hooks.call("sandbox.embedded")
+        handle = _hooks.embedded.call()
         return cls(handle.api_key, base_url=handle.url, **options)  # type: ignore[call-arg]
 
 

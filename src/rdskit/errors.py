@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import traceback
 import warnings
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -116,20 +115,14 @@ class RdsError(Exception):
     """Root of every rdskit exception."""
 
     def _repr_html_(self) -> str | None:
-        """Rich HTML in notebooks (amounts, fields, links): the ``jupyter.html`` hook, which
-        the Jupyter layer implements (loaded on the first display); None without it."""
-        render = _hooks.resolve("jupyter.html")
-        return None if render is None else render(self)
+        """Rich HTML in notebooks (amounts, fields, links): the ``_hooks.html`` hook, which
+        the Jupyter layer implements (loaded on the first display)."""
+        return _hooks.html.call(self)
 
     def _render_traceback_(self) -> list[str]:
-        """IPython's lines for this error: the ``jupyter.traceback`` hook's short message
-        (what failed, where, what to do; ``%xmode Verbose`` shows everything), or the
-        full traceback without it."""
-        render = _hooks.resolve("jupyter.traceback")
-        if render is not None:
-            lines: list[str] = render(self)
-            return lines
-        return traceback.format_exception(type(self), self, self.__traceback__)
+        """IPython's lines for this error: the ``_hooks.traceback`` hook's short message
+        (what failed, where, what to do; ``%xmode Verbose`` shows everything)."""
+        return _hooks.traceback.call(self)
 
 
 class RdsWarning(UserWarning):

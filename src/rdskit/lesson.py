@@ -65,8 +65,8 @@ def checkpoint(ok: object, expected: str, *, hint: str | None = None, run: Any =
     line = f"✗ Not yet: {said}." + (f" Hint: {advice}" if advice else "")
     # In a notebook, the Jupyter layer shows it marked (a "Checkpoint failed" heading,
     # the same line as plain text); a script, or rdskit without the Jupyter extra, prints.
-    show = _hooks.resolve("jupyter.checkpoint_failed") if "IPython" in sys.modules else None
-    if show is None or not show(said, advice, line):
+    shown = "IPython" in sys.modules and _hooks.checkpoint_failed.call(said, advice, line)
+    if not shown:
         print(line)
 
 

@@ -224,11 +224,10 @@ def _fetcher(kind: RunKind[Any], obj: Any) -> Callable[[HTTPCore], Flow[Any]]:
 
 def _reporter(obj: Any, progress: bool | None) -> Reporter | None:
     """The progress display of one wait, or None; the Jupyter layer (the
-    ``jupyter.progress`` hook) is loaded only where something may be shown."""
+    ``_hooks.progress`` hook) is loaded only where something may be shown."""
     if not may_show(progress):
         return None
-    make = _hooks.resolve("jupyter.progress")
-    return None if make is None else make(obj, progress)
+    return _hooks.progress.call(obj, progress)
 
 
 def _wait(

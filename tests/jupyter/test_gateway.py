@@ -30,7 +30,8 @@ from tornado.web import Application
 import rdskit
 from rdskit.errors import APIConnectionError, ConfigurationError, DatasetNotFound
 from rdskit.jupyter.discovery import GatewayKey
-from rdskit.jupyter.gateway import Gateway, RdsGateway, TokenBook, _loopback, make_handlers
+from rdskit.jupyter.gateway import Gateway, RdsGateway, TokenBook, make_handlers
+from rdskit.jupyter.gateway_handlers import loopback
 from rdskit.resources._reuse import account_identity
 from rdskit.sandbox import SandboxHandle, start
 
@@ -299,7 +300,7 @@ def test_gateway_key_failures(tmp_path: Path, reply: Any, error: type[Exception]
     ],
 )
 def test_only_loopback_clients_are_served(address: str | None, served: bool) -> None:
-    assert _loopback(address) is served
+    assert loopback(address) is served
 
 
 def test_an_old_discovery_file_is_narrowed_before_the_secret_lands(tmp_path: Path) -> None:

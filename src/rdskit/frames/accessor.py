@@ -31,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit import _hooks
 from rdskit.errors import InvalidParameter, RdsError
 from rdskit.frames import _arrow
 from rdskit.frames._checks import (
@@ -706,9 +707,7 @@ class RdsAccessor:
         Example:
             >>> df.rds.code(Codebook.from_yaml("book.yaml"), coder="ann")  # doctest: +SKIP
         """
-        from rdskit import _hooks
-
-        return _hooks.call("jupyter.code", self._df, codebook, coder=coder, **options)
+        return _hooks.code.call(self._df, codebook, coder=coder, **options)
 
     def adjudicate(
         self, codebook: Codebook, *, coders: Sequence[str], adjudicator: str, **options: Any
@@ -721,10 +720,7 @@ class RdsAccessor:
         Example:
             >>> df.rds.adjudicate(book, coders=["ann", "bob"], adjudicator="cy")  # doctest: +SKIP
         """
-        from rdskit import _hooks
-
-        return _hooks.call(
-            "jupyter.adjudicate",
+        return _hooks.adjudicate.call(
             self._df,
             codebook,
             coders=coders,

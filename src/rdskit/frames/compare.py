@@ -98,7 +98,7 @@ _READ = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
     """The result of ``df.rds.compare()``: one table per question, groups in ``groups``.
 
@@ -212,8 +212,15 @@ class Comparison:
 
     def _corrected_headers(self) -> list[str]:
         level = f"{self.confidence:.0%}"
-        return ["group", "sentiment", "n", "raw share", f"{level} Wilson", "corrected",
-                f"{level} BCa (validation)"]  # fmt: skip
+        return [
+            "group",
+            "sentiment",
+            "n",
+            "raw share",
+            f"{level} Wilson",
+            "corrected",
+            f"{level} BCa (validation)",
+        ]
 
     def __repr__(self) -> str:
         headers, rows = self._table()
@@ -341,9 +348,19 @@ def _normal_quantile(confidence: float) -> float:
 
 
 _DIFFERENCES = (
-    "question", "label", "group_a", "group_b", "share_a", "share_b", "low", "high", "p_value",
-    "n_a", "n_b", "method",
-)  # fmt: skip
+    "question",
+    "label",
+    "group_a",
+    "group_b",
+    "share_a",
+    "share_b",
+    "low",
+    "high",
+    "p_value",
+    "n_a",
+    "n_b",
+    "method",
+)
 _ORDER = (*_DIFFERENCES[:6], "difference", *_DIFFERENCES[6:9], "significant", *_DIFFERENCES[9:])
 
 
@@ -642,30 +659,12 @@ def compare_frame(
     rows.insert(0, "group", group_of.to_numpy())
     total = len(rows)
 
-    counts = rows.groupby("group").size().reindex(groups, fill_value=0)
-    volume = pd.DataFrame({"posts": counts.astype("int64"), "share": counts / total})
     # By dataset or source, the posts per group are what the runs' counts and their split
     # over the sources set: no sampling variation to put an interval on (a Wald interval on
     # a 100/100 design is meaningless).
     fixed = by in DESIGN_SPLITS
-    nan = (float("nan"), float("nan"))
-    volume[["low", "high"]] = [nan if fixed else wilson(k, total, confidence) for k in counts]
-    volume.index.name = "group"
-
-    sentiment = pd.DataFrame()
-    if "sentiment" in rows.columns:
-        sentiment_rows: list[tuple[str, str, int, int, float, float, float]] = []
-        for group in groups:
-            labels = rows.loc[rows["group"] == group, "sentiment"].dropna()
-            for label in SENTIMENT_LABELS:
-                k, n = int((labels == label).sum()), len(labels)
-                low, high = wilson(k, n, confidence)
-                share = k / n if n else float("nan")
-                sentiment_rows.append((group, label, k, n, share, low, high))
-        sentiment = pd.DataFrame(
-            sentiment_rows,
-            columns=["group", "sentiment", "posts", "analysed", "share", "low", "high"],
-        ).set_index(["group", "sentiment"])
+    volume = _volume(rows, groups, confidence, fixed)
+    sentiment = _sentiment(rows, groups, confidence)
 
     correction, corrected_notes, corrected_record = "", list[str](), dict[str, Any]()
     if validation is not None:
@@ -681,40 +680,8 @@ def compare_frame(
         # The Wilson intervals carry the sampling of posts, the others the validation's.
         corrected_notes.insert(1, "The differences and their tests are of the raw shares.")
 
-    table: list[tuple[str, str, int, float, float, float]] = []
-    for metric in [m for m in ENGAGEMENT_METRICS if m in rows.columns]:
-        for group in groups:
-            values = rows.loc[rows["group"] == group, metric].dropna().to_numpy(dtype="float64")
-            median = float(np.median(values)) if len(values) else float("nan")
-            table.append(
-                (
-                    group,
-                    metric,
-                    len(values),
-                    median,
-                    *_median_ci(values, confidence, resamples, seed),
-                )
-            )
-    engagement = pd.DataFrame(
-        table, columns=["group", "metric", "posts", "median", "low", "high"]
-    ).set_index(["group", "metric"])
-
-    words: dict[str, Counter[str]] = {}
-    texts = [rows[c].fillna("").astype(str) for c in ("title", "text") if c in rows.columns]
-    if texts:
-        joined = texts[0] if len(texts) == 1 else texts[0] + " " + texts[1]
-        for group in groups:
-            counter: Counter[str] = Counter()
-            for text in joined[rows["group"] == group]:
-                counter.update(ngrams(tokens(text), 1))
-            words[group] = counter
-    scored = log_odds(words, prior_size) if words else log_odds({g: Counter() for g in groups})
-    top = (
-        scored.sort_values(["group", "z", "term"], ascending=[True, False, True], kind="stable")
-        .groupby("group")
-        .head(terms)
-        .reset_index(drop=True)
-    )
+    engagement = _engagement(rows, groups, confidence, resamples, seed)
+    top = _terms(rows, groups, terms, prior_size)
     top["in_query"] = top["term"].isin(_query_words(frame))
     differences = _differences(groups, volume, sentiment, total, confidence, fixed)
     # Each post with a group once (a post in two datasets is one post compared).
@@ -751,18 +718,87 @@ def compare_frame(
     if corrected_record:
         add_step(frame, "correct_shares", {"figure": f"compare(by={by!r})", **corrected_record})
     return Comparison(
-        by,
-        groups,
-        confidence,
-        overlap,
-        volume,
-        sentiment,
-        engagement,
-        top,
-        differences,
-        tuple(notes),
-        scope,
-        correction,
+        by=by,
+        groups=groups,
+        confidence=confidence,
+        overlap=overlap,
+        volume=volume,
+        sentiment=sentiment,
+        engagement=engagement,
+        terms=top,
+        differences=differences,
+        notes=tuple(notes),
+        scope=scope,
+        correction=correction,
+    )
+
+
+def _volume(
+    rows: pd.DataFrame, groups: tuple[str, ...], confidence: float, fixed: bool
+) -> pd.DataFrame:
+    """Posts per group and their share, with Wilson intervals unless the design fixed them."""
+    total = len(rows)
+    counts = rows.groupby("group").size().reindex(groups, fill_value=0)
+    volume = pd.DataFrame({"posts": counts.astype("int64"), "share": counts / total})
+    nan = (float("nan"), float("nan"))
+    volume[["low", "high"]] = [nan if fixed else wilson(k, total, confidence) for k in counts]
+    volume.index.name = "group"
+    return volume
+
+
+def _sentiment(rows: pd.DataFrame, groups: tuple[str, ...], confidence: float) -> pd.DataFrame:
+    """Each group's share of each sentiment label among its analysed posts (empty without
+    a sentiment column)."""
+    if "sentiment" not in rows.columns:
+        return pd.DataFrame()
+    shares: list[tuple[str, str, int, int, float, float, float]] = []
+    for group in groups:
+        labels = rows.loc[rows["group"] == group, "sentiment"].dropna()
+        for label in SENTIMENT_LABELS:
+            k, n = int((labels == label).sum()), len(labels)
+            low, high = wilson(k, n, confidence)
+            share = k / n if n else float("nan")
+            shares.append((group, label, k, n, share, low, high))
+    return pd.DataFrame(
+        shares, columns=["group", "sentiment", "posts", "analysed", "share", "low", "high"]
+    ).set_index(["group", "sentiment"])
+
+
+def _engagement(
+    rows: pd.DataFrame, groups: tuple[str, ...], confidence: float, resamples: int, seed: int
+) -> pd.DataFrame:
+    """Each group's median of each engagement metric, with a bootstrap interval."""
+    table: list[tuple[str, str, int, float, float, float]] = []
+    for metric in [m for m in ENGAGEMENT_METRICS if m in rows.columns]:
+        for group in groups:
+            values = rows.loc[rows["group"] == group, metric].dropna().to_numpy(dtype="float64")
+            median = float(np.median(values)) if len(values) else float("nan")
+            interval = _median_ci(values, confidence, resamples, seed)
+            table.append((group, metric, len(values), median, *interval))
+    return pd.DataFrame(
+        table, columns=["group", "metric", "posts", "median", "low", "high"]
+    ).set_index(["group", "metric"])
+
+
+def _terms(
+    rows: pd.DataFrame, groups: tuple[str, ...], terms: int, prior_size: float
+) -> pd.DataFrame:
+    """The ``terms`` words that most distinguish each group (log-odds with a prior)."""
+    words: dict[str, Counter[str]] = {}
+    texts = [rows[c].fillna("").astype(str) for c in ("title", "text") if c in rows.columns]
+    if texts:
+        joined = texts[0] if len(texts) == 1 else texts[0] + " " + texts[1]
+        for group in groups:
+            counter: Counter[str] = Counter()
+            for text in joined[rows["group"] == group]:
+                counter.update(ngrams(tokens(text), 1))
+            words[group] = counter
+    scored = log_odds(words, prior_size) if words else log_odds({g: Counter() for g in groups})
+    return (
+        scored.sort_values(["group", "z", "term"], ascending=[True, False, True], kind="stable")
+        .groupby("group")
+        .head(terms)
+        .reset_index(drop=True)
     )
 
 
@@ -812,8 +848,10 @@ def plot_comparison(
     # Raw bars, and with a validation each raw bar's corrected twin (hatched) beside it.
     kinds = [(value, "low", "high", "")]
     if corrected:
-        kinds = [("share", "low", "high", " (raw)"),
-                 ("corrected", "corrected_low", "corrected_high", " (corrected)")]  # fmt: skip
+        kinds = [
+            ("share", "low", "high", " (raw)"),
+            ("corrected", "corrected_low", "corrected_high", " (corrected)"),
+        ]
         title = (
             "Sentiment by {by}, raw and corrected ({level} intervals)\n"
             "raw: Wilson; corrected: BCa over the validation sample"

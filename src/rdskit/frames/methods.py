@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rdskit._version import __version__
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 from rdskit.frames._checks import MissingColumnsError, ad_rows, dataset_labels
@@ -252,7 +253,7 @@ def methods_paragraph(
     parts += _comparisons(prov, n)
     parts += _validations(prov, validation)
     parts += plan
-    version = prov.rdskit_version or _version()
+    version = prov.rdskit_version or __version__
     parts.append(
         f"Data were collected and processed with {SOFTWARE} {version} "
         f"(cite as: {SOFTWARE} developers, *{SOFTWARE}: the Research Data Service in Python*, "
@@ -707,12 +708,6 @@ def _validation(v: dict[str, Any], uses: list[dict[str, Any]]) -> str:
     if failed:
         text += f" The errors could not be inverted for {_join(failed)}: no corrected shares."
     return text
-
-
-def _version() -> str:
-    from rdskit import __version__
-
-    return __version__
 
 
 def _collected(frame: pd.DataFrame, n: int) -> str:

@@ -32,6 +32,7 @@ import pandas as pd
 import pyarrow as pa
 from pandas.core.generic import NDFrame
 
+from rdskit._version import __version__
 from rdskit.errors import RdsError
 
 __all__ = [
@@ -58,12 +59,6 @@ METADATA_KEY = b"rdskit"
 """The Arrow schema metadata key holding a frame's provenance (JSON)."""
 
 _SCALARS = ("kind", "client", "rdskit_version")
-
-
-def _version() -> str:
-    from rdskit import __version__
-
-    return __version__
 
 
 def _now() -> str:
@@ -374,7 +369,7 @@ def fetch_record(
             "datasets": [{"id": d["id"], "name": d.get("name")} for d in datasets],
             "runs": runs,
             "cache": cache,
-            "rdskit_version": _version(),
+            "rdskit_version": __version__,
             **({"plan": plan} if plan else {}),
         }
     )
@@ -396,7 +391,7 @@ def attach(
     record = _record(frame)
     if kind is not None:
         record["kind"] = kind
-    record["rdskit_version"] = _version()
+    record["rdskit_version"] = __version__
     record["fetches"] = _dedupe([*record.get("fetches", []), *fetches])
     return frame
 

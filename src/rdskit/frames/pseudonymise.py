@@ -573,6 +573,186 @@ def strings(frame: pd.DataFrame, name: str) -> list[str | None] | None:
     return values
 
 
+class _Pass:
+    """One pseudonymisation of a frame: the state its steps share (the copy being
+    rewritten, the people known so far, what was done), one method per frame kind and one
+    for every other text."""
+
+    def __init__(self, frame: pd.DataFrame, people: Pseudonymiser, post_urls: PostUrls) -> None:
+        self.frame = frame  # the input, read only
+        self.out = frame.copy()
+        self.people = people
+        self.post_urls = post_urls
+        self.sources = _arrow_column(self.out, "source").cast(pa.string())
+        self.encoded_sources = pc.dictionary_encode(self.sources)
+        self.done = _Done(self.out)
+        self.known = Known()
+        self.allowed = np.zeros(len(self.out), dtype=bool)  # rows whose author is a public account
+        # Every other text, nested ones included: @handles, profile links, the frame's people
+        # written out; a value that is only a link to the post's content is removed.
+        self.content_links = post_urls == "drop"
+        self.counts = {"rewritten": 0, "removed": 0}
+        # A public account's own post keeps the links it wrote (its shop, its pages); its
+        # comments are written by commenters and do not (set per column in texts()).
+        self.keep_links: np.ndarray | None = None
+
+    def handles(self, name: str, values: pa.Array | None = None, names: bool = False) -> None:
+        if name in self.out.columns:
+            raw = _arrow_column(self.out, name) if values is None else values
+            new = self.people.handles(self.sources, raw, names=names)
+            self.known.add(self.sources, raw, new, kept=bool(self.people.allow))
+            self.done.replace(name, new)
+
+    def person(self, handle: str, name: str) -> None:
+        """The ``handle`` and ``name`` columns both become the person's pseudonym."""
+        if handle not in self.out.columns:
+            self.handles(name, names=True)
+            return
+        shown = _arrow_column(self.out, name) if name in self.out.columns else None
+        pseudonyms = _people(
+            self.people, self.known, self.sources, _arrow_column(self.out, handle), shown
+        )
+        for column in (handle, name) if shown is not None else (handle,):
+            self.done.replace(column, pseudonyms)
+
+    def mentions(self) -> None:
+        """The author's handle, name, headline and links; sound authors; commenters."""
+        author = author_handles(self.out)
+        if self.people.allow:
+            self.allowed = self.people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
+        pseudonyms = self.people.handles(self.sources, author)
+        self.known.add(self.sources, author, pseudonyms, kept=bool(self.people.allow))
+        title = None
+        if "author_title" in self.out.columns:
+            # The display name becomes the handle's pseudonym (the same person everywhere).
+            kept = _arrow_column(self.out, "author_title")
+            title = self.people.people(self.sources, author, kept, by_handle=pseudonyms)
+            title = pc.if_else(pa.array(self.allowed), kept, title)
+            self.known.add(self.sources, kept, title, kept=bool(self.people.allow))
+            self.done.replace("author_title", title)
+        if "author_headline" in self.out.columns:
+            head = _arrow_column(self.out, "author_headline")
+            is_handle = pc.fill_null(pc.starts_with(head, "@"), False)
+            new = pc.binary_join_element_wise(pa.scalar("@"), pseudonyms, "")
+            mask = pc.and_(is_handle, pc.invert(pa.array(self.allowed)))
+            self.done.replace("author_headline", pc.if_else(mask, new, head))
+        profile = ~self.allowed
+        for name in ("author_title_url", "author_avatar_url"):
+            self.done.remove(name, profile)
+        if "author_headline_url" in self.out.columns:
+            # The headline link is the profile (tiktok...) or a community (reddit r/...).
+            link = _arrow_column(self.out, "author_headline_url").cast(pa.string())
+            if "author_title_url" in self.frame.columns:
+                same = pc.equal(
+                    link, _arrow_column(self.frame, "author_title_url").cast(pa.string())
+                )
+                same = pc.or_kleene(same, handles_from_urls(link).is_valid())
+            else:
+                same = handles_from_urls(link).is_valid()
+            # A community link (r/Cooking) stays: it names a place, not a person.
+            community = pa.array(_matches(link, r"/r/[^/]+/?$", "/r/"))
+            own = pc.and_kleene(same, pc.invert(community))
+            self.done.remove(
+                "author_headline_url", pc.fill_null(own, False).to_numpy(False) & profile
+            )
+        if "sound_author" in self.out.columns:
+            # An original sound is its creator's: the sound's links lead to them.
+            self.handles("sound_author", names=True)
+        if self.post_urls == "drop" and "url" in self.out.columns:
+            self.done.remove("url", profile)
+        if "comments" in self.out.columns:
+            # Commenters now (so each is self.known by name before any text is searched);
+            # the comments' other texts with every other column's, below.
+            before = _arrow_column(self.out, "comments")
+            after = _commenters(self.people, self.known, self.sources, before)
+            if not after.equals(before):
+                _set(self.out, "comments", after)
+                fields = pc.list_flatten(after).type
+                self.done.pseudonymised += [
+                    f"comments[].{f}"
+                    for f in ("author_username", "author_name")
+                    if f in fields.names
+                ]
+        _warn_ads(self.out, pseudonyms if title is None else title, self.allowed)
+
+    def comments(self) -> None:
+        """The commenter's username and name."""
+        self.person("author_username", "author_name")
+
+    def profiles(self) -> None:
+        """The profile's username, names, links and every other platform handle."""
+        self.person("username", "display_name")
+        self.handles("platform_vanity_name")
+        for name in ("avatar_url", "external_link"):
+            self.done.remove(name)
+        for name in [
+            c for c in self.out.columns if c.startswith("platform_") and c not in self.done.names
+        ]:
+            if pd.api.types.is_string_dtype(self.out[name].dtype) or self.out[name].dtype == object:
+                self.handles(name, _arrow_column(self.out, name).cast(pa.string()), names=True)
+
+    def texts(self) -> None:
+        """Every other text column, nested texts included, searched for the people known."""
+        for name in self.out.columns:
+            if name in self.done.names or name in _NOT_PEOPLE or name.startswith("ad_"):
+                continue
+            if isinstance(self.out[name].dtype, pd.CategoricalDtype):
+                continue
+            array = _arrow_column(self.out, name)
+            if not _has_strings(array.type):
+                continue
+            self.counts.update(rewritten=0, removed=0)
+            self.keep_links = self.allowed if self.allowed.any() and name != "comments" else None
+            skip = _COMMENT_KEYS if name == "comments" else frozenset()
+            scrubbed = _leaves(array, np.arange(len(self.out)), self._clean, skip)
+            if scrubbed is not None:
+                _set(self.out, name, scrubbed)
+                self.done.count(name, **self.counts)
+
+    def _clean(self, rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
+        texts = texts.cast(pa.string())
+        if self.content_links and self.keep_links is None and _links_only(texts):
+            # A column of links (thumbnails, media files) goes whole, unsearched.
+            self.counts["removed"] += len(texts) - texts.null_count
+            return pa.nulls(len(texts), pa.string())
+        encoded = pc.dictionary_encode(texts)
+        drop = scan = None
+        if self.content_links:
+            # A value that is a link and nothing else (a media file, a sound's page) is
+            # removed, and a link removed from every row that holds it is not searched.
+            link = _link_values(encoded.dictionary)
+            if link.any():
+                codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+                codes = codes.astype(np.int64)
+                present = codes >= 0
+                drop = np.zeros(len(texts), dtype=bool)
+                drop[present] = link[codes[present]]
+                if self.keep_links is not None:
+                    drop &= ~self.keep_links[rows]
+                scan = np.zeros(len(link), dtype=bool)
+                scan[codes[present & ~drop]] = True
+        changed = self.people.scrubbed(
+            self.encoded_sources,
+            rows,
+            texts,
+            self.known,
+            links=self.content_links,
+            encoded=encoded,
+            scan=scan,
+            keep=self.keep_links,
+        )
+        if changed is not None:
+            differs = pc.fill_null(pc.not_equal(texts, changed), False)
+            if drop is not None:
+                differs = pc.and_(differs, pa.array(~drop))
+            self.counts["rewritten"] += int(pc.sum(differs).as_py() or 0)
+        if drop is None or not drop.any():
+            return changed
+        self.counts["removed"] += int(drop.sum())
+        kept = texts if changed is None else changed
+        return pc.if_else(pa.array(drop), pa.nulls(len(texts), pa.string()), kept)
+
+
 def pseudonymise_frame(
     frame: pd.DataFrame,
     key: str | bytes | Pseudonymiser | None,
@@ -624,175 +804,23 @@ def pseudonymise_frame(
             f"pseudonymise() needs the column 'source' (handles are per source); "
             f"this {kind} frame has {list(frame.columns)[:8]}",
         )
-    out = frame.copy()
-    sources = _arrow_column(out, "source").cast(pa.string())
-    done = _Done(out)
-    known = Known()
-    allowed = np.zeros(len(out), dtype=bool)  # rows whose author is a public account
-
-    def handles(name: str, values: pa.Array | None = None, names: bool = False) -> None:
-        if name in out.columns:
-            raw = _arrow_column(out, name) if values is None else values
-            new = people.handles(sources, raw, names=names)
-            known.add(sources, raw, new, kept=bool(people.allow))
-            done.replace(name, new)
-
-    def person(handle: str, name: str) -> None:
-        """The ``handle`` and ``name`` columns both become the person's pseudonym."""
-        if handle not in out.columns:
-            handles(name, names=True)
-            return
-        shown = _arrow_column(out, name) if name in out.columns else None
-        pseudonyms = _people(people, known, sources, _arrow_column(out, handle), shown)
-        for column in (handle, name) if shown is not None else (handle,):
-            done.replace(column, pseudonyms)
-
-    if kind == "mentions":
-        author = author_handles(out)
-        if people.allow:
-            allowed = people.allowed(_normal(author)).to_numpy(zero_copy_only=False)
-        pseudonyms = people.handles(sources, author)
-        known.add(sources, author, pseudonyms, kept=bool(people.allow))
-        title = None
-        if "author_title" in out.columns:
-            # The display name becomes the handle's pseudonym (the same person everywhere).
-            kept = _arrow_column(out, "author_title")
-            title = people.people(sources, author, kept, by_handle=pseudonyms)
-            title = pc.if_else(pa.array(allowed), kept, title)
-            known.add(sources, kept, title, kept=bool(people.allow))
-            done.replace("author_title", title)
-        if "author_headline" in out.columns:
-            head = _arrow_column(out, "author_headline")
-            is_handle = pc.fill_null(pc.starts_with(head, "@"), False)
-            new = pc.binary_join_element_wise(pa.scalar("@"), pseudonyms, "")
-            mask = pc.and_(is_handle, pc.invert(pa.array(allowed)))
-            done.replace("author_headline", pc.if_else(mask, new, head))
-        profile = ~allowed
-        for name in ("author_title_url", "author_avatar_url"):
-            done.remove(name, profile)
-        if "author_headline_url" in out.columns:
-            # The headline link is the profile (tiktok...) or a community (reddit r/...).
-            link = _arrow_column(out, "author_headline_url").cast(pa.string())
-            if "author_title_url" in frame.columns:
-                same = pc.equal(link, _arrow_column(frame, "author_title_url").cast(pa.string()))
-                same = pc.or_kleene(same, handles_from_urls(link).is_valid())
-            else:
-                same = handles_from_urls(link).is_valid()
-            # A community link (r/Cooking) stays: it names a place, not a person.
-            community = pa.array(_matches(link, r"/r/[^/]+/?$", "/r/"))
-            own = pc.and_kleene(same, pc.invert(community))
-            done.remove("author_headline_url", pc.fill_null(own, False).to_numpy(False) & profile)
-        if "sound_author" in out.columns:
-            # An original sound is its creator's: the sound's links lead to them.
-            handles("sound_author", names=True)
-        if post_urls == "drop" and "url" in out.columns:
-            done.remove("url", profile)
-        if "comments" in out.columns:
-            # Commenters now (so each is known by name before any text is searched);
-            # the comments' other texts with every other column's, below.
-            before = _arrow_column(out, "comments")
-            after = _commenters(people, known, sources, before)
-            if not after.equals(before):
-                _set(out, "comments", after)
-                fields = pc.list_flatten(after).type
-                done.pseudonymised += [
-                    f"comments[].{f}"
-                    for f in ("author_username", "author_name")
-                    if f in fields.names
-                ]
-        _warn_ads(out, pseudonyms if title is None else title, allowed)
-    elif kind == "comments":
-        person("author_username", "author_name")
-    else:
-        person("username", "display_name")
-        handles("platform_vanity_name")
-        for name in ("avatar_url", "external_link"):
-            done.remove(name)
-        for name in [c for c in out.columns if c.startswith("platform_") and c not in done.names]:
-            if pd.api.types.is_string_dtype(out[name].dtype) or out[name].dtype == object:
-                handles(name, _arrow_column(out, name).cast(pa.string()), names=True)
-
-    # Every other text, nested ones included: @handles, profile links, the frame's people
-    # written out; a value that is only a link to the post's content is removed.
-    content_links = post_urls == "drop"
-    encoded_sources = pc.dictionary_encode(sources)
-
-    counts = {"rewritten": 0, "removed": 0}
-    # A public account's own post keeps the links it wrote (its shop, its pages); its
-    # comments are written by commenters and do not (set per column below).
-    keep: dict[str, np.ndarray | None] = {"links": None}
-
-    def clean(rows: np.ndarray, texts: pa.Array) -> pa.Array | None:
-        texts = texts.cast(pa.string())
-        if content_links and keep["links"] is None and _links_only(texts):
-            # A column of links (thumbnails, media files) goes whole, unsearched.
-            counts["removed"] += len(texts) - texts.null_count
-            return pa.nulls(len(texts), pa.string())
-        encoded = pc.dictionary_encode(texts)
-        drop = scan = None
-        if content_links:
-            # A value that is a link and nothing else (a media file, a sound's page) is
-            # removed, and a link removed from every row that holds it is not searched.
-            link = _link_values(encoded.dictionary)
-            if link.any():
-                codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
-                codes = codes.astype(np.int64)
-                present = codes >= 0
-                drop = np.zeros(len(texts), dtype=bool)
-                drop[present] = link[codes[present]]
-                if keep["links"] is not None:
-                    drop &= ~keep["links"][rows]
-                scan = np.zeros(len(link), dtype=bool)
-                scan[codes[present & ~drop]] = True
-        changed = people.scrubbed(
-            encoded_sources,
-            rows,
-            texts,
-            known,
-            links=content_links,
-            encoded=encoded,
-            scan=scan,
-            keep=keep["links"],
-        )
-        if changed is not None:
-            differs = pc.fill_null(pc.not_equal(texts, changed), False)
-            if drop is not None:
-                differs = pc.and_(differs, pa.array(~drop))
-            counts["rewritten"] += int(pc.sum(differs).as_py() or 0)
-        if drop is None or not drop.any():
-            return changed
-        counts["removed"] += int(drop.sum())
-        kept = texts if changed is None else changed
-        return pc.if_else(pa.array(drop), pa.nulls(len(texts), pa.string()), kept)
-
-    for name in out.columns:
-        if name in done.names or name in _NOT_PEOPLE or name.startswith("ad_"):
-            continue
-        if isinstance(out[name].dtype, pd.CategoricalDtype):
-            continue
-        array = _arrow_column(out, name)
-        if not _has_strings(array.type):
-            continue
-        counts.update(rewritten=0, removed=0)
-        keep["links"] = allowed if allowed.any() and name != "comments" else None
-        skip = _COMMENT_KEYS if name == "comments" else frozenset()
-        scrubbed = _leaves(array, np.arange(len(out)), clean, skip)
-        if scrubbed is not None:
-            _set(out, name, scrubbed)
-            done.count(name, **counts)
+    step = _Pass(frame, people, post_urls)
+    {"mentions": step.mentions, "comments": step.comments, "profiles": step.profiles}[kind]()
+    step.texts()
+    out, done = step.out, step.done
     if text != "keep":
         _verbatim(out, VERBATIM_TEXTS.get(kind, ()), text, done)
     settings = {
         **people.settings(),
         "post_urls": post_urls,
         "text": text,
-        "people_known": len(known),
+        "people_known": len(step.known),
         # What every text was searched for (methods() names exactly these).
         "in_texts": [
             "handles",
             "names",
             "e-mail addresses",
-            _links_searched(content_links, bool(people.allow)),
+            _links_searched(step.content_links, bool(people.allow)),
         ],
         **done.record(),
     }

@@ -1,7 +1,7 @@
 """rdskit errors for people in IPython: a short message instead of a library traceback.
 
 IPython shows an exception through its ``_render_traceback_()`` when it has one.
-:class:`rdskit.errors.RdsError` has one that calls the ``jupyter.traceback`` hook, which is
+:class:`rdskit.errors.RdsError` has one that calls the ``_hooks.traceback`` hook, which is
 :func:`short_traceback` here: what failed (the error's one-line message), which field,
 where in your cell, and what to do. The full traceback stays one step away: ``%xmode
 Verbose`` shows it in place of the short form, and with ``%load_ext rdskit`` the error's
@@ -26,14 +26,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import rdskit
 from rdskit import errors as e
 
 __all__ = ["VERBOSE_HINT", "full_traceback_html", "short_traceback", "what_to_do"]
 
 VERBOSE_HINT = "(%xmode Verbose shows the full traceback)"
 
-_PACKAGE = Path(rdskit.__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # rdskit/
 _RED, _BOLD, _RESET = "\x1b[31m", "\x1b[1m", "\x1b[0m"
 
 

@@ -94,7 +94,8 @@ from rdskit._format import credits_text, usd_text
 from rdskit._gateway_auth import TOKEN_HEADER
 from rdskit.budget import left_text
 from rdskit.errors import error_from_response
-from rdskit.jupyter.gateway import Gateway, _GatewayHandler
+from rdskit.jupyter.gateway_core import Gateway
+from rdskit.jupyter.gateway_handlers import GatewayHandler
 from rdskit.models import (
     Account,
     Chat,
@@ -824,7 +825,7 @@ class StarterHandler(APIHandler):
 
 
 @web.stream_request_body
-class KernelHandler(_GatewayHandler):
+class KernelHandler(GatewayHandler):
     """``POST /rdskit/kernel``: a kernel announces its client and budget (loopback only;
     its gateway token says which kernel it is, and a token not bound to a running kernel
     is refused). The body is read as it arrives, up to :data:`ANNOUNCEMENT_BYTES`."""

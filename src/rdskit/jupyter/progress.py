@@ -1,7 +1,7 @@
 """Live progress of ``wait()``, shown: a widget in a notebook, one updating line in a terminal.
 
 ``client.wait(obj, progress=None)`` (and ``obj.wait(...)``, and the waits of ``%%ask``)
-asks this module (through the ``jupyter.progress`` hook, :func:`reporter`) for a
+asks this module (through the ``_hooks.progress`` hook, :func:`reporter`) for a
 :class:`~rdskit.progress.Reporter` drawing on one of the views here. What a run's progress
 *is* (steps, counters, share done, the billing figures) lives in the core,
 :mod:`rdskit.progress` and the run-kind registry :mod:`rdskit.runs`; this module only
@@ -409,7 +409,7 @@ _VIEWS: dict[Mode, Callable[[], View]] = {
 
 def reporter(obj: Any, progress: bool | None) -> Reporter | None:
     """The reporter of one wait on ``obj``, or None when progress is off here (the
-    ``jupyter.progress`` hook of :mod:`rdskit.waiting`).
+    ``_hooks.progress`` hook of :mod:`rdskit.waiting`).
 
     Example:
         >>> reporter(object(), False) is None

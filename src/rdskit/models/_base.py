@@ -192,10 +192,9 @@ class RdsModel(BaseModel):
         return self.model_dump(mode="json", by_alias=True, **kwargs)
 
     def _repr_html_(self) -> str | None:
-        """Rich HTML in notebooks: the ``jupyter.html`` hook, which the Jupyter layer
+        """Rich HTML in notebooks: the ``_hooks.html`` hook, which the Jupyter layer
         implements (loaded on the first display); None for plain models."""
-        render = _hooks.resolve("jupyter.html")
-        return None if render is None else render(self)
+        return _hooks.html.call(self)
 
 
 DEFAULT_WAIT_TIMEOUT = 3600.0

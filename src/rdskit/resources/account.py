@@ -104,4 +104,4 @@ class AccountMixin:
         Example:
             >>> client.usage_history_frame().groupby("kind")["credits"].sum()  # doctest: +SKIP
         """
-        return _hooks.call("frames.usage_history_to_frame", sync_only(self, "usage_history_frame"))
+        return _hooks.usage_history_to_frame.call(sync_only(self, "usage_history_frame"))

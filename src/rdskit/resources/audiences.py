@@ -290,6 +290,6 @@ class AudienceProfiles(Resource):
             ...     audience_dataset_ids=["ad_1"])  # doctest: +SKIP
             >>> df.rds.creator_tiers()  # doctest: +SKIP
         """
-        return _hooks.call(
-            "frames.profiles_to_frame", self._frames_client("audience_profiles.to_frame"), **query
+        return _hooks.profiles_to_frame.call(
+            self._frames_client("audience_profiles.to_frame"), **query
         )

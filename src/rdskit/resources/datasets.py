@@ -162,7 +162,7 @@ class Datasets(NamedContainers[Dataset]):
         Example:
             >>> client.datasets.to_frame()[["id", "name"]]  # doctest: +SKIP
         """
-        return _hooks.call("frames.datasets_to_frame", self._frames_client("datasets.to_frame"))
+        return _hooks.datasets_to_frame.call(self._frames_client("datasets.to_frame"))
 
 
 class DatasetRuns(Resource):

@@ -204,8 +204,7 @@ class Mentions(Resource):
             >>> df = client.mentions.to_frame(dataset_ids=["ds_1"], cache=True)  # doctest: +SKIP
             >>> df.rds.sentiment_over_time("W")  # doctest: +SKIP
         """
-        return _hooks.call(
-            "frames.mentions_to_frame",
+        return _hooks.mentions_to_frame.call(
             self._frames_client("mentions.to_frame"),
             cache=cache,
             **query,
@@ -221,10 +220,6 @@ class Mentions(Resource):
             >>> client.mentions.to_parquet("oat/", dataset_ids=["ds_1"])  # doctest: +SKIP
             48210
         """
-        count: int = _hooks.call(
-            "frames.mentions_to_parquet",
-            self._frames_client("mentions.to_parquet"),
-            path,
-            **options,
+        return _hooks.mentions_to_parquet.call(
+            self._frames_client("mentions.to_parquet"), path, **options
         )
-        return count

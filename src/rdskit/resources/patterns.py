@@ -140,8 +140,7 @@ class Patterns(Resource):
         Example:
             >>> client.patterns.items_frame("pat_1", posts=True)  # doctest: +SKIP
         """
-        return _hooks.call(
-            "frames.pattern_items_to_frame",
+        return _hooks.pattern_items_to_frame.call(
             self._frames_client("patterns.items_frame"),
             pattern_id,
             posts=posts,

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
@@ -20,7 +21,7 @@ from rdskit.resources._resource import Resource, given, validated
 from rdskit.resources._reuse import StaleEntry, remembered
 
 if TYPE_CHECKING:
-    from rdskit._base_client import Flow
+    from rdskit._base_client import Flow, HTTPCore
 
 __all__ = ["ResearchPreviewBody", "ResearchPreviews"]
 
@@ -31,6 +32,51 @@ _VARIANTS: dict[str, type[PromptPreviewRequest | UrlPreviewRequest]] = {
     "prompt": PromptPreviewRequest,
     "url": UrlPreviewRequest,
 }
+
+
+def _preview_body(
+    type: Literal["prompt", "url"] | ResearchPreviewBody | None,
+    fields: Mapping[str, dict[str, Any]],
+    common: dict[str, Any],
+) -> PromptPreviewRequest | UrlPreviewRequest:
+    """The validated request of :meth:`ResearchPreviews.create`: a whole body, or the
+    keyword ``fields`` of its type (``"url"`` when URLs are given) and the ``common`` ones."""
+    if isinstance(type, RdsModel | Mapping):
+        loose = {**fields["prompt"], **fields["url"], **common}
+        if loose:
+            raise InvalidParameter(
+                next(iter(loose)), "give either a whole request or keyword fields, not both"
+            )
+        request = type.to_wire() if isinstance(type, RdsModel) else dict(type)
+        kind = request.get("type")
+    else:
+        kind = type or ("url" if fields["url"].get("source_urls") is not None else "prompt")
+        for other, misplaced in fields.items():
+            if other != kind and misplaced:
+                raise InvalidParameter(next(iter(misplaced)), f"only applies to type={other!r}")
+        request = {**fields.get(kind, {}), **common}
+    if not isinstance(kind, str) or kind not in _VARIANTS:
+        raise InvalidParameter("type", f"must be 'prompt' or 'url', got {kind!r}")
+    return validated(
+        _VARIANTS[kind], request, whole="time window" if kind == "prompt" else "request"
+    )
+
+
+def _reread(
+    core: HTTPCore, wanted: Mapping[str, Any], ids: Mapping[str, Any]
+) -> Flow[ResearchPreview | None]:
+    """The preview a ledger entry names, if it answers ``wanted`` (else :class:`StaleEntry`)."""
+    # A preview echoes no query: its type and its posts' sources are what a
+    # request can be checked against.
+    preview = yield from core.call(_get_preview(ids["preview_id"]))
+    if preview.type != wanted["type"]:
+        raise StaleEntry(f"it is a {preview.type} preview, not a {wanted['type']} one")
+    asked = set(wanted.get("sources") or ())
+    sent = {post.source for post in preview.posts or () if post.source}
+    others = sorted(sent - asked)
+    if asked and others:
+        raise StaleEntry(f"it holds posts of {', '.join(others)}, a source not asked for")
+    return preview
 
 
 class ResearchPreviews(Resource):
@@ -89,25 +135,7 @@ class ResearchPreviews(Resource):
             ),
         }
         common = given(language=language, country_code=country_code)
-        if isinstance(type, RdsModel | Mapping):
-            loose = {**fields["prompt"], **fields["url"], **common}
-            if loose:
-                raise InvalidParameter(
-                    next(iter(loose)), "give either a whole request or keyword fields, not both"
-                )
-            request = type.to_wire() if isinstance(type, RdsModel) else dict(type)
-            kind = request.get("type")
-        else:
-            kind = type or ("url" if source_urls is not None else "prompt")
-            for other, misplaced in fields.items():
-                if other != kind and misplaced:
-                    raise InvalidParameter(next(iter(misplaced)), f"only applies to type={other!r}")
-            request = {**fields.get(kind, {}), **common}
-        if not isinstance(kind, str) or kind not in _VARIANTS:
-            raise InvalidParameter("type", f"must be 'prompt' or 'url', got {kind!r}")
-        body = validated(
-            _VARIANTS[kind], request, whole="time window" if kind == "prompt" else "request"
-        )
+        body = _preview_body(type, fields, common)
         units = (
             {"sources": body.sources}
             if isinstance(body, PromptPreviewRequest)
@@ -132,20 +160,8 @@ class ResearchPreviews(Resource):
         if not reuse:
             return self._client._run(start)
 
-        def reread(ids: Mapping[str, Any]) -> Flow[ResearchPreview | None]:
-            # A preview echoes no query: its type and its posts' sources are what a
-            # request can be checked against.
-            preview = yield from self._client._core.call(_get_preview(ids["preview_id"]))
-            if preview.type != wanted["type"]:
-                raise StaleEntry(f"it is a {preview.type} preview, not a {wanted['type']} one")
-            asked = set(wanted.get("sources") or ())
-            sent = {post.source for post in preview.posts or () if post.source}
-            others = sorted(sent - asked)
-            if asked and others:
-                raise StaleEntry(f"it holds posts of {', '.join(others)}, a source not asked for")
-            return preview
-
         core = self._client._core
+        reread = functools.partial(_reread, core, wanted)
         return self._client._run(
             remembered(core, "research_preview", wanted, reread, start, keep=("preview_id",))
         )

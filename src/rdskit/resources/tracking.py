@@ -401,8 +401,7 @@ class TrackingAgents(Resource):
         Example:
             >>> client.tracking_agents.messages_frame("ta_1")  # doctest: +SKIP
         """
-        return _hooks.call(
-            "frames.messages_to_frame",
+        return _hooks.messages_to_frame.call(
             self._frames_client("tracking_agents.messages_frame"),
             agent_id,
         )

@@ -90,9 +90,12 @@ class FailureRule(_Control):
     """``{kind, step, count}``: the next ``count`` runs of ``kind`` fail at ``step``."""
 
     kind: Literal[
-        "dataset_run", "audience_run", "custom_parameter_run", "pattern_detection",
+        "dataset_run",
+        "audience_run",
+        "custom_parameter_run",
+        "pattern_detection",
         "research_preview",
-    ]  # fmt: skip
+    ]
     step: str | None = Field(default=None, description="default: the kind's first step")
     count: int = Field(default=1, ge=1, le=1_000)
 
