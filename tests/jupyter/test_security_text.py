@@ -26,7 +26,15 @@ from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import run_cell
 from security_payloads import PAYLOADS, audit
 
-from rdskit._safe import clean, cleartext_remote, md_text, one_line, safe_markdown, safe_url
+from rdskit._safe import (
+    _CONTROLS,
+    clean,
+    cleartext_remote,
+    md_text,
+    one_line,
+    safe_markdown,
+    safe_url,
+)
 from rdskit.answers import Answer
 from rdskit.demo import _printer, _save_answer
 from rdskit.jupyter.magics import session_of
@@ -238,6 +246,21 @@ def test_terminal_output_carries_no_escape_sequences() -> None:
     shown = stream.getvalue()
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in shown)
     assert "\u202e" not in shown and "name" in shown and "overwrite" in shown
+
+
+def test_the_panel_drops_the_characters_the_python_sanitiser_drops() -> None:
+    # One rule per medium, the same characters in both: the JupyterLab panel's plain()
+    # (TypeScript) and rdskit._safe.clean (HTML reprs, markdown, terminals). Compared over
+    # every code point but the surrogates (which clean replaces, and a JS string may hold).
+    source = (Path(__file__).parents[2] / "labextension/src/index.ts").read_text()
+    found = re.search(r"^const CONTROLS = /(\[[^\]]+\])/g;$", source, re.M)
+    assert found, "the panel's CONTROLS class"
+    panel = re.compile(found[1])
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert set(panel.findall(everything)) == set(_CONTROLS.findall(everything))
+    assert {"\u202e", "\u2066", "\u2069", "\u200e", "\u200f"} <= set(panel.findall(everything))
+    name = "Oat\u202emilk\u2066 \u2067x\u2068y\u2069\u200e\u200f"  # an override mid-name
+    assert clean(name) == panel.sub("", name) == "Oatmilk xy"
 
 
 def test_helpers() -> None:
