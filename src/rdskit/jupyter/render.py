@@ -474,8 +474,9 @@ def message_html(
         f'<div class="rds-answer-body">{body}</div>',
     ]
     if cards:
-        listed = sorted(cards.values(), key=lambda c: c.citation)
-        items = "".join(_reference_html(card) for card in listed)
+        items = "".join(
+            _reference_html(card) for card in sorted(cards.values(), key=lambda c: c.citation)
+        )
         untold = _untold(references, cards)
         if untold:
             items += f"<li>{esc(untold)}</li>"
