@@ -140,11 +140,14 @@ const PANEL_ID = 'rdskit-panel';
 /** Ids go into code cells; anything else is refused rather than quoted. */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-/** Bidirectional controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C) could make a
- * name read backwards or hide its end: they are dropped from everything shown. */
-const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+/** The characters rdskit._safe.clean drops (tests/jupyter/test_security_text.py keeps the
+ * two lists equal): C0 controls but tab and newline, DEL, C1 controls, and the bidi and
+ * format controls (U+202A-202E overrides, U+2066-2069 isolates, U+200E/F marks, U+061C,
+ * zero-width characters) that could make a name read backwards or hide its end. The one
+ * sanitiser of the panel: every service string shown goes through plain(). */
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 function plain(text: string): string {
-  return text.replace(BIDI, '');
+  return text.replace(CONTROLS, '');
 }
 
 function el(tag: string, className: string, text?: string): HTMLElement {
@@ -835,7 +838,7 @@ class RdsStatus extends Widget {
     if (!summary) {
       this.text.textContent = 'rdskit: not reachable';
     } else if (!summary.account) {
-      this.text.textContent = `rdskit: own key${budget?.set ? ' · ' + budget.short : ''}`;
+      this.text.textContent = plain(`rdskit: own key${budget?.set ? ' · ' + budget.short : ''}`);
     } else {
       const credits = (summary.account.credits_left ?? '?').replace(/ credits$/, '');
       const runs = summary.runs_in_flight ? ` · ${summary.runs_in_flight} running` : '';
@@ -1009,7 +1012,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           cells = await starterCells();
         } catch (caught) {
           const error = caught instanceof ReadError ? `${caught.message}; fix: ${caught.fix}` : String(caught);
-          void InputDialog.getText({ title: 'rdskit: the starter notebook could not be read', text: error });
+          void InputDialog.getText({ title: 'rdskit: the starter notebook could not be read', text: plain(error) });
           return;
         }
         const made = (await app.commands.execute('notebook:create-new', { kernelName: 'python3' })) as NotebookPanel;

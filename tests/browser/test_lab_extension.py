@@ -52,10 +52,15 @@ from test_answer_view import (  # noqa: F401  (fixtures are used by name)
 )
 from test_notebook_use import _open, _theme, _write
 
+from rdskit._safe import clean
+
 pytestmark = pytest.mark.browser
 
 NAME = "lab-extension.ipynb"
-HOSTILE = '<img src=x onerror="window.__rdsPwned=1">Oat "milk" <b>&amp;</b>'
+# Markup, and bidi controls: a right-to-left override in the middle of the name, isolates
+# and marks; the panel shows it as rdskit._safe.clean does (every control dropped).
+HOSTILE = '<img src=x onerror="window.__rdsPwned=1">Oat "mi\u202elk" \u2066<b>&amp;</b>\u2069\u200f'
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 BUILT = ROOT / "src" / "rdskit" / "labextension"
 INSTALLED = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-rdskit"
 
@@ -159,7 +164,10 @@ def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser)
         expect(item).to_be_visible(timeout=CELL_MS)
 
         # hostile service data is inert text
-        assert item.locator(".rds-lab-dataset-name").text_content() == HOSTILE
+        assert item.locator(".rds-lab-dataset-name").text_content() == clean(HOSTILE)
+        assert "Oat" in clean(HOSTILE) and not BIDI.search(panel.inner_text())
+        options = panel.locator(".rds-lab-ask-dataset option").all_text_contents()
+        assert clean(HOSTILE) in options and not any(BIDI.search(o) for o in options)
         assert panel.locator("img, b, script").count() == 0
         assert page.evaluate("window.__rdsPwned") is None
 
@@ -195,7 +203,7 @@ def test_status_item_panel_live_runs_and_insert_code(lab: Lab, browser: Browser)
 
 NAME2 = "lab-embedded.ipynb"
 DS2 = '<img src=x onerror="window.__rdsPwned=2">'
-AGENT = '<svg onload="window.__rdsPwned=3">watch'
+AGENT = '<svg onload="window.__rdsPwned=3">wa\u202etch\u2067'
 CELLS2 = [
     "import os\nos.environ['RDSKIT_SANDBOX_SPEED'] = '20'\nimport rdskit\n"
     "sb = rdskit.Client.sandbox()  # this notebook's own embedded sandbox\n"
@@ -304,7 +312,7 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
 
         agent = panel.locator(f".rds-lab-agent[data-id='{agent_id}']")
         expect(agent).to_be_visible(timeout=CELL_MS)
-        assert agent.locator(".rds-lab-agent-name").text_content() == AGENT
+        assert agent.locator(".rds-lab-agent-name").text_content() == clean(AGENT)
         badge = agent.locator(".rds-lab-unread")
         expect(badge).not_to_have_attribute("data-count", "0")
         assert agent.locator(".rds-lab-alert").count() >= 1
@@ -330,6 +338,8 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
         # hostile service text is inert everywhere in the panel
         # (the one svg is the header's rdskit icon)
         assert panel.locator("img, svg:not(.rds-lab-header-icon svg), b, script").count() == 0
+        assert not BIDI.search(panel.inner_text())
+        assert not BIDI.search(status.get_attribute("title") or "")
         assert page.evaluate("window.__rdsPwned") is None
 
         _check_looks(page, panel, status)

@@ -26,6 +26,7 @@ import pytest
 
 from rdskit import Client
 from rdskit.answers import Answer
+from rdskit.mcp import McpSession
 from rdskit.references import check_references
 from rdskit.sandbox import SandboxHandle, assistant
 from rdskit.sandbox.assistant import Related, Scope, Turn
@@ -245,6 +246,8 @@ def test_pick_datasets_follows_context_names_and_earlier_turns() -> None:
     turns = [Turn("hi", [OAT.id, "ds_gone"]), Turn("and sentiment?")]
     assert assistant.pick_datasets(turns[:1], both) == ([OAT], ["ds_gone"])
     assert assistant.pick_datasets(turns, both) == ([OAT], [])  # kept, reported once
+    gone = [Turn("hi", ["ds_gone"]), Turn("and sentiment?")]  # none found: still none
+    assert assistant.pick_datasets(gone, both) == ([], ["ds_gone"])
     assert assistant.pick_datasets([Turn("hi")], both, default=[SOY.id]) == ([SOY], [])
 
 
@@ -793,15 +796,28 @@ def test_a_window_longer_than_the_calendar_counts_every_post_and_says_so(span: s
 def test_asking_about_another_accounts_dataset_charges_nothing(
     sandbox: SandboxHandle, corpus: Corpus
 ) -> None:
-    """An Ask (REST) naming only a dataset the account cannot see reads nothing of its
-    data, reveals nothing and charges nothing (it charged 0.021 credits)."""
+    """An Ask (REST, or MCP's ask and query tools) naming only a dataset the account cannot
+    see reads nothing of its data, reveals nothing and charges nothing (it charged 0.021
+    credits); nor does a follow-up in that chat (it said "This account has no datasets yet"
+    and charged 0.028 credits)."""
     other = sandbox.admin.create_account(plan="Pro")
     with httpx.Client(base_url=sandbox.url, headers={"x-api-key": other.api_key},
                       timeout=30) as http:  # fmt: skip
         _collect(http, "cold brew", 20, [])  # the account has data of its own
         before = _data(http.get("/v1/me"))["usage"]["credits_used"]
-        _, reply = _ask(http, "How does sentiment split?",
-                        context={"dataset_ids": [corpus.dataset_id]})  # fmt: skip
+        accepted, reply = _ask(http, "How does sentiment split?",
+                               context={"dataset_ids": [corpus.dataset_id]})  # fmt: skip
         assert corpus.dataset_id in reply["text"] and "couldn't find" in reply["text"]
         assert reply["references"] == []
+        _, follow_up = _ask(http, "And on reddit only?", chat_id=accepted["chat_id"])
+        assert follow_up["text"] == reply["text"] and follow_up["references"] == []
+        with McpSession(other.api_key, base_url=sandbox.url) as mcp:
+            asked = mcp.call("ask", message="Top posts?", dataset_ids=[corpus.dataset_id])
+            by_mcp = mcp.call("service__get_message", **asked)
+            query = mcp.call("query", question="Top posts?", dataset_ids=[corpus.dataset_id])
+        for said in (by_mcp, query):
+            assert "couldn't find" in json.dumps(said) and corpus.dataset_id in json.dumps(said)
+        assert query["references"] == []
         assert _data(http.get("/v1/me"))["usage"]["credits_used"] == before
+        rows = _data(http.get("/v1/me/usage_history"))
+        assert [row["category"] for row in rows] == ["mention"]  # the collection only

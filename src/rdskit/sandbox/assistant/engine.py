@@ -281,7 +281,8 @@ def pick_datasets(
     """The datasets the last of ``turns`` is about, and the ids it asked for that are missing.
 
     Each turn starts from its ``dataset_ids``, else the previous turn's datasets, else
-    ``default`` (every dataset when ``None``); datasets named in its text narrow that.
+    ``default`` (every dataset when ``None``); datasets named in its text narrow that. A
+    follow-up of a turn whose every id was missing is about those missing ids too.
 
     Example:
         >>> oat, soy = Scope("ds_1", "Oat"), Scope("ds_2", "Soy")
@@ -295,8 +296,10 @@ def pick_datasets(
         if turn.dataset_ids:
             current = [known[i] for i in turn.dataset_ids if i in known]
             missing = [i for i in turn.dataset_ids if i not in known]
-        else:
+        elif current:
             missing = []
+        # else the follow-up of a turn that found none of its datasets: still missing (it
+        # read "This account has no datasets yet" and was charged for reading nothing)
         current = _named(turn.text, current) or current
     return current, missing
 
