@@ -1298,7 +1298,15 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
             words = found[1] or ""
             k = int(words) if words.isdigit() else NUMBER_WORDS.get(words, 1)
             order = "asc" if re.search(r"\b(fewest|least|lowest|smallest)\b", text) else "desc"
-            _take_text(part, found[0].split() if found is popular else found[0].split()[:2])
+            # "which burit source": a word before the dimension that is not its k is left
+            # to the other readers (or named as not understood), never taken with "which"
+            counted = not words or words.isdigit() or words in NUMBER_WORDS
+            taken = found[0].split()
+            if found is popular:
+                taken = taken if counted else taken[taken.index(words) + 1 :]
+            else:
+                taken = taken[: 2 if counted else 1]
+            _take_text(part, taken)
             return name, k, order
     if by and by[1] in lookup:
         _take_text(part, [by[1]])
@@ -1639,7 +1647,8 @@ def _read_part(
         min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
     unknown = tuple(_unknown(part, names)) + _unheld(part, measure, group, conds, sides)
     ratio = _RATIO.search(part.text)
-    if ratio is not None:
+    if ratio is not None and not (metric and METRICS[metric].comments):
+        # "likes per comment" of a comment metric is what each comment got, not a ratio
         unknown += (ratio[0],)
     asked = _metric(part.text)
     if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
@@ -2069,7 +2078,9 @@ def _repaired(text: str, table: Table) -> str:
         return fixed[word]
 
     pieces = re.split(r"([\"“”][^\"“”]*[\"“”])", text)
-    return "".join(p if p[:1] in '"“”' else re.sub(r"[a-z]+", fix, p) for p in pieces)
+    # Whole words, accents in ("mentionnée" is not "mentionn" + "ée": no repair of a part)
+    words = re.compile(r"[^\W\d_]+")
+    return "".join(p if p[:1] in '"“”' else words.sub(fix, p) for p in pieces)
 
 
 def read(

@@ -486,6 +486,8 @@ RANKS: Mapping[str, Mapping[str, str]] = {
         "más de": "more than",
         "menos de": "fewer than",
         "al menos": "at least",
+        "con más de": "with more than",
+        "con menos de": "with fewer than",
         "con más": "with the most",
         "con menos": "with the fewest",
         "frente a": "versus",
@@ -556,6 +558,8 @@ RANKS: Mapping[str, Mapping[str, str]] = {
         "mais de": "more than",
         "menos de": "fewer than",
         "pelo menos": "at least",
+        "com mais de": "with more than",
+        "com menos de": "with fewer than",
         "com mais": "with the most",
         "com menos": "with the fewest",
         "em comparação com": "compared with",
@@ -702,6 +706,8 @@ ITALIAN: Mapping[str, str] = {
     "inviti all'azione": "calls to action",
     "con il maggior numero di": "with the most",
     "con il minor numero di": "with the fewest",
+    "con più di": "with more than",
+    "con meno di": "with fewer than",
     "con più": "with the most",
     "maggior": "most",
     "con il": "with the",
@@ -719,10 +725,102 @@ ITALIAN: Mapping[str, str] = {
 """Italian question phrases -> English: counts, measures, ranks and comparisons, sources,
 languages, countries and periods (the words of sets of questions people ask)."""
 
+CATALOGUE: Mapping[str, Mapping[str, str]] = {
+    "fr": {
+        "quelle source": "which source", "quelle heure de la journée": "which hour of the day",
+        "quelle heure": "which hour", "quel jour": "which day",
+        "quelle marque": "which brand", "quelle langue": "which language",
+        "quel auteur": "which author", "mentionnée": "mentioned", "mentionnées": "mentioned",
+        "mentionné": "mentioned", "mentionnés": "mentioned",
+        "par commentaire": "per comment",
+        "sources": "sources", "réseau": "network", "réseaux": "networks", "j'aime": "likes",
+        "mentions j'aime": "likes", "réponses": "replies", "réponse": "reply",
+        "heure de la journée": "hour of the day", "heure": "hour", "heures": "hours",
+        "jour de la semaine": "day of the week", "marques": "brands", "marque": "brand",
+        "langue": "language", "auteurs": "authors", "auteur": "author",
+        "intention de contenu": "content intention", "émotion": "emotion",
+        "appel à l'action": "call to action", "interactions": "interactions",
+        "somme des": "sum of", "somme de": "sum of", "somme": "sum",
+    },
+    "es": {
+        "suma de": "sum of", "suma": "sum",
+        "qué fuente": "which source", "qué hora del día": "which hour of the day",
+        "qué hora": "which hour", "qué día": "which day",
+        "qué marca": "which brand", "qué idioma": "which language", "qué autor": "which author",
+        "máximo de": "maximum", "máximo": "maximum", "mínimo de": "minimum", "mínimo": "minimum",
+        "mencionada": "mentioned", "mencionadas": "mentioned", "mencionado": "mentioned",
+        "mencionados": "mentioned",
+        "por comentario": "per comment",
+        "fuente": "source", "fuentes": "sources", "red social": "network",
+        "visualizaciones": "views", "visualización": "views", "reproducciones": "views",
+        "respuestas": "replies", "respuesta": "reply", "hora del día": "hour of the day",
+        "hora": "hour", "horas": "hours", "día de la semana": "day of the week",
+        "marcas": "brands", "marca": "brand", "idioma": "language", "autores": "authors",
+        "autor": "author", "intención de contenido": "content intention",
+        "emoción": "emotion", "llamada a la acción": "call to action",
+        "engagement medio": "average engagement", "media": "average", "medio": "average",
+    },
+    "de": {
+        "summe der": "sum of", "summe aus": "sum of", "summe": "sum", "die wenigsten": "the fewest",
+        "an welchem": "on which", "welchem": "which", "höchste": "highest",
+        "erwähnt": "mentioned", "erwähnte": "mentioned",
+        "pro kommentar": "per comment",
+        "quelle": "source", "quellen": "sources", "netzwerk": "network",
+        "kommentar": "comment", "antworten": "replies", "antwort": "reply",
+        "tageszeit": "hour of the day", "uhrzeit": "hour of the day", "stunde": "hour",
+        "wochentag": "day of the week", "marken": "brands", "marke": "brand",
+        "sprache": "language", "autoren": "authors", "autor": "author",
+        "emotion": "emotion", "handlungsaufforderung": "call to action",
+        "interaktionen": "interactions", "nur": "only", "jeweils": "each",
+        "welche": "which", "welcher": "which", "welches": "which",
+        "bekommt ein kommentar": "a comment gets", "bekommen die kommentare": "comments get",
+    },
+    "pt": {
+        "soma de": "sum of", "soma": "sum",
+        "qual fonte": "which source", "que hora do dia": "which hour of the day",
+        "qual hora do dia": "which hour of the day", "que hora": "which hour",
+        "qual hora": "which hour",
+        "que dia": "which day", "qual dia": "which day", "qual marca": "which brand",
+        "qual idioma": "which language", "qual autor": "which author", "máximo de": "maximum",
+        "máximo": "maximum", "mínimo de": "minimum", "mínimo": "minimum",
+        "mencionada": "mentioned", "mencionadas": "mentioned", "mencionado": "mentioned",
+        "mencionados": "mentioned", "no tiktok": "on tiktok", "no instagram": "on instagram",
+        "no reddit": "on reddit", "no youtube": "on youtube", "no linkedin": "on linkedin",
+        "por comentário": "per comment",
+        "fonte": "source", "fontes": "sources", "rede social": "network",
+        "visualizações": "views", "respostas": "replies", "resposta": "reply",
+        "hora do dia": "hour of the day", "hora": "hour", "horas": "hours",
+        "dia da semana": "day of the week", "marcas": "brands", "marca": "brand",
+        "idioma": "language", "autores": "authors", "autor": "author",
+        "intenção de conteúdo": "content intention", "emoção": "emotion",
+        "chamada para ação": "call to action", "médio": "average", "média de": "average",
+    },
+    "it": {
+        "somma di": "sum of", "somma dei": "sum of", "somma": "sum",
+        "massimo di": "maximum", "massimo": "maximum", "minimo di": "minimum",
+        "minimo": "minimum", "menzionato": "mentioned", "menzionata": "mentioned",
+        "menzionati": "mentioned", "menzionate": "mentioned",
+        "per commento": "per comment",
+        "fonte": "source", "fonti": "sources", "like": "likes", "risposte": "replies",
+        "risposta": "reply", "ora del giorno": "hour of the day", "ora": "hour",
+        "giorno della settimana": "day of the week", "marchi": "brands", "marca": "brand",
+        "marche": "brands", "autore": "author", "intenzione": "intention",
+        "emozioni": "emotions", "solo": "only", "medio": "average",
+    },
+}  # fmt: skip
+"""The catalogue's metrics and dimensions as each language names them (source, views,
+likes, replies, hour, weekday, brand, language, author...): a figure question's nouns,
+whatever else it asks. A phrase of the tables above wins over one here."""
+
 BILINGUAL = {
-    language: {**BILINGUAL.get(language, {}), **RANKS.get(language, {})}
-    for language in (*BILINGUAL, *RANKS)
-} | {"it": ITALIAN}
+    language: {
+        **CATALOGUE.get(language, {}),
+        **BILINGUAL.get(language, {}),
+        **RANKS.get(language, {}),
+        **(ITALIAN if language == "it" else {}),
+    }
+    for language in (*BILINGUAL, *RANKS, "it")
+}
 
 
 NEGATIONS: Mapping[str, tuple[tuple[str, str], ...]] = {

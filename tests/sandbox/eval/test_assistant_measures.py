@@ -1,0 +1,199 @@
+"""Measures and the catalogue's nouns in six languages (issue 35, item 3), asked over real
+HTTP and checked against pandas over the posts ``POST /v1/mentions`` returns, on a
+dataset of this file's own ("garden hose", 240 posts over the five sources, 3 comments a
+post):
+
+- a statistic of a comment's own number ("likes per comment", "the most likes a single
+  comment got", "réponses par commentaire") is over the collected comments, never the
+  posts' numbers of the same name;
+- a sum of two of engagement's parts ("likes plus comments (no shares)", "likes + shares",
+  "curtidas + comentários") is that sum, and the part it leaves out is no filter;
+- the catalogue's nouns (source, hour of the day, weekday, brand, views, likes) are read
+  in French, Spanish, German, Portuguese and Italian ("fuente", "fonte", "Quelle",
+  "visualizaciones", "like", "giorno della settimana", "Wochentag");
+- Portuguese "no TikTok" is "on TikTok", never a negation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import httpx
+import pandas as pd
+import pytest
+from eval_support import ask_over_http, collect, read_all
+
+from rdskit.sandbox import SandboxHandle
+
+Hose = tuple[httpx.Client, str, pd.DataFrame, pd.DataFrame]
+
+
+@pytest.fixture(scope="module")
+def hose(sandbox: SandboxHandle) -> Iterator[Hose]:
+    created = sandbox.admin.create_account(plan="Pro")
+    headers = {"x-api-key": created.api_key}
+    with httpx.Client(base_url=sandbox.url, headers=headers, timeout=60) as http:
+        dataset_id = collect(http, "garden hose", 240)
+        posts = read_all(http, {"dataset_ids": [dataset_id]})
+        frame = pd.DataFrame(
+            {
+                "source": p["source"],
+                "created": datetime.fromtimestamp(float(p["created_at"]), UTC),
+                "likes": p.get("num_likes") or 0,
+                "comments": p.get("num_comments") or 0,
+                "shares": p.get("num_shares") or 0,
+                "views": p.get("num_views"),
+                "brands": list(p.get("mentioned_brands") or []),
+            }
+            for p in posts
+        )
+        comments = pd.DataFrame(
+            {"likes": c.get("num_likes") or 0, "replies": c.get("num_replies") or 0}
+            for p in posts
+            for c in p.get("comments") or []
+        )
+        yield http, dataset_id, frame, comments
+
+
+def _value(text: str) -> float:
+    found = re.search(r" is \*\*(-?[\d,.]+)\*\*", text)
+    assert found, text
+    return float(found[1].replace(",", ""))
+
+
+def _rows(text: str) -> list[str]:
+    """The first column of the answer's table, header and rule left out."""
+    lines = [line for line in text.splitlines() if line.startswith("|")][2:]
+    return [line.split("|")[1].strip() for line in lines]
+
+
+def _clean(text: str) -> str:
+    assert "did not understand" not in text, text
+    return text
+
+
+STATISTICS = {"mean": "mean", "median": "median", "max": "max", "sum": "sum"}
+
+
+@pytest.mark.parametrize(
+    ("question", "statistic", "column"),
+    [
+        ("What is the highest number of likes a single comment got?", "max", "likes"),
+        ("What is the average number of likes per comment?", "mean", "likes"),
+        ("¿Cuál es la media de likes por comentario?", "mean", "likes"),
+        ("Qual é o máximo de likes por comentário?", "max", "likes"),
+        ("Wie viele Likes bekommt ein Kommentar im Durchschnitt?", "mean", "likes"),
+        ("Quelle est la médiane des réponses par commentaire ?", "median", "replies"),
+        ("Qual è la media delle risposte per commento?", "mean", "replies"),
+    ],
+)
+def test_a_comment_statistic_is_over_the_comments(
+    hose: Hose, question: str, statistic: str, column: str
+) -> None:
+    http, dataset_id, posts, comments = hose
+    want = float(getattr(comments[column], statistic)())
+    of_posts = float(getattr(posts["likes" if column == "likes" else "comments"], statistic)())
+    assert abs(want - of_posts) > 1  # the posts' figure of the same name is another one
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    assert f"comment {column}" in text.splitlines()[0], text
+    assert abs(_value(text) - want) < 0.006, text
+    assert f"over the {len(comments):,} comments collected" in text, text
+
+
+@pytest.mark.parametrize(
+    ("question", "statistic", "parts", "source"),
+    [
+        ("What is the average of likes plus comments (no shares) per post?", "mean",
+         ("likes", "comments"), None),
+        ("Total likes + shares on TikTok?", "sum", ("likes", "shares"), "tiktok"),
+        ("Qual é a média de curtidas + comentários das publicações no Instagram?", "mean",
+         ("likes", "comments"), "instagram"),
+        ("Wie hoch ist die Summe aus Likes + Shares auf Reddit?", "sum", ("likes", "shares"),
+         "reddit"),
+        ("What is the median of comments plus shares on YouTube, without likes?", "median",
+         ("comments", "shares"), "youtube"),
+    ],
+)  # fmt: skip
+def test_a_sum_of_two_parts_is_that_sum(
+    hose: Hose, question: str, statistic: str, parts: tuple[str, str], source: str | None
+) -> None:
+    http, dataset_id, posts, _ = hose
+    scope = posts if source is None else posts[posts["source"] == source]
+    want = float(getattr(scope[parts[0]] + scope[parts[1]], statistic)())
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    read_as = text.splitlines()[0]
+    assert f"{parts[0]} + {parts[1]}" in read_as or f"{parts[1]} + {parts[0]}" in read_as, text
+    assert " is 0" not in read_as and "NOT" not in read_as, text  # no part made a filter
+    assert abs(_value(text) - want) < 0.006, text
+    assert f"over {len(scope):,} posts" in text, text
+
+
+def _top(values: pd.Series, fewest: bool = False) -> str:
+    counts = values.value_counts()
+    counts = counts.sort_values(ascending=fewest, kind="stable")
+    assert counts.iloc[0] != counts.iloc[1], counts  # the asked rank has no tie
+    return str(counts.index[0])
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "fewest"),
+    [
+        ("¿Qué fuente tiene más publicaciones?", "source", False),
+        ("Welche Quelle hat die wenigsten Beiträge?", "source", True),
+        ("Quale fonte ha più post?", "source", False),
+        ("Quale giorno della settimana ha più post?", "weekday", False),
+        ("An welchem Wochentag gibt es die meisten Beiträge?", "weekday", False),
+        ("¿Qué hora del día tiene más publicaciones?", "hour", False),
+        ("Quelle marque est la plus mentionnée ?", "brand", False),
+    ],
+)
+def test_the_catalogue_nouns_of_each_language(
+    hose: Hose, question: str, column: str, fewest: bool
+) -> None:
+    http, dataset_id, posts, _ = hose
+    values = {
+        "source": posts["source"],
+        "weekday": posts["created"].dt.day_name(),
+        "hour": posts["created"].dt.strftime("%H"),
+        "brand": posts["brands"].explode().dropna(),
+    }[column]
+    want = _top(values, fewest)
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    assert _rows(text)[:1] == [want], text
+
+
+@pytest.mark.parametrize(
+    ("question", "source"),
+    [
+        ("¿Cuál es la media de visualizaciones de las publicaciones en YouTube?", "youtube"),
+        ("Qual é a média de visualizações das publicações no LinkedIn?", "linkedin"),
+        ("Qual è la media delle visualizzazioni dei post su Reddit?", "reddit"),
+    ],
+)
+def test_views_in_each_language(hose: Hose, question: str, source: str) -> None:
+    http, dataset_id, posts, _ = hose
+    want = float(posts[posts["source"] == source]["views"].mean())
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    assert f"source is {source}" in text.splitlines()[0], text
+    assert abs(_value(text) - want) < 0.006, text
+
+
+@pytest.mark.parametrize(
+    ("question", "likes", "source"),
+    [
+        ("Quantas publicações têm mais de 500 curtidas no TikTok?", 500, "tiktok"),
+        ("Quanti post hanno più di 1000 like?", 1000, None),
+        ("¿Cuántas publicaciones con más de 200 likes hay en Instagram?", 200, "instagram"),
+    ],
+)
+def test_a_likes_threshold_in_each_language(
+    hose: Hose, question: str, likes: int, source: str | None
+) -> None:
+    http, dataset_id, posts, _ = hose
+    scope = posts if source is None else posts[posts["source"] == source]
+    want = int((scope["likes"] > likes).sum())
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    found = re.search(r"\*\*([\d,]+)\*\* posts? match", text)
+    assert found and int(found[1].replace(",", "")) == want, text
