@@ -11,7 +11,10 @@ post):
 - the catalogue's nouns (source, hour of the day, weekday, brand, views, likes) are read
   in French, Spanish, German, Portuguese and Italian ("fuente", "fonte", "Quelle",
   "visualizaciones", "like", "giorno della settimana", "Wochentag");
-- Portuguese "no TikTok" is "on TikTok", never a negation.
+- Portuguese "no TikTok" is "on TikTok", never a negation;
+- every value of a list left out of a ranking is left out ("apart from the US and the
+  UK", "sin contar TikTok ni YouTube", "à part TikTok et YouTube"), and an ordinal before
+  what is ranked names that rank ("il secondo paese per numero di post").
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def hose(sandbox: SandboxHandle) -> Iterator[Hose]:
                 "shares": p.get("num_shares") or 0,
                 "views": p.get("num_views"),
                 "brands": list(p.get("mentioned_brands") or []),
+                "country": p.get("country_code"),
             }
             for p in posts
         )
@@ -130,11 +134,12 @@ def test_a_sum_of_two_parts_is_that_sum(
     assert f"over {len(scope):,} posts" in text, text
 
 
-def _top(values: pd.Series, fewest: bool = False) -> str:
+def _top(values: pd.Series, fewest: bool = False, rank: int = 1) -> str:
     counts = values.value_counts()
     counts = counts.sort_values(ascending=fewest, kind="stable")
-    assert counts.iloc[0] != counts.iloc[1], counts  # the asked rank has no tie
-    return str(counts.index[0])
+    neighbours = [counts.iloc[i] for i in (rank - 2, rank) if 0 <= i < len(counts)]
+    assert counts.iloc[rank - 1] not in neighbours, counts  # the asked rank has no tie
+    return str(counts.index[rank - 1])
 
 
 @pytest.mark.parametrize(
@@ -197,3 +202,53 @@ def test_a_likes_threshold_in_each_language(
     text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
     found = re.search(r"\*\*([\d,]+)\*\* posts? match", text)
     assert found and int(found[1].replace(",", "")) == want, text
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "left_out"),
+    [
+        ("Apart from the US and the UK, which country has the most posts?", "country",
+         ("US", "GB")),
+        ("Excluding TikTok and YouTube, which source has the most posts?", "source",
+         ("tiktok", "youtube")),
+        ("Abgesehen von den USA und Großbritannien, welches Land hat die meisten Beiträge?",
+         "country", ("US", "GB")),
+        ("Sin contar TikTok ni YouTube, ¿qué fuente tiene más publicaciones?", "source",
+         ("tiktok", "youtube")),
+        ("À part TikTok et YouTube, quelle source a le plus de publications ?", "source",
+         ("tiktok", "youtube")),
+        ("Welches Land hat nach den USA die meisten Beiträge?", "country", ("US",)),
+    ],
+)  # fmt: skip
+def test_every_value_of_a_list_left_out_is_left_out(
+    hose: Hose, question: str, column: str, left_out: tuple[str, ...]
+) -> None:
+    http, dataset_id, posts, _ = hose
+    rest = posts[~posts[column].isin(left_out)][column].dropna()
+    want = _top(rest)
+    assert (
+        want != _top(posts[~posts[column].isin(left_out[:1])][column].dropna())
+        or len(left_out) == 1
+    )  # leaving out only the first value would answer another figure
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    assert _rows(text)[:1] == [want], text
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "rank"),
+    [
+        ("Qual è il secondo paese per numero di post?", "country", 2),
+        ("¿Cuál es la segunda fuente con más publicaciones?", "source", 2),
+        ("Quelle est la troisième source par nombre de publications ?", "source", 3),
+        ("Qual é o segundo país com mais publicações?", "country", 2),
+        ("What is the third country by number of posts?", "country", 3),
+    ],
+)
+def test_an_ordinal_before_what_is_ranked(
+    hose: Hose, question: str, column: str, rank: int
+) -> None:
+    http, dataset_id, posts, _ = hose
+    want = _top(posts[column].dropna(), rank=rank)
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    named = re.search(r"The (?:second|third) most: \*\*(.+?)\*\*", text)
+    assert named and named[1] == want, text

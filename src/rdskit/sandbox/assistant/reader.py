@@ -697,17 +697,29 @@ _LINKS = frozenset(
 
 
 _EXCEPT = frozenset({"besides", "excluding", "except", "apart", "aside", "after"})
-_SETTING_ASIDE = frozenset({"but", "other", "than", "from", "leaving", "setting", "putting"})
+_SETTING_ASIDE = frozenset(
+    {"but", "other", "than", "from", "leaving", "leave", "setting", "putting", "out"}
+)
 """Words that leave a value out of a ranking ("after Germany, which country...", "apart
 from Reddit", "besides TikTok"): the value is excluded, the ranking runs on the rest."""
+
+
+_ARTICLES = frozenset(
+    {"the", "a", "from", "for", "den", "dem", "der", "die", "das", "le", "la", "les", "l",
+     "el", "los", "las", "il", "lo", "gli", "i", "o", "os", "as"}
+)  # fmt: skip
+"""Words between an exclusion and its value ("apart from the US", "abgesehen von den USA")."""
+_LIST_JOINS = frozenset({"and", "or", "nor", "et", "ou", "ni", "y", "und", "oder", "e", "né"})
 
 
 def _negated(part: _Part, at: int) -> bool:
     window = part.tokens[max(0, at - 3) : at]
     if "other" in window and "than" in window:
         return True
-    before = [t for t in part.tokens[max(0, at - 3) : at] if t not in ("the", "a", "from", "for")]
+    before = [t for t in part.tokens[max(0, at - 3) : at] if t not in _ARTICLES]
     if before and before[-1] in _EXCEPT and (before[-1] != "after" or _ranks(part.text)):
+        return True
+    if before[-2:] in (["leaving", "out"], ["leave", "out"]):  # "leaving out the US"
         return True
     if at >= 1 and part.tokens[at - 1] in _NEGATORS | {"neither"}:
         return True
@@ -715,6 +727,23 @@ def _negated(part: _Part, at: int) -> bool:
     while k >= 0 and at - k <= 4 and part.tokens[k] in _LINKS | {"the", "a", "an"}:
         k -= 1
     return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither", "never"}
+
+
+def _listed_after_a_negated(part: _Part, at: int, dim: str) -> bool:
+    """A value listed after a negated one of its dimension ("apart from the US and the
+    UK", "excluding TikTok or YouTube", "not in English or French"): negated too.
+
+    >>> part = _Part("", "apart from us and the uk".split(), [True] * 3 + [False] * 3)
+    >>> part.conds = [(2, Cond("country", ("US",), negate=True))]
+    >>> _listed_after_a_negated(part, 5, "country")
+    True
+    """
+    k = at - 1
+    while k >= 0 and part.tokens[k] in _ARTICLES | {"an", ","}:
+        k -= 1
+    if k < 1 or part.tokens[k] not in _LIST_JOINS:
+        return False
+    return any(c.dim == dim and c.negate and k - 4 <= p < k for p, c in part.conds)
 
 
 _OWN = frozenset({"account", "accounts", "posts", "post", "channel", "profile", "page"})
@@ -849,6 +878,9 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
                 part.used[at : at + len(phrase.words)] = [False] * len(phrase.words)
             else:
                 _add(part, at, Cond(phrase.dim, tuple(phrase.value.split("|")), negate))
+    for index, (at, cond) in sorted(enumerate(part.conds), key=lambda item: item[1][0]):
+        if not cond.negate and _listed_after_a_negated(part, at, cond.dim):
+            part.conds[index] = (at, replace(cond, negate=True))
 
 
 def _split_hyphens(tokens: list[str]) -> list[str]:
@@ -1350,6 +1382,10 @@ def _ordinal(part: _Part) -> int | None:
         ):
             part.take(i, 1)
             return _ORDINALS[token]
+    nth = _NTH_GROUP.search(part.text)
+    if nth is not None:  # "the second country by number of posts"
+        part.take(len(part.text[: nth.start()].split()), 1)
+        return _ORDINALS[nth[1]]
     return None
 
 
@@ -1387,7 +1423,17 @@ def _ranks(text: str) -> bool:
     return bool(
         re.search(r"\b(most|highest|largest|biggest|fewest|least|lowest|smallest|common)\b", text)
         or _PLACED.search(text)
+        or _NTH_GROUP.search(text)
     )
+
+
+_NTH_GROUP = re.compile(
+    r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th) (?!(?:day|week|month|year|quarter|half"
+    r"|time|page|part)s?\b)[^\W\d_]+ (?:\w+ ){0,2}?(?:by|per|with|for|in) (?:the )?"
+    r"(?:number|most|count|amount|highest|largest|fewest|lowest|total)\b"
+)
+"""An ordinal before what is ranked and how ("the second country by number of posts",
+"la segunda fuente con más publicaciones", "il secondo paese per numero di post")."""
 
 
 def _take_text(part: _Part, words: Sequence[str]) -> None:
@@ -1965,8 +2011,26 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
     return _merge([*(c for _, c in den), *periods_said]), _merge([c for _, c in num])
 
 
+_EXCLUDING_END = re.compile(
+    r"\b(?:apart from|aside from|excluding|except(?: for)?|besides|other than|leaving out"
+    r"|after|not from|not in|not on) (?:the )?\S+$"
+)
+"""A part that ends in a value left out: the next "and the ..." continues its list ("apart
+from the US and the UK, which country ..."), it is not a question of its own."""
+
+
 def _parts(text: str) -> list[str]:
-    pieces = [p.strip(" ,") for p in _SPLIT_PARTS.split(text)]
+    """The questions ``text`` asks, in order.
+
+    >>> _parts("apart from the us and the uk, which country posts most?")
+    ['apart from the us and the uk, which country posts most']
+    """
+    pieces: list[str] = []
+    for piece in (p.strip(" ,") for p in _SPLIT_PARTS.split(text)):
+        if pieces and piece.startswith("the ") and _EXCLUDING_END.search(pieces[-1]):
+            pieces[-1] = f"{pieces[-1]} and {piece}"
+        else:
+            pieces.append(piece)
     return [p for p in pieces if p and any(ch.isalpha() for ch in p)]
 
 

@@ -727,6 +727,9 @@ languages, countries and periods (the words of sets of questions people ask)."""
 
 CATALOGUE: Mapping[str, Mapping[str, str]] = {
     "fr": {
+        "sans compter": "excluding", "en dehors de": "apart from",
+        "quelle est la": "what is the", "quel est le": "what is the",
+        "par nombre de": "by number of", "nombre de": "number of",
         "quelle source": "which source", "quelle heure de la journée": "which hour of the day",
         "quelle heure": "which hour", "quel jour": "which day",
         "quelle marque": "which brand", "quelle langue": "which language",
@@ -743,6 +746,8 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "somme des": "sum of", "somme de": "sum of", "somme": "sum",
     },
     "es": {
+        "sin contar": "excluding", "sin incluir": "excluding",
+        "por número de": "by number of", "número de": "number of",
         "suma de": "sum of", "suma": "sum",
         "qué fuente": "which source", "qué hora del día": "which hour of the day",
         "qué hora": "which hour", "qué día": "which day",
@@ -761,6 +766,8 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "engagement medio": "average engagement", "media": "average", "medio": "average",
     },
     "de": {
+        "großbritannien": "the uk", "ohne die": "excluding the", "nicht gezählt": "excluding",
+        "nach den": "after the", "nach dem": "after the", "anzahl der": "number of",
         "summe der": "sum of", "summe aus": "sum of", "summe": "sum", "die wenigsten": "the fewest",
         "an welchem": "on which", "welchem": "which", "höchste": "highest",
         "erwähnt": "mentioned", "erwähnte": "mentioned",
@@ -776,6 +783,9 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "bekommt ein kommentar": "a comment gets", "bekommen die kommentare": "comments get",
     },
     "pt": {
+        "sem contar": "excluding", "sem incluir": "excluding",
+        "qual é o": "what is the", "qual o": "what is the",
+        "por número de": "by number of", "número de": "number of",
         "soma de": "sum of", "soma": "sum",
         "qual fonte": "which source", "que hora do dia": "which hour of the day",
         "qual hora do dia": "which hour of the day", "que hora": "which hour",
@@ -796,6 +806,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "chamada para ação": "call to action", "médio": "average", "média de": "average",
     },
     "it": {
+        "senza contare": "excluding", "senza includere": "excluding",
         "somma di": "sum of", "somma dei": "sum of", "somma": "sum",
         "massimo di": "maximum", "massimo": "maximum", "minimo di": "minimum",
         "minimo": "minimum", "menzionato": "mentioned", "menzionata": "mentioned",
