@@ -104,6 +104,8 @@ def test_a_comment_statistic_is_over_the_comments(
     assert f"comment {column}" in text.splitlines()[0], text
     assert abs(_value(text) - want) < 0.006, text
     assert f"over the {len(comments):,} comments collected" in text, text
+    if "likes per comment" in question:  # the other reading is said, not taken
+        assert "not the posts' totals divided by their number of comments" in text, text
 
 
 @pytest.mark.parametrize(
@@ -252,3 +254,23 @@ def test_an_ordinal_before_what_is_ranked(
     text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
     named = re.search(r"The (?:second|third) most: \*\*(.+?)\*\*", text)
     assert named and named[1] == want, text
+
+
+@pytest.mark.parametrize(
+    ("question", "months"),
+    [
+        ("Were there more posts in October or in September 2026?", ("2026-10", "2026-09")),
+        ("Y a-t-il eu plus de publications en juillet ou en août 2026 ?",
+         ("2026-07", "2026-08")),
+        ("¿Hubo más publicaciones en agosto o en octubre de 2026?", ("2026-08", "2026-10")),
+    ],
+)  # fmt: skip
+def test_more_in_one_month_or_another_is_a_count_each(
+    hose: Hose, question: str, months: tuple[str, str]
+) -> None:
+    http, dataset_id, posts, _ = hose
+    month = posts["created"].dt.strftime("%Y-%m")
+    want = [int((month == m).sum()) for m in months]
+    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    counts = [int(n.replace(",", "")) for n in re.findall(r"\*\*([\d,]+)\*\* posts? match", text)]
+    assert counts == want, text

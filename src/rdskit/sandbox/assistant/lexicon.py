@@ -60,7 +60,7 @@ _FUNCTION = {
         quelles qui que quoi comment pourquoi quand où ce cet cette ces il elle ils elles on
         nous vous je me moi mon ma mes ton ta tes son sa ses leur leurs dans sur pour par avec
         sans en y ne pas plus moins très aussi se fais fait faire donne donner dis dire
-        montre montrer sont ont a entre elles eux ceux celles y-a-t-il"""
+        montre montrer sont ont a entre elles eux ceux celles y-a-t-il a-t-il eu"""
     ),
     "es": _words(
         """el la los las un una unos unas de del al y o pero es son era qué que quién quiénes

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 
 from rdskit.models import vocab
 from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
-from rdskit.sandbox.assistant.dates import TIME_DIMS, Period, periods
+from rdskit.sandbox.assistant.dates import MONTHS, TIME_DIMS, Period, periods
 from rdskit.sandbox.assistant.frontend import distance, front
 from rdskit.sandbox.assistant.lexicon import (
     CONCEPTS,
@@ -1616,7 +1616,7 @@ def _read_part(
     measure, metric = _measure(part.text, group, counts or top is not None)
     if measure is None and _RATIO.search(part.text):
         measure = "mean"  # a ratio asks a figure: named below as not computed, not analysed
-    changed = _CHANGED.search(part.text)
+    changed = _CHANGED.search(part.text) or _MORE_OR.search(part.text)
     if measure is None and changed and len(_periods_said(part.conds)) >= 2:
         measure = "count"  # "did posts grow in October compared with September": each count
         _take_text(part, changed[0].split())
@@ -1693,8 +1693,14 @@ def _read_part(
         min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
     unknown = tuple(_unknown(part, names)) + _unheld(part, measure, group, conds, sides)
     ratio = _RATIO.search(part.text)
-    if ratio is not None and not (metric and METRICS[metric].comments):
-        # "likes per comment" of a comment metric is what each comment got, not a ratio
+    if ratio is not None and metric and METRICS[metric].comments:
+        # "likes per comment": what each collected comment got (the wire's comment
+        # likes), said so, since the posts' likes over their comments is another figure
+        part.notes.append(
+            f"'{ratio[0]}' is read as the {METRICS[metric].described} each collected comment"
+            " got, not the posts' totals divided by their number of comments"
+        )
+    elif ratio is not None:
         unknown += (ratio[0],)
     asked = _metric(part.text)
     if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
@@ -1725,6 +1731,11 @@ _CHANGED = re.compile(
 )
 """A change between two periods asked ("did posts grow in October compared with
 September"): the count of each period, which shows it."""
+_MORE_OR = re.compile(
+    r"\b(?:more|fewer|less|busier|quieter|higher|lower|bigger|larger|most|fewest)\b.*\bor\b"
+)
+"""Two things set against each other by "or" ("were there more posts in July or in
+August"): a figure each, never one for both pooled (which "posts in July or August" is)."""
 _RATIO = re.compile(
     r"\b(?:likes|views|shares|comments|engagement|interactions) per"
     r" (?:\d+ )?(?:comments?|views?|likes?|shares?|followers?)\b"
@@ -1783,6 +1794,8 @@ def _sides(
     text = " ".join(part.tokens)
     periods_said = _periods_said(ordered)
     compared = _VERSUS.search(text)
+    if compared is None and len(periods_said) >= 2 and _MORE_OR.search(text):
+        compared = re.search(r"\bor\b", text)  # "more posts in July or in August"
     if len(periods_said) >= 2 and compared:
         part.take(len(text[: compared.start()].split()), len(compared[0].split()))
         first = periods_said[0]
@@ -2118,6 +2131,7 @@ def _spelling(table: Table) -> tuple[list[str], set[str], dict[str, str]]:
         w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON if len(w) >= 5
     }
     known = set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+    known |= set(MONTHS)  # "julio" is July, never a slip for a word of the data ("julia")
     # the words of a subject ("costs") are words, never a slip for a value ("costas")
     known |= {form for words in CONCEPTS.values() for w in words for form in (w, f"{w}s")}
     return sorted(targets), known, {}

@@ -727,6 +727,7 @@ languages, countries and periods (the words of sets of questions people ask)."""
 
 CATALOGUE: Mapping[str, Mapping[str, str]] = {
     "fr": {
+        "ou": "or",
         "sans compter": "excluding", "en dehors de": "apart from",
         "quelle est la": "what is the", "quel est le": "what is the",
         "par nombre de": "by number of", "nombre de": "number of",
@@ -746,6 +747,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "somme des": "sum of", "somme de": "sum of", "somme": "sum",
     },
     "es": {
+        "o": "or", "u": "or",
         "sin contar": "excluding", "sin incluir": "excluding",
         "por número de": "by number of", "número de": "number of",
         "suma de": "sum of", "suma": "sum",
@@ -766,6 +768,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "engagement medio": "average engagement", "media": "average", "medio": "average",
     },
     "de": {
+        "oder": "or",
         "großbritannien": "the uk", "ohne die": "excluding the", "nicht gezählt": "excluding",
         "nach den": "after the", "nach dem": "after the", "anzahl der": "number of",
         "summe der": "sum of", "summe aus": "sum of", "summe": "sum", "die wenigsten": "the fewest",
@@ -783,6 +786,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "bekommt ein kommentar": "a comment gets", "bekommen die kommentare": "comments get",
     },
     "pt": {
+        "ou": "or",
         "sem contar": "excluding", "sem incluir": "excluding",
         "qual é o": "what is the", "qual o": "what is the",
         "por número de": "by number of", "número de": "number of",
@@ -806,6 +810,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "chamada para ação": "call to action", "médio": "average", "média de": "average",
     },
     "it": {
+        "oppure": "or", "o": "or",
         "senza contare": "excluding", "senza includere": "excluding",
         "somma di": "sum of", "somma dei": "sum of", "somma": "sum",
         "massimo di": "maximum", "massimo": "maximum", "minimo di": "minimum",
