@@ -193,6 +193,8 @@ def test_views_in_each_language(hose: Hose, question: str, source: str) -> None:
         ("Quantas publicações têm mais de 500 curtidas no TikTok?", 500, "tiktok"),
         ("Quanti post hanno più di 1000 like?", 1000, None),
         ("¿Cuántas publicaciones con más de 200 likes hay en Instagram?", 200, "instagram"),
+        ("Wie viele Beiträge haben mehr als 1.000 Likes?", 1000, None),
+        ("Combien de publications YouTube ont plus de 1 000 j'aime ?", 1000, "youtube"),
     ],
 )
 def test_a_likes_threshold_in_each_language(

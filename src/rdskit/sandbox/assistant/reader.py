@@ -1151,8 +1151,17 @@ def _numbers(text: str) -> str:
 
     >>> _numbers("posts with 1.5k+ views and over 10,000 likes")
     'posts with at least 1500 views and over 10000 likes'
+    >>> _numbers("más de 20.000 visualizaciones, plus de 1 000 vues")
+    'más de 20000 visualizaciones, plus de 1000 vues'
     """
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    # Thousands written as in French, Spanish, German, Portuguese or Italian: "20.000",
+    # "1 000" (a dot or space before every group of three digits)
+    text = re.sub(
+        r"\b\d{1,3}(?:[. ]\d{3})+\b(?![.,]\d)",
+        lambda found: re.sub(r"[. ]", "", found[0]),
+        text,
+    )
 
     def scale(found: re.Match[str]) -> str:
         value = float(found[1]) * {"k": 1e3, "m": 1e6}[found[2]]
