@@ -348,7 +348,7 @@ def test_a_hashtag_is_searched_as_a_tag(stove: Brew) -> None:
 
 @pytest.mark.parametrize(
     "question",
-    ["What is the average number of likes per comment?", "What is the engagement per 1000 views?"],
+    ["What is the average number of shares per like?", "What is the engagement per 1000 views?"],
 )
 def test_a_ratio_of_two_metrics_is_named_not_answered_with_a_part(
     stove: Brew, question: str

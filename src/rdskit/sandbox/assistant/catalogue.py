@@ -33,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import re
 import types
 import typing
@@ -102,8 +103,13 @@ _METRIC_SAID = {
     "num_shares": ("shares", "share count"),
     "engagement_rate": ("engagement rate",),
     "sentiment_score": ("sentiment score",),
-    "comment_num_likes": ("comment likes", "likes did the comments get", "likes of comments"),
-}
+    "comment_num_likes": (
+        "comment likes", "likes did the comments get", "likes of comments", "likes per comment",
+        "likes a comment got", "likes a single comment got", "likes on a comment",
+        "likes on comments", "likes of a comment", "likes a comment gets",
+    ),
+    "comment_num_replies": ("comment replies", "replies per comment", "replies to comments"),
+}  # fmt: skip
 # The key a nested model is read by: its label field.
 _LABEL_FIELD = {"TextEvidence": "text", "Hook": "type", "MentionAuthor": "title", "Sound": "name"}
 _DOMINANT = frozenset({"SentimentScores", "Emotions"})
@@ -213,7 +219,23 @@ def _catalogue() -> tuple[dict[str, Dimension], dict[str, Metric]]:
     parts = ("likes", "comments", "shares")
     if all(part in metrics for part in parts):  # the spec's engagement, never one of its parts
         metrics["engagement"] = Metric("engagement", (), _COMPOSITE_SAID, parts=parts)
+        for pair in itertools.combinations(parts, 2):  # "likes plus comments (no shares)"
+            name = "_plus_".join(pair)
+            metrics[name] = Metric(name, (), _sum_said(*pair), parts=pair)
     return dims, metrics
+
+
+def _sum_said(first: str, second: str) -> tuple[str, ...]:
+    """How a question names the sum of two of engagement's parts, in either order.
+
+    >>> _sum_said("likes", "shares")[:3]
+    ('likes plus shares', 'likes + shares', 'likes+shares')
+    """
+    return tuple(
+        f"{a}{joint}{b}"
+        for a, b in ((first, second), (second, first))
+        for joint in (" plus ", " + ", "+")
+    )
 
 
 _DERIVED = {
@@ -243,6 +265,7 @@ _COMPOSITE_SAID = (
     "interactions",
     "interaction",
     "engagement (likes + comments + shares)",
+    "likes plus comments plus shares",
 )
 """How a question names the spec's engagement (likes + comments + shares)."""
 

@@ -703,9 +703,13 @@ def write(
         out.line(f"No value to compute: {n:,} posts match and none has this metric.")
     else:
         metric = (query.metric or "").replace("_", " ")
+        over = f"{n:,} posts"
+        if query.metric in METRICS and METRICS[query.metric].comments:  # each comment a value
+            collected = sum(len(table.comments[i]) for i in result.rows)
+            over = f"the {collected:,} comments collected on {n:,} posts"
         out.line(
             f"The {query.measure} of {metric} is **{_number(result.value, query.metric)}**"
-            f" over {n:,} posts."
+            f" over {over}."
         )
         if views_note:
             out.line(views_note)

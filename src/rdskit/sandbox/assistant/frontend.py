@@ -10,7 +10,9 @@ Every question is read through :func:`front` once, and both readers (the figure 
    :data:`.lexicon.TRANSLATIONS` and the analysis and topic vocabulary of
    :data:`.words.BILINGUAL`, longest phrase first), then the language's negations moved
    where the English reader looks for them (:data:`.words.NEGATIONS`);
-4. **slips**: one-letter slips a context settles ("more then 10k views": "than");
+4. **slips**: one-letter slips a context settles ("more then 10k views": "than"), a sum
+   written with "+" read as "plus", and the part a sum says it leaves out ("likes plus
+   comments (no shares)") kept out of the filters;
 5. **tokens with spans**: each word of the question as written, with its span in the
    original text, so a word named as not understood is named as the asker wrote it.
 
@@ -54,6 +56,16 @@ _THEN = re.compile(
     r"|better|worse|earlier|later)\s+then\b"
 )
 """A comparative before "then" is a slip for "than" ("more then 10k views")."""
+_PLUS = re.compile(r"(?<=[^\W\d_])\s*\+\s*(?=[^\W\d_])")
+"""A sum of metrics written with "+" ("likes+comments"): read as "plus"."""
+_PARTS_LEFT_OUT = re.compile(
+    r"\b((likes|comments|shares) plus (likes|comments|shares))"
+    r"((?: (?!posts?\b|ones\b|those\b|that\b|which\b|with\b)\w+){0,4}?),? \(?(?:no"
+    r"|without|excluding|not counting|but not) (?!\2\b|\3\b)(?:likes|comments|shares)\)?"
+)
+"""A sum that says which part it leaves out ("likes plus comments (no shares)", "comments
+plus shares on YouTube, without likes"): the measure's own words, never a filter on the
+posts (which "... on posts without shares" stays)."""
 _ELISION = re.compile(r"(?<![\w-])(d|l|j|qu)'(?=[^\W\d_])")
 _ELIDED = {"d": "de", "l": "le", "j": "je", "qu": "que"}
 _WORD = re.compile(r"[#@]?[^\W_]+(?:['’-][^\W_]+)*")
@@ -189,4 +201,5 @@ def front(question: str) -> Question:
         for found in _WORD.finditer(said)
     )
     english = _THEN.sub(r"\1 than", to_english(text.lower(), language))
+    english = _PARTS_LEFT_OUT.sub(r"\1\4", _PLUS.sub(" plus ", english))
     return Question(said, text, language, english, tokens)

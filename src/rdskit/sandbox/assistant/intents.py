@@ -392,7 +392,9 @@ def _repair(word: str) -> str:
     if len(word) < 5 or word in _CUE_WORDS or word in STOP_WORDS:
         return word
     for cue in sorted(_CUE_WORDS):
-        if distance(word, cue, 1) <= 1:
+        # A slip keeps the first letter, as in the figure reader's speller: "bares" is
+        # not "cares"
+        if cue[0] == word[0] and distance(word, cue, 1) <= 1:
             return cue
     return word
 
@@ -414,7 +416,7 @@ def _repair_words(text: str, vocab: Vocabulary) -> str:
         word = match[0]
         return word if vocab.found(word) else _repair(word)
 
-    return re.sub(r"[^\W\d_]+", one, text)
+    return re.sub(r"(?<![#@\w])[^\W\d_]+", one, text)  # a hashtag or handle as written
 
 
 # --- planning --------------------------------------------------------------------------------

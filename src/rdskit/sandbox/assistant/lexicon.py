@@ -52,39 +52,42 @@ _FUNCTION = {
         they them their there here i me my we us our you your he she his her any some all
         each every no not only just also too very so as than then into over under more most
         less least can could would should will shall may might must have has had am if else
-        whether per via up down out off again once both either neither"""
+        whether per via up down out off again once both either neither counting including
+        altogether overall get got gets went"""
     ),
     "fr": _words(
         """le la les un une des du de d l au aux et ou mais est sont était quel quelle quels
         quelles qui que quoi comment pourquoi quand où ce cet cette ces il elle ils elles on
         nous vous je me moi mon ma mes ton ta tes son sa ses leur leurs dans sur pour par avec
         sans en y ne pas plus moins très aussi se fais fait faire donne donner dis dire
-        montre montrer sont ont a"""
+        montre montrer sont ont a entre elles eux ceux celles y-a-t-il a-t-il eu"""
     ),
     "es": _words(
         """el la los las un una unos unas de del al y o pero es son era qué que quién quiénes
         cuál cuáles cómo por para cuándo dónde este esta estos estas ese esa eso lo le les se
         me mi mis tu tus su sus nuestro nuestra en con sin sobre no más menos muy también hay
-        dame dime muestra muéstrame están está"""
+        dame dime muestra muéstrame están está hubo había hay solo sólo cuánto cuánta
+        cuántos cuántas"""
     ),
     "de": _words(
         """der die das den dem des ein eine einen einem einer und oder aber ist sind war was
         wer wie warum wann wo welche welcher welches worüber diese dieser dieses es sie er wir
         ihr ich mich mir mein meine unser in im an am auf für von mit über zu zum zur nicht
         kein keine mehr sehr auch sich gib zeig zeige mir uns gibt gab waren hat hatte
-        haben"""
+        haben wurden wurde werden jeweils insgesamt bekommt bekommen erhält erhalten"""
     ),
     "pt": _words(
         """o a os as um uma uns umas de do da dos das e ou mas é são era que qual quais quem
         como por para quando onde este esta estes estas esse essa isso no na nos nas em com
         sem sobre não mais menos muito também se me meu minha seu sua me dê mostre diga há
-        estão está"""
+        estão está houve havia teve tiveram foram foi só apenas"""
     ),
     "it": _words(
         """il lo gli i le un uno una di del dello della dei degli delle al allo alla ai agli
         alle da dal dalla dai dagli nel nello nella nei negli nelle sul sulla sui su con per
         tra fra che chi cosa quale quali qual quanti quante quanto quanta ed è sono era
-        questo questa questi queste quello quella ci si mi ti non più anche molto ha hanno"""
+        questo questa questi queste quello quella ci si mi ti non più anche molto ha hanno
+        stati stato stata viene vengono sia solo soltanto"""
     ),
 }
 
@@ -299,6 +302,15 @@ SHORTHAND: Mapping[str, str] = {
     "complian": "complain",
     "avg": "average",
     "whats": "what is",
+    "hav": "have",
+    "hv": "have",
+    "vid": "video",
+    "vids": "videos",
+    "pic": "image",
+    "pics": "images",
+    "tho": "though",
+    "w/o": "without",
+    "thru": "through",
 }
 """Chat shorthand and common slips, the one table both readers repair with."""
 

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 
 from rdskit.models import vocab
 from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
-from rdskit.sandbox.assistant.dates import TIME_DIMS, Period, periods
+from rdskit.sandbox.assistant.dates import MONTHS, TIME_DIMS, Period, periods
 from rdskit.sandbox.assistant.frontend import distance, front
 from rdskit.sandbox.assistant.lexicon import (
     CONCEPTS,
@@ -697,17 +697,29 @@ _LINKS = frozenset(
 
 
 _EXCEPT = frozenset({"besides", "excluding", "except", "apart", "aside", "after"})
-_SETTING_ASIDE = frozenset({"but", "other", "than", "from", "leaving", "setting", "putting"})
+_SETTING_ASIDE = frozenset(
+    {"but", "other", "than", "from", "leaving", "leave", "setting", "putting", "out"}
+)
 """Words that leave a value out of a ranking ("after Germany, which country...", "apart
 from Reddit", "besides TikTok"): the value is excluded, the ranking runs on the rest."""
+
+
+_ARTICLES = frozenset(
+    {"the", "a", "from", "for", "den", "dem", "der", "die", "das", "le", "la", "les", "l",
+     "el", "los", "las", "il", "lo", "gli", "i", "o", "os", "as"}
+)  # fmt: skip
+"""Words between an exclusion and its value ("apart from the US", "abgesehen von den USA")."""
+_LIST_JOINS = frozenset({"and", "or", "nor", "et", "ou", "ni", "y", "und", "oder", "e", "né"})
 
 
 def _negated(part: _Part, at: int) -> bool:
     window = part.tokens[max(0, at - 3) : at]
     if "other" in window and "than" in window:
         return True
-    before = [t for t in part.tokens[max(0, at - 3) : at] if t not in ("the", "a", "from", "for")]
+    before = [t for t in part.tokens[max(0, at - 3) : at] if t not in _ARTICLES]
     if before and before[-1] in _EXCEPT and (before[-1] != "after" or _ranks(part.text)):
+        return True
+    if before[-2:] in (["leaving", "out"], ["leave", "out"]):  # "leaving out the US"
         return True
     if at >= 1 and part.tokens[at - 1] in _NEGATORS | {"neither"}:
         return True
@@ -715,6 +727,23 @@ def _negated(part: _Part, at: int) -> bool:
     while k >= 0 and at - k <= 4 and part.tokens[k] in _LINKS | {"the", "a", "an"}:
         k -= 1
     return k >= 0 and k < at - 1 and part.tokens[k] in {"not", "but", "nor", "neither", "never"}
+
+
+def _listed_after_a_negated(part: _Part, at: int, dim: str) -> bool:
+    """A value listed after a negated one of its dimension ("apart from the US and the
+    UK", "excluding TikTok or YouTube", "not in English or French"): negated too.
+
+    >>> part = _Part("", "apart from us and the uk".split(), [True] * 3 + [False] * 3)
+    >>> part.conds = [(2, Cond("country", ("US",), negate=True))]
+    >>> _listed_after_a_negated(part, 5, "country")
+    True
+    """
+    k = at - 1
+    while k >= 0 and part.tokens[k] in _ARTICLES | {"an", ","}:
+        k -= 1
+    if k < 1 or part.tokens[k] not in _LIST_JOINS:
+        return False
+    return any(c.dim == dim and c.negate and k - 4 <= p < k for p, c in part.conds)
 
 
 _OWN = frozenset({"account", "accounts", "posts", "post", "channel", "profile", "page"})
@@ -849,6 +878,9 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
                 part.used[at : at + len(phrase.words)] = [False] * len(phrase.words)
             else:
                 _add(part, at, Cond(phrase.dim, tuple(phrase.value.split("|")), negate))
+    for index, (at, cond) in sorted(enumerate(part.conds), key=lambda item: item[1][0]):
+        if not cond.negate and _listed_after_a_negated(part, at, cond.dim):
+            part.conds[index] = (at, replace(cond, negate=True))
 
 
 def _split_hyphens(tokens: list[str]) -> list[str]:
@@ -1119,8 +1151,17 @@ def _numbers(text: str) -> str:
 
     >>> _numbers("posts with 1.5k+ views and over 10,000 likes")
     'posts with at least 1500 views and over 10000 likes'
+    >>> _numbers("más de 20.000 visualizaciones, plus de 1 000 vues")
+    'más de 20000 visualizaciones, plus de 1000 vues'
     """
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    # Thousands written as in French, Spanish, German, Portuguese or Italian: "20.000",
+    # "1 000" (a dot or space before every group of three digits)
+    text = re.sub(
+        r"\b\d{1,3}(?:[. ]\d{3})+\b(?![.,]\d)",
+        lambda found: re.sub(r"[. ]", "", found[0]),
+        text,
+    )
 
     def scale(found: re.Match[str]) -> str:
         value = float(found[1]) * {"k": 1e3, "m": 1e6}[found[2]]
@@ -1298,7 +1339,15 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
             words = found[1] or ""
             k = int(words) if words.isdigit() else NUMBER_WORDS.get(words, 1)
             order = "asc" if re.search(r"\b(fewest|least|lowest|smallest)\b", text) else "desc"
-            _take_text(part, found[0].split() if found is popular else found[0].split()[:2])
+            # "which burit source": a word before the dimension that is not its k is left
+            # to the other readers (or named as not understood), never taken with "which"
+            counted = not words or words.isdigit() or words in NUMBER_WORDS
+            taken = found[0].split()
+            if found is popular:
+                taken = taken if counted else taken[taken.index(words) + 1 :]
+            else:
+                taken = taken[: 2 if counted else 1]
+            _take_text(part, taken)
             return name, k, order
     if by and by[1] in lookup:
         _take_text(part, [by[1]])
@@ -1342,6 +1391,10 @@ def _ordinal(part: _Part) -> int | None:
         ):
             part.take(i, 1)
             return _ORDINALS[token]
+    nth = _NTH_GROUP.search(part.text)
+    if nth is not None:  # "the second country by number of posts"
+        part.take(len(part.text[: nth.start()].split()), 1)
+        return _ORDINALS[nth[1]]
     return None
 
 
@@ -1379,7 +1432,17 @@ def _ranks(text: str) -> bool:
     return bool(
         re.search(r"\b(most|highest|largest|biggest|fewest|least|lowest|smallest|common)\b", text)
         or _PLACED.search(text)
+        or _NTH_GROUP.search(text)
     )
+
+
+_NTH_GROUP = re.compile(
+    r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th) (?!(?:day|week|month|year|quarter|half"
+    r"|time|page|part)s?\b)[^\W\d_]+ (?:\w+ ){0,2}?(?:by|per|with|for|in) (?:the )?"
+    r"(?:number|most|count|amount|highest|largest|fewest|lowest|total)\b"
+)
+"""An ordinal before what is ranked and how ("the second country by number of posts",
+"la segunda fuente con más publicaciones", "il secondo paese per numero di post")."""
 
 
 def _take_text(part: _Part, words: Sequence[str]) -> None:
@@ -1562,7 +1625,7 @@ def _read_part(
     measure, metric = _measure(part.text, group, counts or top is not None)
     if measure is None and _RATIO.search(part.text):
         measure = "mean"  # a ratio asks a figure: named below as not computed, not analysed
-    changed = _CHANGED.search(part.text)
+    changed = _CHANGED.search(part.text) or _MORE_OR.search(part.text)
     if measure is None and changed and len(_periods_said(part.conds)) >= 2:
         measure = "count"  # "did posts grow in October compared with September": each count
         _take_text(part, changed[0].split())
@@ -1639,7 +1702,14 @@ def _read_part(
         min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
     unknown = tuple(_unknown(part, names)) + _unheld(part, measure, group, conds, sides)
     ratio = _RATIO.search(part.text)
-    if ratio is not None:
+    if ratio is not None and metric and METRICS[metric].comments:
+        # "likes per comment": what each collected comment got (the wire's comment
+        # likes), said so, since the posts' likes over their comments is another figure
+        part.notes.append(
+            f"'{ratio[0]}' is read as the {METRICS[metric].described} each collected comment"
+            " got, not the posts' totals divided by their number of comments"
+        )
+    elif ratio is not None:
         unknown += (ratio[0],)
     asked = _metric(part.text)
     if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
@@ -1670,6 +1740,11 @@ _CHANGED = re.compile(
 )
 """A change between two periods asked ("did posts grow in October compared with
 September"): the count of each period, which shows it."""
+_MORE_OR = re.compile(
+    r"\b(?:more|fewer|less|busier|quieter|higher|lower|bigger|larger|most|fewest)\b.*\bor\b"
+)
+"""Two things set against each other by "or" ("were there more posts in July or in
+August"): a figure each, never one for both pooled (which "posts in July or August" is)."""
 _RATIO = re.compile(
     r"\b(?:likes|views|shares|comments|engagement|interactions) per"
     r" (?:\d+ )?(?:comments?|views?|likes?|shares?|followers?)\b"
@@ -1728,6 +1803,8 @@ def _sides(
     text = " ".join(part.tokens)
     periods_said = _periods_said(ordered)
     compared = _VERSUS.search(text)
+    if compared is None and len(periods_said) >= 2 and _MORE_OR.search(text):
+        compared = re.search(r"\bor\b", text)  # "more posts in July or in August"
     if len(periods_said) >= 2 and compared:
         part.take(len(text[: compared.start()].split()), len(compared[0].split()))
         first = periods_said[0]
@@ -1956,8 +2033,26 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
     return _merge([*(c for _, c in den), *periods_said]), _merge([c for _, c in num])
 
 
+_EXCLUDING_END = re.compile(
+    r"\b(?:apart from|aside from|excluding|except(?: for)?|besides|other than|leaving out"
+    r"|after|not from|not in|not on) (?:the )?\S+$"
+)
+"""A part that ends in a value left out: the next "and the ..." continues its list ("apart
+from the US and the UK, which country ..."), it is not a question of its own."""
+
+
 def _parts(text: str) -> list[str]:
-    pieces = [p.strip(" ,") for p in _SPLIT_PARTS.split(text)]
+    """The questions ``text`` asks, in order.
+
+    >>> _parts("apart from the us and the uk, which country posts most?")
+    ['apart from the us and the uk, which country posts most']
+    """
+    pieces: list[str] = []
+    for piece in (p.strip(" ,") for p in _SPLIT_PARTS.split(text)):
+        if pieces and piece.startswith("the ") and _EXCLUDING_END.search(pieces[-1]):
+            pieces[-1] = f"{pieces[-1]} and {piece}"
+        else:
+            pieces.append(piece)
     return [p for p in pieces if p and any(ch.isalpha() for ch in p)]
 
 
@@ -2045,6 +2140,7 @@ def _spelling(table: Table) -> tuple[list[str], set[str], dict[str, str]]:
         w for w in _CATALOGUE_WORDS | set(_MEASURE_WORDS) | _TOPIC_CUES | _COMMON if len(w) >= 5
     }
     known = set(targets) | FUNCTION_WORDS | INSTRUCTION_WORDS | _FILLER | STOP_WORDS
+    known |= set(MONTHS)  # "julio" is July, never a slip for a word of the data ("julia")
     # the words of a subject ("costs") are words, never a slip for a value ("costas")
     known |= {form for words in CONCEPTS.values() for w in words for form in (w, f"{w}s")}
     return sorted(targets), known, {}
@@ -2069,7 +2165,9 @@ def _repaired(text: str, table: Table) -> str:
         return fixed[word]
 
     pieces = re.split(r"([\"“”][^\"“”]*[\"“”])", text)
-    return "".join(p if p[:1] in '"“”' else re.sub(r"[a-z]+", fix, p) for p in pieces)
+    # Whole words, accents in ("mentionnée" is not "mentionn" + "ée": no repair of a part)
+    words = re.compile(r"[^\W\d_]+")
+    return "".join(p if p[:1] in '"“”' else words.sub(fix, p) for p in pieces)
 
 
 def read(
