@@ -1,32 +1,51 @@
-"""The course's citation file and code of conduct: present, linked, and the citation true
-to the package (its version is the one ``rdskit.__version__`` states)."""
+"""The course's citation file and code of conduct: present, linked, the citation valid
+CFF 1.2.0 (checked against the format's published schema) and true to the package (its
+version is the one ``rdskit.__version__`` states)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
 import yaml
+from jsonschema import Draft7Validator
 
 import rdskit
 
 ROOT = Path(__file__).resolve().parents[1]
+# The Citation File Format's own schema, as cffconvert 2.0.0 ships it
+# (cffconvert/schemas/1.2.0/schema.json; CC BY 4.0, github.com/citation-file-format):
+# cffconvert itself cannot be installed beside the project (it pins jsonschema<4).
+CFF_SCHEMA = ROOT / "tests" / "schemas" / "citation-file-format-1.2.0.json"
 
 
-def test_citation_file_is_cff_1_2_and_names_this_version() -> None:
+def test_citation_file_is_valid_cff_1_2_and_names_this_version() -> None:
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
-    # The keys CFF 1.2.0 requires, with the types its schema gives them.
-    assert cff["cff-version"] == "1.2.0"
-    assert isinstance(cff["message"], str) and isinstance(cff["title"], str)
-    assert cff["authors"] and all(
-        isinstance(a, dict) and (a.get("name") or a.get("family-names")) for a in cff["authors"]
-    )
-    assert cff["type"] in ("software", "dataset")
+    schema = json.loads(CFF_SCHEMA.read_text(encoding="utf-8"))
+    assert schema["$id"] == "https://citation-file-format.github.io/1.2.0/schema.json"
+    validator = jsonschema.Draft7Validator(schema, format_checker=Draft7Validator.FORMAT_CHECKER)
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(cff)
+    ]
+    assert not errors, errors
     assert cff["version"] == rdskit.__version__
     assert cff["license"] == "MIT"  # as pyproject.toml declares
-    assert set(cff) <= {
-        "cff-version", "message", "type", "title", "abstract", "authors", "version",
-        "license", "keywords", "date-released", "repository-code", "url", "doi",
-    }  # fmt: skip
+
+
+def test_the_cff_schema_refuses_what_cff_1_2_forbids() -> None:
+    """The check above can fail: the schema refuses a file without authors or without its
+    message, a field CFF does not define and a version of the format this file is not."""
+    schema = json.loads(CFF_SCHEMA.read_text(encoding="utf-8"))
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(schema)
+    for broken in (
+        {**cff, "authors": []},
+        {key: value for key, value in cff.items() if key != "message"},
+        {**cff, "citation": "rdskit"},
+        {**cff, "cff-version": "1.1.0"},
+    ):
+        assert not validator.is_valid(broken), broken
 
 
 def test_the_course_map_links_the_code_of_conduct_and_the_citation() -> None:
