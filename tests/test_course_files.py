@@ -5,6 +5,7 @@ version is the one ``rdskit.__version__`` states)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -79,3 +80,19 @@ def test_every_lesson_has_a_discussion_prompt_and_a_reading() -> None:
     assert len(lessons) == len(list((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")))
     for section in lessons:
         assert "**Discuss.** " in section and "**Read.** " in section, section[:40]
+
+
+def test_the_ethics_cards_each_carry_the_law_and_the_points_and_lesson_10_links_them() -> None:
+    cards_page = (ROOT / "notebooks/ethics-cards.md").read_text(encoding="utf-8")
+    head, *cards = cards_page.split("\n## Card ")
+    for question in ("Expectations", "Vulnerability", "Harm", "Benefit", "Consent"):
+        assert f"*{question}.*" in head  # the AoIR questions every card is discussed with
+    assert "Not legal advice" in head and "data protection officer" in head
+    titles = [card.splitlines()[0] for card in cards]
+    assert titles == ["1: a health support forum", "2: a minor's TikTok", "3: a politician's post"]
+    for card in cards:
+        for part in ("**The situation.**", "**The law.**", "**Points a discussion should reach.**"):
+            assert part in card, (card[:30], part)
+        assert re.search(r"Art\.\s+\d+\(", card), card[:30]  # the law named article by article
+    lesson = (ROOT / "notebooks/10-ethics-and-law.ipynb").read_text(encoding="utf-8")
+    assert "(ethics-cards.md)" in lesson
