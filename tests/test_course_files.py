@@ -1,32 +1,52 @@
-"""The course's citation file and code of conduct: present, linked, and the citation true
-to the package (its version is the one ``rdskit.__version__`` states)."""
+"""The course's citation file and code of conduct: present, linked, the citation valid
+CFF 1.2.0 (checked against the format's published schema) and true to the package (its
+version is the one ``rdskit.__version__`` states)."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
+import jsonschema
 import yaml
+from jsonschema import Draft7Validator
 
 import rdskit
 
 ROOT = Path(__file__).resolve().parents[1]
+# The Citation File Format's own schema, as cffconvert 2.0.0 ships it
+# (cffconvert/schemas/1.2.0/schema.json; CC BY 4.0, github.com/citation-file-format):
+# cffconvert itself cannot be installed beside the project (it pins jsonschema<4).
+CFF_SCHEMA = ROOT / "tests" / "schemas" / "citation-file-format-1.2.0.json"
 
 
-def test_citation_file_is_cff_1_2_and_names_this_version() -> None:
+def test_citation_file_is_valid_cff_1_2_and_names_this_version() -> None:
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
-    # The keys CFF 1.2.0 requires, with the types its schema gives them.
-    assert cff["cff-version"] == "1.2.0"
-    assert isinstance(cff["message"], str) and isinstance(cff["title"], str)
-    assert cff["authors"] and all(
-        isinstance(a, dict) and (a.get("name") or a.get("family-names")) for a in cff["authors"]
-    )
-    assert cff["type"] in ("software", "dataset")
+    schema = json.loads(CFF_SCHEMA.read_text(encoding="utf-8"))
+    assert schema["$id"] == "https://citation-file-format.github.io/1.2.0/schema.json"
+    validator = jsonschema.Draft7Validator(schema, format_checker=Draft7Validator.FORMAT_CHECKER)
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(cff)
+    ]
+    assert not errors, errors
     assert cff["version"] == rdskit.__version__
     assert cff["license"] == "MIT"  # as pyproject.toml declares
-    assert set(cff) <= {
-        "cff-version", "message", "type", "title", "abstract", "authors", "version",
-        "license", "keywords", "date-released", "repository-code", "url", "doi",
-    }  # fmt: skip
+
+
+def test_the_cff_schema_refuses_what_cff_1_2_forbids() -> None:
+    """The check above can fail: the schema refuses a file without authors or without its
+    message, a field CFF does not define and a version of the format this file is not."""
+    schema = json.loads(CFF_SCHEMA.read_text(encoding="utf-8"))
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(schema)
+    for broken in (
+        {**cff, "authors": []},
+        {key: value for key, value in cff.items() if key != "message"},
+        {**cff, "citation": "rdskit"},
+        {**cff, "cff-version": "1.1.0"},
+    ):
+        assert not validator.is_valid(broken), broken
 
 
 def test_the_course_map_links_the_code_of_conduct_and_the_citation() -> None:
@@ -60,3 +80,19 @@ def test_every_lesson_has_a_discussion_prompt_and_a_reading() -> None:
     assert len(lessons) == len(list((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")))
     for section in lessons:
         assert "**Discuss.** " in section and "**Read.** " in section, section[:40]
+
+
+def test_the_ethics_cards_each_carry_the_law_and_the_points_and_lesson_10_links_them() -> None:
+    cards_page = (ROOT / "notebooks/ethics-cards.md").read_text(encoding="utf-8")
+    head, *cards = cards_page.split("\n## Card ")
+    for question in ("Expectations", "Vulnerability", "Harm", "Benefit", "Consent"):
+        assert f"*{question}.*" in head  # the AoIR questions every card is discussed with
+    assert "Not legal advice" in head and "data protection officer" in head
+    titles = [card.splitlines()[0] for card in cards]
+    assert titles == ["1: a health support forum", "2: a minor's TikTok", "3: a politician's post"]
+    for card in cards:
+        for part in ("**The situation.**", "**The law.**", "**Points a discussion should reach.**"):
+            assert part in card, (card[:30], part)
+        assert re.search(r"Art\.\s+\d+\(", card), card[:30]  # the law named article by article
+    lesson = (ROOT / "notebooks/10-ethics-and-law.ipynb").read_text(encoding="utf-8")
+    assert "(ethics-cards.md)" in lesson
