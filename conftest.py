@@ -150,11 +150,15 @@ def suite_scope(nodeid: str) -> str:
 
 FIRST = (
     "tests/test_min_versions.py",
+    "tests/setups/test_every_lesson.py",
+    "tests/setups/test_from_source.py",
     "tests/test_course_on_trial.py",
     "tests/browser/test_tutorials_untrusted.py",
 )
-"""Scopes handed out before any other, longest first (CI's last run: 523 s, 197 s, 166 s): the
-floors check (a nested test run in its own environment), the course on one Trial wallet
+"""Scopes handed out before any other, longest first (CI's last run: 1,014 s, then about
+660 s, 400 s, 200 s and 180 s on the loaded 2-core machine): the floors check (a nested test
+run in its own environment), every lesson's first cells in the two documented set-ups,
+setup.md's from-source install (a new virtual environment), the course on one Trial wallet
 (ten lessons one after the other) and the untrusted tutorials in a browser. xdist orders
 scopes by their number of tests, so these few-test scopes would otherwise come last and
 lengthen the run by their whole duration; first, the other workers' tests overlap them."""
