@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Self
 
@@ -109,7 +110,10 @@ class _Service(AccountMixin, AskMixin, BillingMixin, WaitingMixin):
             'Pro'
         """
         handle = _hooks.embedded.call()
-        return cls(handle.api_key, base_url=handle.url, **options)  # type: ignore[call-arg]
+        # The mixin has no constructor of its own: each client's (SyncAPIClient's or
+        # AsyncAPIClient's, the same arguments) takes the key and the URL.
+        make: Callable[..., Self] = cls
+        return make(handle.api_key, base_url=handle.url, **options)
 
 
 class Client(_Service, SyncAPIClient):

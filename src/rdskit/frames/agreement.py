@@ -394,17 +394,7 @@ def frame_agreement(
     Example:
         >>> df.rds.agreement(coded, weights="weight")  # doctest: +SKIP
     """
-    keys = [on] if isinstance(on, str) else list(on)
-    notes = []
-    # Ids are unique per source only (the spec): (source, id) is the post.
-    by_id_alone = "id" in keys and "source" not in keys and "source" in frame.columns
-    if by_id_alone and "source" in reference.columns:
-        keys, by_id_alone = ["source", *keys], False
-    if by_id_alone:
-        notes.append(
-            "The reference has no source column: it was joined on id alone (no matched "
-            "id belongs to posts of two sources)."
-        )
+    keys, by_id_alone, notes = _join_keys(frame, reference, on)
     needed = [*keys, column, *([strata] if strata and strata != column else [])]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
@@ -419,19 +409,7 @@ def frame_agreement(
     post = ["source", *keys] if by_id_alone else keys
     left = _one_label(frame[list(dict.fromkeys([*post, *needed]))], post, column)
     _one_row_per_post(reference, keys)
-    right = reference[[*keys, reference_column]].rename(columns={reference_column: "_reference"})
-    if isinstance(weights, str):
-        if weights not in reference.columns:
-            raise InvalidParameter("weights", f"the reference frame has no column {weights!r}")
-        right = right.assign(_weight=reference[weights].to_numpy(dtype="float64"))
-    elif weights is not None:
-        given = np.asarray(list(weights), dtype="float64")
-        if len(given) != len(reference):
-            raise InvalidParameter(
-                "weights",
-                f"needs one weight per reference row ({len(reference)}), not {len(given)}",
-            )
-        right = right.assign(_weight=given)
+    right = _labels(reference, keys, reference_column, weights)
     joined = left.merge(right, on=keys, how="inner")
     joined = joined[joined[column].notna() & joined["_reference"].notna()]
     if joined.empty:
@@ -448,20 +426,9 @@ def frame_agreement(
     item_weights = stratum_of = None
     if strata is not None:
         pool = frame if population is None else population
-        if strata not in pool.columns:
-            raise MissingColumnsError("agreement", [strata], pool.rds.kind)
-        if {"source", "id"} <= set(pool.columns):  # a stacked frame: each post once
-            pool = pool.drop_duplicates(["source", "id"])
         stratum_of = joined[strata].astype(str)
-        item_weights, absent = stratum_weights(stratum_of, pool[strata])
-        unlabelled = int(pool[strata].isna().sum())
-        if weights is None and unlabelled:
-            notes.append(
-                f"{unlabelled:,} post{'s' if unlabelled != 1 else ''} of the population "
-                f"{'have' if unlabelled != 1 else 'has'} no {strata}: the estimate is of the "
-                f"{len(pool) - unlabelled:,} that do."
-            )
-        notes += absent if weights is None else []
+        item_weights, pool_notes = _population_weights(pool, strata, stratum_of)
+        notes += pool_notes if weights is None else []  # the weights given win
     if weights is not None:  # the weights given win over the strata's
         item_weights = joined["_weight"].to_numpy(dtype="float64")
     result = agreement(
@@ -474,3 +441,69 @@ def frame_agreement(
         seed=seed,
     )
     return Agreement(**{**result.__dict__, "notes": (*result.notes, *notes)})
+
+
+def _join_keys(
+    frame: pd.DataFrame, reference: pd.DataFrame, on: str | Sequence[str]
+) -> tuple[list[str], bool, list[str]]:
+    """The columns the reference is joined on, whether that is the id alone while the frame
+    has several sources, and the note saying so."""
+    keys = [on] if isinstance(on, str) else list(on)
+    # Ids are unique per source only (the spec): (source, id) is the post.
+    by_id_alone = "id" in keys and "source" not in keys and "source" in frame.columns
+    if by_id_alone and "source" in reference.columns:
+        keys, by_id_alone = ["source", *keys], False
+    notes = (
+        [
+            "The reference has no source column: it was joined on id alone (no matched "
+            "id belongs to posts of two sources)."
+        ]
+        if by_id_alone
+        else []
+    )
+    return keys, by_id_alone, notes
+
+
+def _labels(
+    reference: pd.DataFrame,
+    keys: list[str],
+    reference_column: str,
+    weights: str | Sequence[float] | None,
+) -> pd.DataFrame:
+    """The reference's keys and label (as ``_reference``), with the weights given (as
+    ``_weight``): a column of the reference or one number per row."""
+    right = reference[[*keys, reference_column]].rename(columns={reference_column: "_reference"})
+    if isinstance(weights, str):
+        if weights not in reference.columns:
+            raise InvalidParameter("weights", f"the reference frame has no column {weights!r}")
+        return right.assign(_weight=reference[weights].to_numpy(dtype="float64"))
+    if weights is not None:
+        given = np.asarray(list(weights), dtype="float64")
+        if len(given) != len(reference):
+            raise InvalidParameter(
+                "weights",
+                f"needs one weight per reference row ({len(reference)}), not {len(given)}",
+            )
+        return right.assign(_weight=given)
+    return right
+
+
+def _population_weights(
+    pool: pd.DataFrame, strata: str, stratum_of: pd.Series
+) -> tuple[np.ndarray, list[str]]:
+    """Each labelled item's weight, its stratum's share of ``pool`` (a stacked frame counts
+    each post once), and the notes on strata and posts the estimate leaves out."""
+    if strata not in pool.columns:
+        raise MissingColumnsError("agreement", [strata], pool.rds.kind)
+    if {"source", "id"} <= set(pool.columns):  # a stacked frame: each post once
+        pool = pool.drop_duplicates(["source", "id"])
+    item_weights, absent = stratum_weights(stratum_of, pool[strata])
+    notes = []
+    unlabelled = int(pool[strata].isna().sum())
+    if unlabelled:
+        notes.append(
+            f"{unlabelled:,} post{'s' if unlabelled != 1 else ''} of the population "
+            f"{'have' if unlabelled != 1 else 'has'} no {strata}: the estimate is of the "
+            f"{len(pool) - unlabelled:,} that do."
+        )
+    return item_weights, [*notes, *absent]

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.admin_client import AdminClient
@@ -34,6 +34,9 @@ from rdskit.sandbox.runtime.clock import parse_today, today_from_env
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.store.accounts import default_api_key
 from rdskit.sandbox.store.db import DatabaseUnusable, Store, claim
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = [
     "ENV_DB",
@@ -124,9 +127,7 @@ def start(
         ...     sb.store.clock.today().isoformat()
         '2026-11-20'
     """
-    import uvicorn
-
-    from rdskit.sandbox.app import connection_limits, create_app
+    from rdskit.sandbox.app import create_app
 
     fixed = parse_today(today) if today is not None else today_from_env()
 
@@ -153,47 +154,67 @@ def start(
         except DatabaseUnusable as exc:
             raise exc.named_by("db") from exc.__cause__
         opened.callback(store.close)
-        app = create_app(store, settings)
-        limits = connection_limits(max_connections)
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **limits))
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
-        )
-        stopped = threading.Event()
-
-        def stop() -> None:
-            if stopped.is_set():
-                return
-            stopped.set()
-            server.should_exit = True
-            if thread.is_alive():
-                thread.join(10)
-            sock.close()
-            store.close()
-
-        opened.callback(stop)  # runs first: the server stops before its store closes
-        thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the sandbox server did not start")
-            time.sleep(0.01)
-        with store.read() as conn:
-            account_id = conn.execute(
-                "SELECT value FROM meta WHERE key = 'default_account'"
-            ).fetchone()[0]
+        stop = _serve(create_app(store, settings), sock, store, max_connections, opened)
         url_host = f"[{host}]" if ":" in host else host
         handle = SandboxHandle(
             url=f"http://{url_host}:{bound_port}",
             api_key=default_api_key(store.seed),
             admin_token=settings.admin_token,
-            account_id=account_id,
+            account_id=_default_account(store),
             stop=stop,
             settings=settings,
             store=store,
         )
         opened.pop_all()  # started: the handle's stop() closes them now
     return handle
+
+
+def _serve(
+    app: FastAPI,
+    sock: socket.socket,
+    store: Store,
+    max_connections: int | None,
+    opened: contextlib.ExitStack,
+) -> Callable[[], None]:
+    """Serve ``app`` on the bound ``sock`` in a daemon thread and wait until it has started
+    (at most 10 s); returns its ``stop``, also pushed on ``opened`` so a server that does not
+    start is stopped (before its store closes) and its socket closed."""
+    import uvicorn
+
+    from rdskit.sandbox.app import connection_limits
+
+    limits = connection_limits(max_connections)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **limits))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="rdskit-sandbox", daemon=True
+    )
+    stopped = threading.Event()
+
+    def stop() -> None:
+        if stopped.is_set():
+            return
+        stopped.set()
+        server.should_exit = True
+        if thread.is_alive():
+            thread.join(10)
+        sock.close()
+        store.close()
+
+    opened.callback(stop)  # runs first: the server stops before its store closes
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the sandbox server did not start")
+        time.sleep(0.01)
+    return stop
+
+
+def _default_account(store: Store) -> str:
+    """The id of the account the store was seeded with (the handle's key is its owner's)."""
+    with store.read() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'default_account'").fetchone()
+    return str(row[0])
 
 
 _embedded: SandboxHandle | None = None

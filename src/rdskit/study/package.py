@@ -214,13 +214,46 @@ def package_study(
         >>> package_study(study, client, "pkg", content="pseudonymised")  # doctest: +SKIP
         PosixPath('pkg')
     """
-    from rdskit.study.runner import study_status
-
     require("study", "rdskit study package")
     level = _content_level(content, confirm_full)
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise InvalidParameter("out", f"{out} is not empty: choose a new directory")
+    runs = _collected_runs(study, client)
+    frame = client.mentions.to_frame(dataset_ids=list(runs))
+    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    out.mkdir(parents=True, exist_ok=True)
+
+    dataset = _dataset_of(frame, {ds_id: r["dataset"] for ds_id, r in runs.items()})
+    tables = _write_tables(out, study, frame, runs, dataset)  # path -> description
+    safe = _write_posts(out, frame, dataset, level, pseudonym_key, tables)
+    (out / "study.toml").write_text(study.source, encoding="utf-8")
+    if study_file is not None:
+        _copy_validation(Path(study_file).parent / "validation", out, tables)
+    # The paragraph describes what is shared: the posts' ids only (recorded as a step), the
+    # pseudonymised frame, or the posts as collected.
+    described = {
+        "ids": lambda: add_step(frame.copy(), "dehydrate", {"columns": list(ID_COLUMNS)}),
+        "pseudonymised": lambda: safe,
+        "full": lambda: frame,
+    }[level]()
+    methods = described.rds.methods()
+    (out / "methods.md").write_text(f"# Methods\n\n{methods}\n", encoding="utf-8")
+    _write_provenance(out, frame)
+    _json(out / "datacite.json", _datacite(study, now))
+    _data_package(out, study, tables)
+    _manifest(out, level, now)
+    _ro_crate(out, study, tables, now)
+    if zip:
+        shutil.make_archive(str(out), "zip", root_dir=out)
+    return out
+
+
+def _collected_runs(study: Study, client: Any) -> dict[str, dict[str, Any]]:
+    """Each dataset id -> its name, its completed run and when that run collected; a
+    dataset not collected yet is an error naming it."""
+    from rdskit.study.runner import study_status
+
     status = study_status(study, client)
     pending = [d.name for d in status.datasets if not d.done]
     if pending:
@@ -236,37 +269,57 @@ def package_study(
             "run": state.run_id,
             "collected_at": when.isoformat().replace("+00:00", "Z"),
         }
-    names = {ds_id: r["dataset"] for ds_id, r in runs.items()}
-    frame = client.mentions.to_frame(dataset_ids=list(runs))
-    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    out.mkdir(parents=True, exist_ok=True)
+    return runs
 
-    tables: dict[str, str] = {}  # path -> description
-    safe = frame
+
+def _write_tables(
+    out: Path,
+    study: Study,
+    frame: pd.DataFrame,
+    runs: dict[str, dict[str, Any]],
+    dataset: pd.Series,
+) -> dict[str, str]:
+    """The tables every package holds (ids, metrics, the study's figures); their paths ->
+    descriptions."""
+    tables: dict[str, str] = {}
     _write_csv(_ids(frame, runs), out / "data" / "ids.csv")
     tables["data/ids.csv"] = "The collected posts, dehydrated: one row per post and dataset."
     metrics = frame[["source", "id", *METRICS]].astype({"source": "string"})
     _write_csv(metrics, out / "data" / "metrics.csv")
     tables["data/metrics.csv"] = "Each post's public metrics when collected (for attrition)."
-    with_dataset = frame.assign(dataset=_dataset_of(frame, names))
+    with_dataset = frame.assign(dataset=dataset)
     for analysis in study.analyses:
         name = f"figures/{analysis.name}.csv"
         _write_csv(_figure(with_dataset, analysis), out / name)
         what = "posts" if analysis.kind == "count" else f"mean {analysis.column}"
         tables[name] = f"{what} per {analysis.by}, with its n (all {len(frame)} posts)"
+    return tables
+
+
+def _write_posts(
+    out: Path,
+    frame: pd.DataFrame,
+    dataset: pd.Series,
+    level: str,
+    pseudonym_key: str | bytes | None,
+    tables: dict[str, str],
+) -> pd.DataFrame:
+    """The posts at the content level beyond ids (added to ``tables``); returns the frame
+    that is shared (pseudonymised, or ``frame`` itself)."""
     if level == "pseudonymised":
         # No key given: a random one, not kept, so the pseudonyms link one author's posts
         # within this package and nowhere else.
         safe = frame.rds.pseudonymise(pseudonym_key or secrets.token_hex(32), text="drop")
         columns = [c for c in _DERIVED if c in safe.columns]
         derived = safe[columns].assign(
-            author=safe["author_title"].astype("string"), dataset=with_dataset["dataset"]
+            author=safe["author_title"].astype("string"), dataset=dataset
         )
         _write_csv(derived, out / "data" / "posts-pseudonymised.csv")
         tables["data/posts-pseudonymised.csv"] = (
             "Metrics and labels of each post; the author as a keyed pseudonym; no text or link."
         )
-    elif level == "full":
+        return safe
+    if level == "full":
         full = frame.rds.to_numpy_dtypes()
         for column in full.columns:
             if full[column].dtype == object:
@@ -275,25 +328,21 @@ def package_study(
                 )
         _write_csv(full, out / "data" / "posts-full.csv")
         tables["data/posts-full.csv"] = "Every column of every post, as collected (full content)."
+    return frame
 
-    (out / "study.toml").write_text(study.source, encoding="utf-8")
-    if study_file is not None:
-        validation = Path(study_file).parent / "validation"
-        for name in VALIDATION_FILES:
-            if (validation / name).is_file():
-                (out / "validation").mkdir(exist_ok=True)
-                shutil.copyfile(validation / name, out / "validation" / name)
-                if name.endswith(".csv"):
-                    tables[f"validation/{name}"] = f"The labels' {name[:-4]} (validation)."
-    # The paragraph describes what is shared: the posts' ids only (recorded as a step), the
-    # pseudonymised frame, or the posts as collected.
-    described = {
-        "ids": lambda: add_step(frame.copy(), "dehydrate", {"columns": list(ID_COLUMNS)}),
-        "pseudonymised": lambda: safe,
-        "full": lambda: frame,
-    }[level]()
-    methods = described.rds.methods()
-    (out / "methods.md").write_text(f"# Methods\n\n{methods}\n", encoding="utf-8")
+
+def _copy_validation(validation: Path, out: Path, tables: dict[str, str]) -> None:
+    """The study's validation files that exist, copied (their CSVs added to ``tables``)."""
+    for name in VALIDATION_FILES:
+        if (validation / name).is_file():
+            (out / "validation").mkdir(exist_ok=True)
+            shutil.copyfile(validation / name, out / "validation" / name)
+            if name.endswith(".csv"):
+                tables[f"validation/{name}"] = f"The labels' {name[:-4]} (validation)."
+
+
+def _write_provenance(out: Path, frame: pd.DataFrame) -> None:
+    """``provenance.json`` and ``environment.json``: where and when the posts came from."""
     provenance = frame.rds.provenance()
     _json(out / "provenance.json", provenance.to_dict())
     _json(
@@ -305,13 +354,6 @@ def package_study(
             "fetched_at": provenance.fetched_at,
         },
     )
-    _json(out / "datacite.json", _datacite(study, now))
-    _data_package(out, study, tables)
-    _manifest(out, level, now)
-    _ro_crate(out, study, tables, now)
-    if zip:
-        shutil.make_archive(str(out), "zip", root_dir=out)
-    return out
 
 
 def _json(path: Path, value: Any) -> None:

@@ -475,8 +475,10 @@ def _write_recommendations(out: Writer, case: Case) -> None:
     """Suggestions grounded in the data, each citing the posts behind it."""
     posts = case.posts
     tips: list[str] = []
-    moods = (("negative", "Fix {} first", "the most common complaint"),
-             ("positive", "Lead with {}", "what people praise most"))  # fmt: skip
+    moods = (
+        ("negative", "Fix {} first", "the most common complaint"),
+        ("positive", "Lead with {}", "what people praise most"),
+    )
     for mood, action, why in moods:
         voiced = case.with_label(posts, mood)
         leading = case.themes(voiced, case.aspects)[:1]

@@ -62,8 +62,19 @@ Post = Mapping[str, Any]
 # Free text and identifiers: searched (keywords), never a dimension.
 _FREE_TEXT = re.compile(r"(^|_)(id|url|evidence)$|^(title|text|summary|questions|avatar)$")
 _NUMERIC_TEXT = re.compile(r"_(rate|score)$")  # decimals the wire sends as strings
-_SKIP = frozenset({"datasets", "collections", "parameters", "pattern_assignments", "vibe",
-                   "created_at", "dataset_run_at", "media", "comments"})  # fmt: skip
+_SKIP = frozenset(
+    {
+        "datasets",
+        "collections",
+        "parameters",
+        "pattern_assignments",
+        "vibe",
+        "created_at",
+        "dataset_run_at",
+        "media",
+        "comments",
+    }
+)
 # How a field is named in a question (beyond the words of its name); why: "country_code"
 # is said "country", "cta" is said "call to action".
 _SAID = {
@@ -104,12 +115,19 @@ _METRIC_SAID = {
     "engagement_rate": ("engagement rate",),
     "sentiment_score": ("sentiment score",),
     "comment_num_likes": (
-        "comment likes", "likes did the comments get", "likes of comments", "likes per comment",
-        "likes a comment got", "likes a single comment got", "likes on a comment",
-        "likes on comments", "likes of a comment", "likes a comment gets",
+        "comment likes",
+        "likes did the comments get",
+        "likes of comments",
+        "likes per comment",
+        "likes a comment got",
+        "likes a single comment got",
+        "likes on a comment",
+        "likes on comments",
+        "likes of a comment",
+        "likes a comment gets",
     ),
     "comment_num_replies": ("comment replies", "replies per comment", "replies to comments"),
-}  # fmt: skip
+}
 # The key a nested model is read by: its label field.
 _LABEL_FIELD = {"TextEvidence": "text", "Hook": "type", "MentionAuthor": "title", "Sound": "name"}
 _DOMINANT = frozenset({"SentimentScores", "Emotions"})

@@ -240,8 +240,16 @@ _QUARTER = re.compile(
     r"\b(?:(?:in|during|for) )?(?:the )?(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)"
     rf" quarter)(?: of)?(?: {_YEAR})?\b"
 )
-_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2,
-                  "3rd": 3, "4th": 4}  # fmt: skip
+_QUARTER_WORDS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "1st": 1,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+}
 _MONTH_YEAR = re.compile(
     rf"\b(?:(?:{_IN}) )?(?:the month of )?({_MONTH}),?(?: de| del)? {_YEAR}\b"
 )  # "octobre 2026", "agosto de 2026"

@@ -394,8 +394,10 @@ def answer(
             out = Writer(planned.intents[0].name)
             out.line(f"_Read as: posts in {_where(scope)} where {narrowed}._")
             out.line()
-            out.line(f"None of the {posts_phrase(len(table.posts))} in {_where(scope)} match"
-                     f" that ({narrowed}).")  # fmt: skip
+            out.line(
+                f"None of the {posts_phrase(len(table.posts))} in {_where(scope)} match"
+                f" that ({narrowed})."
+            )
             return _reply(out, scope, [], [], planned)
     out = Writer(planned.intents[0].name)
     if unknown_dataset_ids:
@@ -437,8 +439,7 @@ def answer(
     if planned.understood and dates:
         words = ", ".join(f"'{word}'" for word in dict.fromkeys(dates))
         rest = "ignores it" if dated else "covers all dates"
-        out.lines.insert(1, f"**I did not understand {words} as a date; the answer below"
-                            f" {rest}.**")  # fmt: skip
+        out.lines.insert(1, f"**I did not understand {words} as a date; the answer below {rest}.**")
     ignored = [
         front(question).written(word)  # named as the asker wrote it
         for word in _not_planned(reading.unknown, planned)
@@ -446,10 +447,13 @@ def answer(
     ]
     if planned.understood and ignored:  # never an analysis of a wider scope as the answer
         words = " or ".join(f"'{word}'" for word in ignored)
-        out.lines.insert(1, f"**I did not understand {words}**, so nothing below answers the"
-                            " question as asked: it is the analysis"
-                            f" **{figures_of.without(ignored).lower()}** (a wider scope than"
-                            " asked, not the answer).")  # fmt: skip
+        out.lines.insert(
+            1,
+            f"**I did not understand {words}**, so nothing below answers the"
+            " question as asked: it is the analysis"
+            f" **{figures_of.without(ignored).lower()}** (a wider scope than"
+            " asked, not the answer).",
+        )
     if not planned.understood:
         if reading.unknown:  # a question not read is not answered with an overview
             return _unread(reading.unknown, scope, planned)
@@ -531,9 +535,21 @@ def _narrowed_in_time(reading: Reading) -> bool:
 
 
 _EXTRA_DIMS = frozenset(
-    {"language", "country", "emotion", "intention", "tone", "hook", "cta", "topic", "media",
-     "comment", "author", *METRICS}
-)  # fmt: skip
+    {
+        "language",
+        "country",
+        "emotion",
+        "intention",
+        "tone",
+        "hook",
+        "cta",
+        "topic",
+        "media",
+        "comment",
+        "author",
+        *METRICS,
+    }
+)
 """Filters the intent planner has no slot for (metric thresholds included): the reader's
 conditions narrow its posts."""
 _SUBJECT = {
@@ -587,8 +603,10 @@ def _refuse(reading: Reading, scope: Sequence[Scope]) -> Reply:
     """A request Ask does not carry out, or data that is not collected: said plainly."""
     out = Writer("refuse")
     if reading.refusal is not None:
-        out.line(f"_Read as: a request to {reading.refusal.topic} (not a question about the"
-                 " posts); nothing was changed and no data work was charged._")  # fmt: skip
+        out.line(
+            f"_Read as: a request to {reading.refusal.topic} (not a question about the"
+            " posts); nothing was changed and no data work was charged._"
+        )
         out.line()
         out.line(reading.refusal.answer)
     else:
@@ -737,8 +755,9 @@ def _section(
     ads = "ads left out (this chat's policy)" if context.ads_out else "ads included"
     if "ads only" in basis or "organic posts only" in basis:
         ads = "ads as filtered above"
-    out.line(f"_Read as: {TITLES[name].lower()} of {posts_phrase(len(posts))} in {where}{basis};"
-             f" {ads}._")  # fmt: skip
+    out.line(
+        f"_Read as: {TITLES[name].lower()} of {posts_phrase(len(posts))} in {where}{basis}; {ads}._"
+    )
     out.line()
     used.update((key(post), post) for post in posts)
     case = _case(intent, posts, context)

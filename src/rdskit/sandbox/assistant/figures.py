@@ -72,8 +72,12 @@ def _word_pattern(term: str) -> re.Pattern[str]:
 
 
 _COMPARE: dict[str, Callable[[float, float], bool]] = {
-    ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "=": operator.eq,
-}  # fmt: skip
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+    "=": operator.eq,
+}
 _COMPARE_SAID = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": ""}
 
 
@@ -161,11 +165,13 @@ def _comment_labels(table: Table) -> list[list[str | None]]:
     return table.derived(
         "comment sentiment",
         lambda: [
-            [sentence_label(body) if (body := str(c.get("body") or "")).strip() else None
-             for c in cs]
+            [
+                sentence_label(body) if (body := str(c.get("body") or "")).strip() else None
+                for c in cs
+            ]
             for cs in table.comments
         ],
-    )  # fmt: skip
+    )
 
 
 def _bodies(table: Table) -> list[list[str]]:
@@ -308,16 +314,18 @@ def run(query: Query, table: Table) -> Result:
     # of, the value left out is a group left out, not the posts that also mention it.
     dim = DIMENSIONS.get(query.group or "")
     left_out = [
-        c for c in query.where
+        c
+        for c in query.where
         if dim is not None and dim.multi and c.dim == query.group and c.negate
-    ]  # fmt: skip
+    ]
     rows = select(
         [
-            c for c in query.where
+            c
+            for c in query.where
             if not (counts_comments and c.dim in COMMENT_DIMS and c.negate) and c not in left_out
         ],
         table,
-    )  # fmt: skip
+    )
     if query.measure == "rank":
         return Result(len(rows), rows, cited=_ranked(query, table, rows))
     if not query.group:
@@ -592,8 +600,12 @@ def write(
             f" read-as line above). Ask it again {without(query.unknown).lower()} if that"
             " is what you mean."
         )
-        return {"measure": query.measure, "metric": query.metric, "n": None,
-                "unknown": list(query.unknown)}  # fmt: skip
+        return {
+            "measure": query.measure,
+            "metric": query.metric,
+            "n": None,
+            "unknown": list(query.unknown),
+        }
     out.line()
     result = run(query, table)
     views_note = (
@@ -649,14 +661,17 @@ def write(
     n = len(result.rows)
     if query.measure == "list" and not result.rows:
         sources = ", ".join(sorted({str(p["source"]) for p in table.posts}))
-        out.line(f"No posts match. Overview of {where} instead: **{total:,}** posts from"
-                 f" {sources}; the most liked:")  # fmt: skip
+        out.line(
+            f"No posts match. Overview of {where} instead: **{total:,}** posts from"
+            f" {sources}; the most liked:"
+        )
         _examples(out, table, list(range(total)))
         return figures
     if query.measure == "list":
         shown = _listed(result.rows, table)
-        out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}; the"
-                 f" {len(shown)} most liked:")  # fmt: skip
+        out.line(
+            f"**{n:,}** {'post matches' if n == 1 else 'posts match'}; the {len(shown)} most liked:"
+        )
         figures["listed"] = [list(key_of(table.posts[i])) for i in shown]
         for i in shown:
             post = table.posts[i]
@@ -670,8 +685,9 @@ def write(
         for place, i in enumerate(result.cited, start=1):
             value = _number(table.rows[i][METRICS[metric].name], metric)
             post = table.posts[i]
-            on = f"on {post['source']}" + (", views estimated" if views_note and
-                                            post.get("are_views_estimated") else "")  # fmt: skip
+            on = f"on {post['source']}" + (
+                ", views estimated" if views_note and post.get("are_views_estimated") else ""
+            )
             out.line(
                 f"{place}. {quote(best_sentence(post))} by {quote(author_of(post))[1:-1]}:"
                 f" **{value}** {metric.replace('_', ' ')} ({on}) {cite(post)}"
@@ -683,8 +699,10 @@ def write(
         _comment_count(out, result, table, query, counted, figures)
     elif query.measure == "count":
         share = f"{100 * n / total:.1f}%" if total else "0.0%"
-        out.line(f"**{n:,}** {'post matches' if n == 1 else 'posts match'}"
-                 f" ({share} of the {total:,} posts in {counted}).")  # fmt: skip
+        out.line(
+            f"**{n:,}** {'post matches' if n == 1 else 'posts match'}"
+            f" ({share} of the {total:,} posts in {counted})."
+        )
         if any(c.dim in COMMENT_DIMS for c in query.where):  # "posts with a comment ..."
             _uncollected(out, table, select(_post_conds(query.where), table))
     elif query.measure == "share":
@@ -695,8 +713,10 @@ def write(
         else:
             out.line(f"**{result.value:.1f}%**: {part:,} of the {result.base:,} posts.")
     elif query.measure == "authors" and query.min_posts > 1:
-        out.line(f"**{result.value:,}** of the {result.base:,} distinct authors wrote at least"
-                 f" {query.min_posts} of the {n:,} matching posts each.")  # fmt: skip
+        out.line(
+            f"**{result.value:,}** of the {result.base:,} distinct authors wrote at least"
+            f" {query.min_posts} of the {n:,} matching posts each."
+        )
     elif query.measure == "authors":
         out.line(f"**{result.value:,}** distinct authors wrote the {n:,} matching posts.")
     elif result.value is None:
@@ -739,9 +759,11 @@ def _picked(out: Writer, query: Query, result: Result, said: str) -> None:
             gap = float(top) - float(bottom)
             ratio = f", {100 * gap / float(bottom):.1f}% more" if float(bottom) else ""
             apart = f" The difference is **{_number(gap, query.metric)}**{ratio}."
-        out.line(f"{most.capitalize()} {label}: **{high}** ({_number(top, query.metric)});"
-                 f" {least}: **{low}** ({_number(bottom, query.metric)}); one figure per {said},"
-                 f" never pooled.{apart}")  # fmt: skip
+        out.line(
+            f"{most.capitalize()} {label}: **{high}** ({_number(top, query.metric)});"
+            f" {least}: **{low}** ({_number(bottom, query.metric)}); one figure per {said},"
+            f" never pooled.{apart}"
+        )
 
 
 def _partial_periods(out: Writer, query: Query, table: Table, result: Result) -> None:

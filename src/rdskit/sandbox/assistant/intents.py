@@ -145,10 +145,42 @@ _LOWEST = re.compile(r"\b(?:lowest|least|worst[- ]performing|fewest|bottom)\b")
 _NEWEST = re.compile(r"\b(?:most recent|latest|newest|last few)\b")
 _EITHER_SOURCE = re.compile(rf"\b(?:or|than|and) (?:on )?(?:{'|'.join(SOURCES)})\b")
 _ARTICLES = frozenset(
-    ["the", "a", "an", "this", "that", "these", "those", "its", "their", "our", "my", "your",
-     "le", "la", "les", "l", "un", "une", "des", "el", "los", "las", "lo", "o", "os", "as",
-     "der", "die", "das", "den", "dem", "ein", "eine"]
-)  # fmt: skip
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "its",
+        "their",
+        "our",
+        "my",
+        "your",
+        "le",
+        "la",
+        "les",
+        "l",
+        "un",
+        "une",
+        "des",
+        "el",
+        "los",
+        "las",
+        "lo",
+        "o",
+        "os",
+        "as",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "ein",
+        "eine",
+    ]
+)
 _VAGUE = frozenset({"", "top", "overview", "sentiment", "engagement", "topics"})
 """Intents that become a comparison when the clause weighs two sources against each other."""
 _TERM_SLOTS = ("terms", "missing", "brands", "authors", "hashtags")

@@ -193,90 +193,245 @@ TOPIC_CUES = re.compile(
 """A word right after one of these (articles skipped) is meant as a search term."""
 
 SOURCE_NAMES: Mapping[str, str] = {
-    "reddit": "reddit", "tiktok": "tiktok", "tik tok": "tiktok", "tik-tok": "tiktok",
-    "youtube": "youtube", "yt": "youtube", "you tube": "youtube", "instagram": "instagram",
-    "insta": "instagram", "ig": "instagram", "linkedin": "linkedin", "linked in": "linkedin",
-    "redit": "reddit", "tiktoc": "tiktok", "youtub": "youtube", "instgram": "instagram",
-}  # fmt: skip
+    "reddit": "reddit",
+    "tiktok": "tiktok",
+    "tik tok": "tiktok",
+    "tik-tok": "tiktok",
+    "youtube": "youtube",
+    "yt": "youtube",
+    "you tube": "youtube",
+    "instagram": "instagram",
+    "insta": "instagram",
+    "ig": "instagram",
+    "linkedin": "linkedin",
+    "linked in": "linkedin",
+    "redit": "reddit",
+    "tiktoc": "tiktok",
+    "youtub": "youtube",
+    "instgram": "instagram",
+}
 """Names (and common misspellings) of the sources, to the source's wire name."""
 
 CONCEPTS: Mapping[str, tuple[str, ...]] = {
-    "price": ("price", "pricing", "cost", "pay", "paid", "how much", "expensive", "cheap",
-              "overpriced", "pricey", "afford"),
+    "price": (
+        "price",
+        "pricing",
+        "cost",
+        "pay",
+        "paid",
+        "how much",
+        "expensive",
+        "cheap",
+        "overpriced",
+        "pricey",
+        "afford",
+    ),
     # Phrases only: "buy" alone is also "should I buy it?", not where to.
-    "where to buy": ("where to buy", "where can i buy", "where do i buy", "where do you buy",
-                     "where did you buy", "where you bought", "where did you get",
-                     "where can i get", "where to get", "where to find", "where can i find",
-                     "where is it sold", "which store", "which shop", "in stock"),
-}  # fmt: skip
+    "where to buy": (
+        "where to buy",
+        "where can i buy",
+        "where do i buy",
+        "where do you buy",
+        "where did you buy",
+        "where you bought",
+        "where did you get",
+        "where can i get",
+        "where to get",
+        "where to find",
+        "where can i find",
+        "where is it sold",
+        "which store",
+        "which shop",
+        "in stock",
+    ),
+}
 """What a question about a subject means in the words people write: a comment *asking*
 how much something costs says "How much did you pay?" or "is it expensive?", one asking
 where to buy it "Where did you buy it?"."""
 
 NUMBER_WORDS: Mapping[str, int] = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "a couple of": 2, "a couple": 2, "a few": 3, "a handful of": 5,
-    "un": 1, "deux": 2, "trois": 3, "cinq": 5, "dix": 10, "dos": 2, "tres": 3, "cinco": 5,
-    "diez": 10, "zwei": 2, "drei": 3, "fünf": 5, "zehn": 10, "três": 3, "dez": 10,
-}  # fmt: skip
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "a couple of": 2,
+    "a couple": 2,
+    "a few": 3,
+    "a handful of": 5,
+    "un": 1,
+    "deux": 2,
+    "trois": 3,
+    "cinq": 5,
+    "dix": 10,
+    "dos": 2,
+    "tres": 3,
+    "cinco": 5,
+    "diez": 10,
+    "zwei": 2,
+    "drei": 3,
+    "fünf": 5,
+    "zehn": 10,
+    "três": 3,
+    "dez": 10,
+}
 
 
 # Cue phrases of other languages, mapped onto English cue words (longest first).
 TRANSLATIONS: Mapping[str, Mapping[str, str]] = {
     "fr": {
-        "se plaignent": "complain", "se plaint": "complain", "plaintes": "complaints",
-        "plainte": "complaint", "reproches": "complaints", "problèmes": "problems",
-        "sentiment général": "overall sentiment", "ressenti": "sentiment",
-        "sujets": "topics", "sujet": "topic", "thèmes": "themes", "résumé": "summary",
-        "résume": "summarize", "résumer": "summarize", "aperçu": "overview",
-        "les plus populaires": "most popular", "populaires": "popular",
-        "publications": "posts", "les plus vues": "most viewed", "aiment": "like",
-        "négatifs": "negative", "négatives": "negative", "négatif": "negative",
-        "positifs": "positive", "positives": "positive", "combien": "how many",
-        "marques": "brands", "auteurs": "authors", "créateurs": "creators",
-        "commentaires": "comments", "émotions": "emotions", "langues": "languages",
-        "pays": "countries", "publicités": "ads", "recommandations": "recommendations",
-        "rapport": "report", "tendance": "trend", "comparer": "compare",
+        "se plaignent": "complain",
+        "se plaint": "complain",
+        "plaintes": "complaints",
+        "plainte": "complaint",
+        "reproches": "complaints",
+        "problèmes": "problems",
+        "sentiment général": "overall sentiment",
+        "ressenti": "sentiment",
+        "sujets": "topics",
+        "sujet": "topic",
+        "thèmes": "themes",
+        "résumé": "summary",
+        "résume": "summarize",
+        "résumer": "summarize",
+        "aperçu": "overview",
+        "les plus populaires": "most popular",
+        "populaires": "popular",
+        "publications": "posts",
+        "les plus vues": "most viewed",
+        "aiment": "like",
+        "négatifs": "negative",
+        "négatives": "negative",
+        "négatif": "negative",
+        "positifs": "positive",
+        "positives": "positive",
+        "combien": "how many",
+        "marques": "brands",
+        "auteurs": "authors",
+        "créateurs": "creators",
+        "commentaires": "comments",
+        "émotions": "emotions",
+        "langues": "languages",
+        "pays": "countries",
+        "publicités": "ads",
+        "recommandations": "recommendations",
+        "rapport": "report",
+        "tendance": "trend",
+        "comparer": "compare",
     },
     "es": {
-        "se quejan": "complain", "quejan": "complain", "quejas": "complaints",
-        "queja": "complaint", "problemas": "problems", "sentimiento": "sentiment",
-        "opinión": "opinion", "temas": "topics", "tema": "topic", "resumen": "summary",
-        "resume": "summarize", "más populares": "most popular", "populares": "popular",
-        "publicaciones": "posts", "negativos": "negative", "negativas": "negative",
-        "positivos": "positive", "positivas": "positive", "cuántos": "how many",
-        "cuántas": "how many", "marcas": "brands", "autores": "authors",
-        "comentarios": "comments", "emociones": "emotions", "idiomas": "languages",
-        "países": "countries", "anuncios": "ads", "recomendaciones": "recommendations",
-        "informe": "report", "tendencia": "trend", "comparar": "compare", "les gusta": "like",
+        "se quejan": "complain",
+        "quejan": "complain",
+        "quejas": "complaints",
+        "queja": "complaint",
+        "problemas": "problems",
+        "sentimiento": "sentiment",
+        "opinión": "opinion",
+        "temas": "topics",
+        "tema": "topic",
+        "resumen": "summary",
+        "resume": "summarize",
+        "más populares": "most popular",
+        "populares": "popular",
+        "publicaciones": "posts",
+        "negativos": "negative",
+        "negativas": "negative",
+        "positivos": "positive",
+        "positivas": "positive",
+        "cuántos": "how many",
+        "cuántas": "how many",
+        "marcas": "brands",
+        "autores": "authors",
+        "comentarios": "comments",
+        "emociones": "emotions",
+        "idiomas": "languages",
+        "países": "countries",
+        "anuncios": "ads",
+        "recomendaciones": "recommendations",
+        "informe": "report",
+        "tendencia": "trend",
+        "comparar": "compare",
+        "les gusta": "like",
     },
     "de": {
-        "beschweren sich": "complain", "beschweren": "complain", "beschwerden": "complaints",
-        "beschwerde": "complaint", "probleme": "problems", "stimmung": "sentiment",
-        "meinung": "opinion", "themen": "topics", "thema": "topic",
-        "zusammenfassung": "summary", "fasse": "summarize", "überblick": "overview",
-        "beliebtesten": "most popular", "beliebt": "popular", "beiträge": "posts",
-        "beiträgen": "posts", "negativen": "negative", "negative": "negative",
-        "positiven": "positive", "wie viele": "how many", "marken": "brands",
-        "autoren": "authors", "kommentare": "comments", "emotionen": "emotions",
-        "sprachen": "languages", "länder": "countries", "anzeigen": "ads",
-        "werbung": "ads", "empfehlungen": "recommendations", "bericht": "report",
-        "vergleiche": "compare", "mögen": "like", "gefällt": "like",
+        "beschweren sich": "complain",
+        "beschweren": "complain",
+        "beschwerden": "complaints",
+        "beschwerde": "complaint",
+        "probleme": "problems",
+        "stimmung": "sentiment",
+        "meinung": "opinion",
+        "themen": "topics",
+        "thema": "topic",
+        "zusammenfassung": "summary",
+        "fasse": "summarize",
+        "überblick": "overview",
+        "beliebtesten": "most popular",
+        "beliebt": "popular",
+        "beiträge": "posts",
+        "beiträgen": "posts",
+        "negativen": "negative",
+        "negative": "negative",
+        "positiven": "positive",
+        "wie viele": "how many",
+        "marken": "brands",
+        "autoren": "authors",
+        "kommentare": "comments",
+        "emotionen": "emotions",
+        "sprachen": "languages",
+        "länder": "countries",
+        "anzeigen": "ads",
+        "werbung": "ads",
+        "empfehlungen": "recommendations",
+        "bericht": "report",
+        "vergleiche": "compare",
+        "mögen": "like",
+        "gefällt": "like",
     },
     "pt": {
-        "reclamações": "complaints", "reclamação": "complaint", "reclamam": "complain",
-        "queixas": "complaints", "problemas": "problems", "sentimento": "sentiment",
-        "opinião": "opinion", "temas": "topics", "tema": "topic", "resumo": "summary",
-        "resuma": "summarize", "mais populares": "most popular", "populares": "popular",
-        "publicações": "posts", "negativos": "negative", "negativas": "negative",
-        "positivos": "positive", "positivas": "positive", "quantos": "how many",
-        "quantas": "how many", "marcas": "brands", "autores": "authors",
-        "comentários": "comments", "emoções": "emotions", "idiomas": "languages",
-        "países": "countries", "anúncios": "ads", "recomendações": "recommendations",
-        "relatório": "report", "tendência": "trend", "comparar": "compare", "gostam": "like",
+        "reclamações": "complaints",
+        "reclamação": "complaint",
+        "reclamam": "complain",
+        "queixas": "complaints",
+        "problemas": "problems",
+        "sentimento": "sentiment",
+        "opinião": "opinion",
+        "temas": "topics",
+        "tema": "topic",
+        "resumo": "summary",
+        "resuma": "summarize",
+        "mais populares": "most popular",
+        "populares": "popular",
+        "publicações": "posts",
+        "negativos": "negative",
+        "negativas": "negative",
+        "positivos": "positive",
+        "positivas": "positive",
+        "quantos": "how many",
+        "quantas": "how many",
+        "marcas": "brands",
+        "autores": "authors",
+        "comentários": "comments",
+        "emoções": "emotions",
+        "idiomas": "languages",
+        "países": "countries",
+        "anúncios": "ads",
+        "recomendações": "recommendations",
+        "relatório": "report",
+        "tendência": "trend",
+        "comparar": "compare",
+        "gostam": "like",
     },
-}  # fmt: skip
+}
 
 SHORTHAND: Mapping[str, str] = {
     "ppl": "people",
@@ -322,116 +477,194 @@ CONTINUES = re.compile(
 
 # (intent, rule) in priority order: the first rule that fires names the clause's intent.
 INTENT_RULES: tuple[tuple[str, str], ...] = (
-    ("help", r"^(?:help|hi|hello|hey|thanks?|thank you)\W*$|\bwhat can (?:you|i) (?:do|ask)\b"
-             r"|\bhow (?:do|can) i use\b|\bwho are you\b|\bwhat do you do\b"),
-    ("authors", r"\b(?:top|biggest|main|key|leading|most active|which|best) (?:\d+ )?(?:creators"
-                r"|influencers|authors|accounts|voices|posters)\b"
-                r"|^who (?:\w+ ){0,2}(?:posts?|complains?|writes?|talks?|praises?)\b.*\bmost\b"),
-    ("report", r"\b(?:a|the|short|brief|quick|full|weekly|monthly|my|our|small|little|concise)"
-               r" (?:\w+ )?report\b|\breport (?:for|on|about|of)\b|^report\b|\bwrite[- ]?up\b"
-               r"|\bbriefing\b|\bexecutive summary\b"
-               r"|\bone[- ]pager\b|\bmemo\b|\bbrief me\b"),
-    ("recommendations", r"\brecommend(?!s? it)|\bsuggest|\badvice\b|\badvise\b"
-                        r"|\bshould (?:we|i|the brand|they|our)\b|\bnext steps?\b"
-                        r"|\baction items?\b|\bactionable\b|\bwhat to do\b|\bhow (?:can|could) we\b"
-                        r"|\bimprove\b|\bstrategy\b"),
+    (
+        "help",
+        r"^(?:help|hi|hello|hey|thanks?|thank you)\W*$|\bwhat can (?:you|i) (?:do|ask)\b"
+        r"|\bhow (?:do|can) i use\b|\bwho are you\b|\bwhat do you do\b",
+    ),
+    (
+        "authors",
+        r"\b(?:top|biggest|main|key|leading|most active|which|best) (?:\d+ )?(?:creators"
+        r"|influencers|authors|accounts|voices|posters)\b"
+        r"|^who (?:\w+ ){0,2}(?:posts?|complains?|writes?|talks?|praises?)\b.*\bmost\b",
+    ),
+    (
+        "report",
+        r"\b(?:a|the|short|brief|quick|full|weekly|monthly|my|our|small|little|concise)"
+        r" (?:\w+ )?report\b|\breport (?:for|on|about|of)\b|^report\b|\bwrite[- ]?up\b"
+        r"|\bbriefing\b|\bexecutive summary\b"
+        r"|\bone[- ]pager\b|\bmemo\b|\bbrief me\b",
+    ),
+    (
+        "recommendations",
+        r"\brecommend(?!s? it)|\bsuggest|\badvice\b|\badvise\b"
+        r"|\bshould (?:we|i|the brand|they|our)\b|\bnext steps?\b"
+        r"|\baction items?\b|\bactionable\b|\bwhat to do\b|\bhow (?:can|could) we\b"
+        r"|\bimprove\b|\bstrategy\b",
+    ),
     ("patterns", r"\bpatterns?\b|\bclusters?\b"),
     ("audience", r"\baudience (?:dataset|profiles?)s?\b|\bdemographics?\b|\baudience\b"),
     ("parameters", r"\bcustom param|\bparameters?\b|\bextracted values?\b"),
     ("previews", r"\bresearch previews?\b|\bpreviews?\b"),
     ("languages", r"\bhow many (?:different )?languages\b"),
     ("comments", r"\bhow many comments\b|\bnumber of comments\b"),
-    ("authors", r"\bhow many (?:unique |different |distinct )?(?:authors|creators|accounts"
-                r"|posters|influencers)\b"),
-    ("engagement", r"\b(?:average|avg|mean|median|typical) (?:number of |count of )?(?:likes"
-                   r"|views|comments|shares)\b"),
+    (
+        "authors",
+        r"\bhow many (?:unique |different |distinct )?(?:authors|creators|accounts"
+        r"|posters|influencers)\b",
+    ),
+    (
+        "engagement",
+        r"\b(?:average|avg|mean|median|typical) (?:number of |count of )?(?:likes"
+        r"|views|comments|shares)\b",
+    ),
     ("countries", r"\bhow many (?:different )?countries\b"),
-    ("count", r"\b(?:share|percentage|proportion|fraction|percent) of\b|\bwhat % of\b"
-              r"|\bhow many\b|\bnumber of\b(?!.*\b(?:increas|decreas|grow|chang|evolv|trend"
-              r"|over time|ris(?:e|ing)|fall|drop))|\bcount(?:s|ing)?\b"
-              r"|\bhow much (?:posts|content)\b"
-              r"|\btotal (?:posts|number)\b"),
-    ("engagement", r"\b(?:average|avg|mean|median|typical|stats?|statistics|benchmarks?)\b"
-                   r"[\w\s-]{0,20}\bengag|\bengag\w*(?: rates?)? (?:stats?|statistics|benchmarks?"
-                   r"|by (?:source|platform|network|channel)|per (?:source|platform|network"
-                   r"|channel)|across)\b|\bhow (?:engaging|engaged)\b|\bengagement rates?\??$"),
-    ("ads", r"\bads?\b|\badvert|\bsponsor|\bpromoted\b|\bpaid (?:posts|content|campaigns?)\b"
-            r"|\bcampaigns?\b|\bwho (?:runs|is running|pays for|paid for|places|buys) (?:them"
-            r"|these|those|it|the ads?)\b"),
-    ("top", r"\b(?:show|list|give|find)?(?: me)? ?the most (?:negative|positive|critical)"
-            r" (?:posts?|videos?|mentions?)\b"
-            r"|\btop (?:\d+ |\w+ ){0,3}(?:posts?|videos?|content|mentions?|performing"
-            r"|performers?|reels?|clips?)\b|^top(?: \d+| ten| five| three)?\W*$"
-            r"|\btop (?:\d+|three|five|ten)\b(?! (?:\w+ )?(?:complaints|issues|problems|themes"
-            r"|topics|questions|brands|hooks|ctas|authors|creators|influencers|countries"
-            r"|languages|emotions|comments))|\btop by\b"
-            r"|\b(?:shared|viewed|liked|commented|watched) the most\b|\blowest\b"
-            r"|\bleast (?:viewed|liked|shared|commented|popular|engaging)\b"
-            r"|\bmost (?:viewed|liked|commented|shared|engaging|engaged|popular|watched"
-            r"|seen|discussed|viral|successful|interacted)\b|\bhighest\b|\bbest[- ]perform"
-            r"|\bperformed best\b|\bpopular|\bviral\b|\bbiggest (?:posts|hits)\b"
-            r"|\bmost (?:views|likes|comments|shares|engagement|reach|interactions)\b"
-            r"|\b(?:posts?|videos?) (?:with|that got|getting) the most\b|\bstandout posts?\b"),
-    ("comments", r"\bcomment(?:er)?s? (?:say|said|saying|think|section|about)\b"
-                 r"|\bcommenters?\b|\bin the comments\b|\breplies\b|\bcomment sections?\b"
-                 r"|\bwhat (?:do|did|are) (?:the )?comments\b|\bcomments?\??$"),
-    ("emotions", r"\bemotion|\bangry\b|\banger\b|\bjoy|\bsad(?:ness)?\b|\bfear|\bafraid\b"
-                 r"|\bscared\b|\bsurprised?\b|\bdisgust"),
+    (
+        "count",
+        r"\b(?:share|percentage|proportion|fraction|percent) of\b|\bwhat % of\b"
+        r"|\bhow many\b|\bnumber of\b(?!.*\b(?:increas|decreas|grow|chang|evolv|trend"
+        r"|over time|ris(?:e|ing)|fall|drop))|\bcount(?:s|ing)?\b"
+        r"|\bhow much (?:posts|content)\b"
+        r"|\btotal (?:posts|number)\b",
+    ),
+    (
+        "engagement",
+        r"\b(?:average|avg|mean|median|typical|stats?|statistics|benchmarks?)\b"
+        r"[\w\s-]{0,20}\bengag|\bengag\w*(?: rates?)? (?:stats?|statistics|benchmarks?"
+        r"|by (?:source|platform|network|channel)|per (?:source|platform|network"
+        r"|channel)|across)\b|\bhow (?:engaging|engaged)\b|\bengagement rates?\??$",
+    ),
+    (
+        "ads",
+        r"\bads?\b|\badvert|\bsponsor|\bpromoted\b|\bpaid (?:posts|content|campaigns?)\b"
+        r"|\bcampaigns?\b|\bwho (?:runs|is running|pays for|paid for|places|buys) (?:them"
+        r"|these|those|it|the ads?)\b",
+    ),
+    (
+        "top",
+        r"\b(?:show|list|give|find)?(?: me)? ?the most (?:negative|positive|critical)"
+        r" (?:posts?|videos?|mentions?)\b"
+        r"|\btop (?:\d+ |\w+ ){0,3}(?:posts?|videos?|content|mentions?|performing"
+        r"|performers?|reels?|clips?)\b|^top(?: \d+| ten| five| three)?\W*$"
+        r"|\btop (?:\d+|three|five|ten)\b(?! (?:\w+ )?(?:complaints|issues|problems|themes"
+        r"|topics|questions|brands|hooks|ctas|authors|creators|influencers|countries"
+        r"|languages|emotions|comments))|\btop by\b"
+        r"|\b(?:shared|viewed|liked|commented|watched) the most\b|\blowest\b"
+        r"|\bleast (?:viewed|liked|shared|commented|popular|engaging)\b"
+        r"|\bmost (?:viewed|liked|commented|shared|engaging|engaged|popular|watched"
+        r"|seen|discussed|viral|successful|interacted)\b|\bhighest\b|\bbest[- ]perform"
+        r"|\bperformed best\b|\bpopular|\bviral\b|\bbiggest (?:posts|hits)\b"
+        r"|\bmost (?:views|likes|comments|shares|engagement|reach|interactions)\b"
+        r"|\b(?:posts?|videos?) (?:with|that got|getting) the most\b|\bstandout posts?\b",
+    ),
+    (
+        "comments",
+        r"\bcomment(?:er)?s? (?:say|said|saying|think|section|about)\b"
+        r"|\bcommenters?\b|\bin the comments\b|\breplies\b|\bcomment sections?\b"
+        r"|\bwhat (?:do|did|are) (?:the )?comments\b|\bcomments?\??$",
+    ),
+    (
+        "emotions",
+        r"\bemotion|\bangry\b|\banger\b|\bjoy|\bsad(?:ness)?\b|\bfear|\bafraid\b"
+        r"|\bscared\b|\bsurprised?\b|\bdisgust",
+    ),
     ("languages", r"\blanguages?\b|\bwhat language\b"),
-    ("countries", r"\bcountr(?:y|ies)\b|\bgeograph|\bregions?\b|\blocations?\b"
-                  r"|\bwhere (?:are|do|is|were)\b.*\b(?:from|based|located|live|posting)\b"),
-    ("compare", r"\bcompar|\bversus\b|\bvs\.?\b|\bdiffer|\bhow (?:does|do) \w+ stack up\b"
-                r"|\bwhich (?:source|platform|network|channel|dataset)s? (?:is|are|has|have)\b"),
-    ("sentiment", r"\breact(?:s|ing|ion|ions)?\b|\bsentiment|"
-                  r"\bfeel\b|\bfeelings?\b|\bmoods?\b|\btone\b|\bopinions?\b"
-                  r"|\bperce(?:ive|ption)|\breception\b|\bhow (?:positive|negative)\b"
-                  r"|\bpositive or negative\b|\bnegative or positive\b|\bhow (?:do|does) "
-                  r"(?:people|users|they|customers) (?:see|view|rate|feel)\b|\bvibe\b"),
-    ("trend", r"\bover time\b|\btrend|\bvolume\b|\bspikes?\b|\bpeaks?\b|\bbusiest\b"
-              r"|\btimeline\b|\bgrow|\bshrink|\bdeclin|\bincreas|\bdecreas|\bchanged?\b"
-              r"|\bevolv|\b(?:posts?|mentions?) (?:per|by|each|a) (?:day|week|month)\b"
-              r"|\bquiet(?:est)?\b|\bactivity\b|\bwhen (?:did|were|was|do)\b"
-              r"|\bwhich (?:day|week|month)\b|\b(?:day|week|month) (?:with|had) the most\b"
-              r"|\b(?:daily|weekly|monthly)\b"),
-    ("complaints", r"\bcomplain|\bgripes?\b|\bmoan|\brants?\b|\bwhin|\bissues?\b|\bproblems?\b"
-                   r"|\bdislik|\bhat(?:e|es|ed)\b|\bcriti|\bfrustrat|\bannoy|\bpain ?points?\b"
-                   r"|\bdownsides?\b|\bdrawbacks?\b|\bconcerns?\b|\bgrievance|\bunhappy\b"
-                   r"|\bdissatisf|\bdisappoint|\bnegative (?:feedback|reviews?|comments?"
-                   r"|experiences?|opinions?|things|points)\b|\bwhat(?:'s| is) wrong\b"
-                   r"|\b(?:don'?t|do not|doesn'?t) (?:\w+ ){0,2}(?:like|love|enjoy)\b"
-                   r"|\bweakness|\bcons\b|\bnegatives\b"),
-    ("praise", r"\bprais|\bpositive (?:feedback|reviews?|comments?|experiences?|things|points)\b"
-               r"|\bstrengths?\b|\bpros\b|\bgood (?:about|things|points)\b|\bpositives\b"
-               r"|\bbest (?:things?|part|about)\b|\bfavou?rite|\bhappy (?:with|about)\b"
-               r"|\bwhat works\b|\bcompliment|\bappreciat|\b(?:like|love|enjoy)s? (?:about|most)\b"
-               r"|\bwhy (?:do|does|would) (?:\w+ ){0,2}(?:like|love|enjoy|prefer|buy)\b"
-               r"|\bwhat (?:do|does) (?:people|users|customers|they|folks|fans) (?:like|love"
-               r"|enjoy)\b|\bfans love\b"),
-    ("hooks", r"\bhooks?\b|\bopening lines?\b|\bopeners?\b|\bopenings?\b"
-              r"|\bhow (?:do|does) (?:the )?(?:posts|videos|they|creators) (?:start|open|begin)\b"),
-    ("ctas", r"\bctas?\b|\bcalls?[- ]to[- ]actions?\b|\bask (?:\w+ ){0,2}to (?:do|buy|click"
-             r"|follow|comment|share|subscribe|sign up|visit)\b"),
-    ("questions", r"\bquestions?\b|\bask(?:s|ing|ed)?\b|\bwonder(?:s|ing)?\b|\bcurious\b"
-                  r"|\bfaqs?\b"),
-    ("brands", r"\bbrands?\b|\bcompetitors?\b|\brivals?\b|\balternatives?\b|\bcompetition\b"
-               r"|\bco-?mention|\bmentioned (?:alongside|together|with)\b"),
-    ("authors", r"\bauthors?\b|\bcreators?\b|\binfluencers?\b|\binfluential\b|\baccounts?\b"
-                r"|\bvoices\b|\bposters?\b|\bwho\b(?! (?:use|uses|used|care|cares))"),
-    ("topics", r"\bthemes?\b|\btopics?\b|\baspects?\b|\bsubjects?\b|\btalk(?:ing|ed|s)? about\b"
-               r"|\bsay(?:s|ing)?\b|\bsaid\b|\bdiscuss|\bconversation\b|\bbuzz\b|\bthink\b"),
-    ("posts", r"\bexamples?\b|\bquote|\bsamples?\b|\bexcerpts?\b|\b(?:show|list|find|give|pull"
-              r"|get|see|display|read)\b(?: me| us)?(?: \w+){0,5} (?:posts?|videos?|mentions?)\b"
-              r"|\b(?:posts?|videos?|mentions?) (?:about|that|which|mentioning|from|on|with)\b"
-              r"|\blist posts\b|\bwhich (?:posts?|videos?)\b|\b(?:most recent|latest|newest)"
-              r" (?:posts?|videos?|mentions?)\b"),
-    ("overview", r"\bsummar|\boverview\b|\btl;? ?dr\b|\bwhat(?:'?s| is| are) (?:going on|happening"
-                 r"|up)\b|\bkey (?:findings|insights|takeaways)\b|\binsights?\b|\bhighlights?\b"
-                 r"|\bstats?\b|\bstatistics\b|\bdescribe\b|\bwhat(?:'s| is) in\b|\bgist\b"
-                 r"|\brundown\b|\brecap\b"
-                 r"|\binteresting\b|\bnotable\b|\bsurpris|\bstand(?:s)? out\b"
-                 r"|\bsnapshot\b|\bstatus\b|\bhow are we doing\b"
-                 r"|\bwhat(?:'?s| is) new\b|\bany(?:thing)? new\b"),
-)  # fmt: skip
+    (
+        "countries",
+        r"\bcountr(?:y|ies)\b|\bgeograph|\bregions?\b|\blocations?\b"
+        r"|\bwhere (?:are|do|is|were)\b.*\b(?:from|based|located|live|posting)\b",
+    ),
+    (
+        "compare",
+        r"\bcompar|\bversus\b|\bvs\.?\b|\bdiffer|\bhow (?:does|do) \w+ stack up\b"
+        r"|\bwhich (?:source|platform|network|channel|dataset)s? (?:is|are|has|have)\b",
+    ),
+    (
+        "sentiment",
+        r"\breact(?:s|ing|ion|ions)?\b|\bsentiment|"
+        r"\bfeel\b|\bfeelings?\b|\bmoods?\b|\btone\b|\bopinions?\b"
+        r"|\bperce(?:ive|ption)|\breception\b|\bhow (?:positive|negative)\b"
+        r"|\bpositive or negative\b|\bnegative or positive\b|\bhow (?:do|does) "
+        r"(?:people|users|they|customers) (?:see|view|rate|feel)\b|\bvibe\b",
+    ),
+    (
+        "trend",
+        r"\bover time\b|\btrend|\bvolume\b|\bspikes?\b|\bpeaks?\b|\bbusiest\b"
+        r"|\btimeline\b|\bgrow|\bshrink|\bdeclin|\bincreas|\bdecreas|\bchanged?\b"
+        r"|\bevolv|\b(?:posts?|mentions?) (?:per|by|each|a) (?:day|week|month)\b"
+        r"|\bquiet(?:est)?\b|\bactivity\b|\bwhen (?:did|were|was|do)\b"
+        r"|\bwhich (?:day|week|month)\b|\b(?:day|week|month) (?:with|had) the most\b"
+        r"|\b(?:daily|weekly|monthly)\b",
+    ),
+    (
+        "complaints",
+        r"\bcomplain|\bgripes?\b|\bmoan|\brants?\b|\bwhin|\bissues?\b|\bproblems?\b"
+        r"|\bdislik|\bhat(?:e|es|ed)\b|\bcriti|\bfrustrat|\bannoy|\bpain ?points?\b"
+        r"|\bdownsides?\b|\bdrawbacks?\b|\bconcerns?\b|\bgrievance|\bunhappy\b"
+        r"|\bdissatisf|\bdisappoint|\bnegative (?:feedback|reviews?|comments?"
+        r"|experiences?|opinions?|things|points)\b|\bwhat(?:'s| is) wrong\b"
+        r"|\b(?:don'?t|do not|doesn'?t) (?:\w+ ){0,2}(?:like|love|enjoy)\b"
+        r"|\bweakness|\bcons\b|\bnegatives\b",
+    ),
+    (
+        "praise",
+        r"\bprais|\bpositive (?:feedback|reviews?|comments?|experiences?|things|points)\b"
+        r"|\bstrengths?\b|\bpros\b|\bgood (?:about|things|points)\b|\bpositives\b"
+        r"|\bbest (?:things?|part|about)\b|\bfavou?rite|\bhappy (?:with|about)\b"
+        r"|\bwhat works\b|\bcompliment|\bappreciat|\b(?:like|love|enjoy)s? (?:about|most)\b"
+        r"|\bwhy (?:do|does|would) (?:\w+ ){0,2}(?:like|love|enjoy|prefer|buy)\b"
+        r"|\bwhat (?:do|does) (?:people|users|customers|they|folks|fans) (?:like|love"
+        r"|enjoy)\b|\bfans love\b",
+    ),
+    (
+        "hooks",
+        r"\bhooks?\b|\bopening lines?\b|\bopeners?\b|\bopenings?\b"
+        r"|\bhow (?:do|does) (?:the )?(?:posts|videos|they|creators) (?:start|open|begin)\b",
+    ),
+    (
+        "ctas",
+        r"\bctas?\b|\bcalls?[- ]to[- ]actions?\b|\bask (?:\w+ ){0,2}to (?:do|buy|click"
+        r"|follow|comment|share|subscribe|sign up|visit)\b",
+    ),
+    (
+        "questions",
+        r"\bquestions?\b|\bask(?:s|ing|ed)?\b|\bwonder(?:s|ing)?\b|\bcurious\b"
+        r"|\bfaqs?\b",
+    ),
+    (
+        "brands",
+        r"\bbrands?\b|\bcompetitors?\b|\brivals?\b|\balternatives?\b|\bcompetition\b"
+        r"|\bco-?mention|\bmentioned (?:alongside|together|with)\b",
+    ),
+    (
+        "authors",
+        r"\bauthors?\b|\bcreators?\b|\binfluencers?\b|\binfluential\b|\baccounts?\b"
+        r"|\bvoices\b|\bposters?\b|\bwho\b(?! (?:use|uses|used|care|cares))",
+    ),
+    (
+        "topics",
+        r"\bthemes?\b|\btopics?\b|\baspects?\b|\bsubjects?\b|\btalk(?:ing|ed|s)? about\b"
+        r"|\bsay(?:s|ing)?\b|\bsaid\b|\bdiscuss|\bconversation\b|\bbuzz\b|\bthink\b",
+    ),
+    (
+        "posts",
+        r"\bexamples?\b|\bquote|\bsamples?\b|\bexcerpts?\b|\b(?:show|list|find|give|pull"
+        r"|get|see|display|read)\b(?: me| us)?(?: \w+){0,5} (?:posts?|videos?|mentions?)\b"
+        r"|\b(?:posts?|videos?|mentions?) (?:about|that|which|mentioning|from|on|with)\b"
+        r"|\blist posts\b|\bwhich (?:posts?|videos?)\b|\b(?:most recent|latest|newest)"
+        r" (?:posts?|videos?|mentions?)\b",
+    ),
+    (
+        "overview",
+        r"\bsummar|\boverview\b|\btl;? ?dr\b|\bwhat(?:'?s| is| are) (?:going on|happening"
+        r"|up)\b|\bkey (?:findings|insights|takeaways)\b|\binsights?\b|\bhighlights?\b"
+        r"|\bstats?\b|\bstatistics\b|\bdescribe\b|\bwhat(?:'s| is) in\b|\bgist\b"
+        r"|\brundown\b|\brecap\b"
+        r"|\binteresting\b|\bnotable\b|\bsurpris|\bstand(?:s)? out\b"
+        r"|\bsnapshot\b|\bstatus\b|\bhow are we doing\b"
+        r"|\bwhat(?:'?s| is) new\b|\bany(?:thing)? new\b",
+    ),
+)
 
 INTENTS = tuple(dict.fromkeys(name for name, _ in INTENT_RULES))
 """Every intent the planner knows, in rule order."""

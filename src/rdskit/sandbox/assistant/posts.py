@@ -110,8 +110,12 @@ def engagement(post: Mention) -> int:
     return sum(int(post.get(name) or 0) for name in ("num_likes", "num_comments", "num_shares"))
 
 
-METRIC_FIELDS = {"views": "num_views", "likes": "num_likes", "comments": "num_comments",
-                 "shares": "num_shares"}  # fmt: skip
+METRIC_FIELDS = {
+    "views": "num_views",
+    "likes": "num_likes",
+    "comments": "num_comments",
+    "shares": "num_shares",
+}
 """Plan metric names to the Mention count fields they read."""
 
 

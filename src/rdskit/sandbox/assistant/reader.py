@@ -689,10 +689,31 @@ _NEGATORS = {"not", "non", "no", "without", "excluding", "except", "nor", "never
 
 
 _LINKS = frozenset(
-    {"from", "in", "on", "by", "mention", "about", "written", "posted", "published", "come",
-     "comes", "came", "coming", "originate", "originating", "appear", "appearing", "made",
-     "are", "is", "were", "was"}
-)  # fmt: skip
+    {
+        "from",
+        "in",
+        "on",
+        "by",
+        "mention",
+        "about",
+        "written",
+        "posted",
+        "published",
+        "come",
+        "comes",
+        "came",
+        "coming",
+        "originate",
+        "originating",
+        "appear",
+        "appearing",
+        "made",
+        "are",
+        "is",
+        "were",
+        "was",
+    }
+)
 """Words between a negator and what it negates ("not written in English")."""
 
 
@@ -705,9 +726,32 @@ from Reddit", "besides TikTok"): the value is excluded, the ranking runs on the 
 
 
 _ARTICLES = frozenset(
-    {"the", "a", "from", "for", "den", "dem", "der", "die", "das", "le", "la", "les", "l",
-     "el", "los", "las", "il", "lo", "gli", "i", "o", "os", "as"}
-)  # fmt: skip
+    {
+        "the",
+        "a",
+        "from",
+        "for",
+        "den",
+        "dem",
+        "der",
+        "die",
+        "das",
+        "le",
+        "la",
+        "les",
+        "l",
+        "el",
+        "los",
+        "las",
+        "il",
+        "lo",
+        "gli",
+        "i",
+        "o",
+        "os",
+        "as",
+    }
+)
 """Words between an exclusion and its value ("apart from the US", "abgesehen von den USA")."""
 _LIST_JOINS = frozenset({"and", "or", "nor", "et", "ou", "ni", "y", "und", "oder", "e", "né"})
 
@@ -772,10 +816,13 @@ def _own(part: _Part, table: Table) -> None:
 def _own_brand(part: _Part, table: Table) -> None:
     """ "Peloton ... from its own account": the brand named is the author."""
     at = next(
-        (i for i in range(1, len(part.tokens)) if part.tokens[i] == "own" and not part.used[i]
-         and part.tokens[i - 1] in _POSSESSIVES),
+        (
+            i
+            for i in range(1, len(part.tokens))
+            if part.tokens[i] == "own" and not part.used[i] and part.tokens[i - 1] in _POSSESSIVES
+        ),
         None,
-    )  # fmt: skip
+    )
     authors = table.labels("author")
     if at is None:
         return
@@ -803,8 +850,21 @@ def _signed_order(part: _Part) -> bool | None:
     return (found[1] in ("most", "more")) == (found[2] == "negative")
 
 
-_WROTE = ("write", "wrote", "written", "post", "posted", "publish", "published", "author",
-          "authored", "create", "created", "share", "shared")  # fmt: skip
+_WROTE = (
+    "write",
+    "wrote",
+    "written",
+    "post",
+    "posted",
+    "publish",
+    "published",
+    "author",
+    "authored",
+    "create",
+    "created",
+    "share",
+    "shared",
+)
 
 
 def _authored(part: _Part, table: Table) -> None:
@@ -1034,10 +1094,11 @@ def _context_values(part: _Part, table: Table) -> None:
     text = " ".join(tokens)
     _match_phrases(part, _context_phrases(table, "hook"), _near(tokens, {"hook", "hooks"}, 4, 3))
     after_cue = {
-        i for i in range(1, len(tokens))
+        i
+        for i in range(1, len(tokens))
         if tokens[i - 1] in _TOPIC_CUES
         or (i >= 2 and tokens[i - 1] in {"the", "a"} and tokens[i - 2] in _TOPIC_CUES)
-    }  # fmt: skip
+    }
     near_topic = _near(tokens, {"topic", "topics"}, 5, 4) - after_cue  # "mention price"
     _match_phrases(part, _context_phrases(table, "topic"), near_topic)
     cta = re.search(r"\b(call to action|calls to action|cta|ctas)\b", text)
@@ -1110,11 +1171,26 @@ def _quoted(part: _Part, text: str) -> None:
 
 
 _OPERATORS = {
-    "more than": ">", "over": ">", "above": ">", "greater than": ">", "higher than": ">",
-    "at least": ">=", "no less than": ">=", "no fewer than": ">=", "minimum of": ">=",
-    "fewer than": "<", "less than": "<", "under": "<", "below": "<", "lower than": "<",
-    "at most": "<=", "no more than": "<=", "maximum of": "<=", "up to": "<=", "exactly": "=",
-}  # fmt: skip
+    "more than": ">",
+    "over": ">",
+    "above": ">",
+    "greater than": ">",
+    "higher than": ">",
+    "at least": ">=",
+    "no less than": ">=",
+    "no fewer than": ">=",
+    "minimum of": ">=",
+    "fewer than": "<",
+    "less than": "<",
+    "under": "<",
+    "below": "<",
+    "lower than": "<",
+    "at most": "<=",
+    "no more than": "<=",
+    "maximum of": "<=",
+    "up to": "<=",
+    "exactly": "=",
+}
 _OP = "|".join(sorted(map(re.escape, _OPERATORS), key=len, reverse=True))
 
 
@@ -1366,14 +1442,58 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
     return None, None, "desc"
 
 
-_ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4,
-              "5th": 5}  # fmt: skip
+_ORDINALS = {
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+    "5th": 5,
+}
 _COMPARED = frozenset(
-    {"compare", "compared", "comparison", "each", "both", "which", "vs", "versus", "between",
-     "respectively", "dataset", "datasets", "data", "set", "sets", "two", "three", "2", "3",
-     "higher", "lower", "more", "fewer", "less", "larger", "bigger", "smaller", "greater",
-     "most", "highest", "lowest", "fewest", "least", "or", "and", "per", "across", "one"}
-)  # fmt: skip
+    {
+        "compare",
+        "compared",
+        "comparison",
+        "each",
+        "both",
+        "which",
+        "vs",
+        "versus",
+        "between",
+        "respectively",
+        "dataset",
+        "datasets",
+        "data",
+        "set",
+        "sets",
+        "two",
+        "three",
+        "2",
+        "3",
+        "higher",
+        "lower",
+        "more",
+        "fewer",
+        "less",
+        "larger",
+        "bigger",
+        "smaller",
+        "greater",
+        "most",
+        "highest",
+        "lowest",
+        "fewest",
+        "least",
+        "or",
+        "and",
+        "per",
+        "across",
+        "one",
+    }
+)
 """Words that ask for a figure per dataset ("which of my two datasets has more...")."""
 
 
@@ -1660,17 +1780,17 @@ def _read_part(
     # A dataset named in another form ("student loan posts") is the scope, not a keyword;
     # when it names every dataset of the scope it filters nothing and is not repeated.
     conds = [
-        c for c in conds
-        if not (c.dim == "dataset" and not c.negate and set(c.values) >= every)
-    ]  # fmt: skip
+        c for c in conds if not (c.dim == "dataset" and not c.negate and set(c.values) >= every)
+    ]
     of_comments = _asked_of_comments(part)
     # "how many comments are negative": a comment's own text is scored as the comments
     # analysis scores it; what else only posts carry cannot be asked of a comment.
     conds = [
-        Cond("comment_sentiment", c.values, c.negate) if c.dim == "sentiment" and c in of_comments
+        Cond("comment_sentiment", c.values, c.negate)
+        if c.dim == "sentiment" and c in of_comments
         else c
         for c in conds
-    ]  # fmt: skip
+    ]
     part.comment_only = [c for c in of_comments if c.dim != "sentiment"]
     sides, compared = _sides(part, [(at, c) for at, c in ordered if c in conds])
     conds = [c for c in conds if c not in compared]
@@ -1727,9 +1847,20 @@ def _read_part(
     if comments_counted:
         measure, metric, unit = "count", None, "comments"  # the comments, not their posts
     query = Query(
-        measure, metric, where, share_part, group, top, order, unknown, tuple(part.notes), unit,
-        min_posts, nth, sides,
-    )  # fmt: skip
+        measure,
+        metric,
+        where,
+        share_part,
+        group,
+        top,
+        order,
+        unknown,
+        tuple(part.notes),
+        unit,
+        min_posts,
+        nth,
+        sides,
+    )
     return query, part
 
 
@@ -1852,10 +1983,12 @@ def _unheld(
         held.add("author")
     metric_words = {
         at + k
-        for metric in METRICS.values() for said in metric.said
+        for metric in METRICS.values()
+        for said in metric.said
         for found in re.finditer(rf"\b{re.escape(said)}\b", part.text)
-        for at in [len(part.text[: found.start()].split())] for k in range(len(said.split()))
-    }  # fmt: skip
+        for at in [len(part.text[: found.start()].split())]
+        for k in range(len(said.split()))
+    }
     out: list[str] = []
     for dim in DIMENSIONS.values():
         if dim.name in held:
@@ -1996,10 +2129,13 @@ def _share_split(part: _Part, group: str | None) -> tuple[tuple[Cond, ...], tupl
     if verb is None:
         verb = next((i for i in after if main_verb(i)), len(tokens))
     among = next(
-        (i for i in after if tokens[i] in {"among", "amongst", "within"}
-         or tokens[i : i + 2] == ["out", "of"]),
+        (
+            i
+            for i in after
+            if tokens[i] in {"among", "amongst", "within"} or tokens[i : i + 2] == ["out", "of"]
+        ),
         None,
-    )  # fmt: skip
+    )
     # A period scopes the share wherever it is said ("positive since June" is the share
     # of positive posts among those since June), never its numerator.
     conds = [(at, c) for at, c in part.conds if c.dim not in TIME_DIMS]
@@ -2093,10 +2229,28 @@ def _follow(query: Query, previous: Query, narrow: bool) -> Query:
 
 
 _COMMON = frozenset(
-    {"written", "distinct", "express", "without", "number", "total", "quarter", "first",
-     "second", "third", "fourth", "compared", "comparing", "versus", "against", "previous",
-     "preceding", "before", "earlier"}
-)  # fmt: skip
+    {
+        "written",
+        "distinct",
+        "express",
+        "without",
+        "number",
+        "total",
+        "quarter",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "compared",
+        "comparing",
+        "versus",
+        "against",
+        "previous",
+        "preceding",
+        "before",
+        "earlier",
+    }
+)
 _ANALYSES = frozenset(
     [
         "summarize",
@@ -2251,9 +2405,16 @@ def read(
     if other:
         queries = []
     return Reading(
-        tuple(queries), None, None, tuple(conditions), tuple(unknown), follow, language,
-        tuple(dict.fromkeys(notes)), edited=previous[-1] if follow and previous else None,
-    )  # fmt: skip
+        tuple(queries),
+        None,
+        None,
+        tuple(conditions),
+        tuple(unknown),
+        follow,
+        language,
+        tuple(dict.fromkeys(notes)),
+        edited=previous[-1] if follow and previous else None,
+    )
 
 
 def askable() -> str:

@@ -403,8 +403,15 @@ def _write_mood_themes(out: Writer, case: Case, mood: str) -> None:
     for name, members in themes:
         covered = case.covered(name)
         about = sum(1 for post in case.posts if key(post) in covered)
-        rows.append([name, len(members), share(len(members), len(chosen)), about,
-                     share(len(members), about)])  # fmt: skip
+        rows.append(
+            [
+                name,
+                len(members),
+                share(len(members), len(chosen)),
+                about,
+                share(len(members), about),
+            ]
+        )
         out.line(
             f"- **{name}**: {posts_phrase(len(members), bold=True, noun=noun)} "
             f"({share(len(members), len(chosen))} of {kind}); {len(members):,} of the "
@@ -576,8 +583,17 @@ def _write_compare(out: Writer, case: Case) -> None:
             f" {group.share('positive')} positive, {group.share('negative')} negative{theme}"
         )
         average = f"{group.average_engagement:,.1f}"
-        rows.append([name, group.posts, share(group.posts, total), average, group.views,
-                     group.share("positive"), group.share("negative")])  # fmt: skip
+        rows.append(
+            [
+                name,
+                group.posts,
+                share(group.posts, total),
+                average,
+                group.views,
+                group.share("positive"),
+                group.share("negative"),
+            ]
+        )
     out.line()
 
     busiest = _leaders(stats, lambda g: g.posts)
@@ -796,8 +812,10 @@ def _write_hooks(out: Writer, case: Case) -> None:
         f"{posts_phrase(len(by_kind[best]))}."
     )
     out.line()
-    rows = [[kind, len(posts), share(len(posts), total), f"{averages[kind]:,.1f}"]
-            for kind, posts in order]  # fmt: skip
+    rows = [
+        [kind, len(posts), share(len(posts), total), f"{averages[kind]:,.1f}"]
+        for kind, posts in order
+    ]
     out.add_table("Hooks", ["hook", "posts", "share", "avg engagement"], rows)
     out.line("Examples:")
     for kind, posts in order[:3]:
@@ -860,8 +878,11 @@ def _write_overview(out: Writer, case: Case) -> None:
     sources = _groups(case.posts, lambda post: post["source"])
     order = sorted(sources.items(), key=lambda item: (-len(item[1]), item[0]))
     dates = sorted(float(post.get("created_at") or 0) for post in case.posts)
-    out.figures = {"total": len(case.posts), "ads": ads,
-                   "sources": {name: len(p) for name, p in order}}  # fmt: skip
+    out.figures = {
+        "total": len(case.posts),
+        "ads": ads,
+        "sources": {name: len(p) for name, p in order},
+    }
     out.line(
         f"{posts_phrase(len(case.posts), bold=True)} posted between "
         f"{period_of(dates[0], 'day')} and {period_of(dates[-1], 'day')}, "

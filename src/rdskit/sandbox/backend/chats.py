@@ -182,9 +182,16 @@ def post_alert(conn: Connection, agent_id: str, alert: Mapping[str, Any]) -> str
         "INSERT INTO chat_messages (id, chat_id, seq, role, text, refs, blocks, status,"
         " stop_reason, tokens, created_at)"
         " VALUES (?, ?, ?, 'assistant', ?, ?, ?, 'completed', 'end_turn', 0, ?)",
-        (new_id(conn, "msg"), chat["id"], last + 1, alert["text"], dumps(alert["references"]),
-         dumps(blocks), conn.store.clock.now()),
-    )  # fmt: skip
+        (
+            new_id(conn, "msg"),
+            chat["id"],
+            last + 1,
+            alert["text"],
+            dumps(alert["references"]),
+            dumps(blocks),
+            conn.store.clock.now(),
+        ),
+    )
     return str(chat["id"])
 
 
@@ -245,11 +252,20 @@ def submit_ask(
             "INSERT INTO chat_messages (id, chat_id, seq, role, text, context, status, reply_to,"
             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (question_id, chat_id, last + 1, "user", request.message, dumps(context),
-                 "completed", None, now),
+                (
+                    question_id,
+                    chat_id,
+                    last + 1,
+                    "user",
+                    request.message,
+                    dumps(context),
+                    "completed",
+                    None,
+                    now,
+                ),
                 (reply_id, chat_id, last + 2, "assistant", None, None, "working", question_id, now),
             ],
-        )  # fmt: skip
+        )
         schedule(
             conn,
             _REPLY_JOB,

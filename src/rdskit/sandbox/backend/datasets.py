@@ -741,9 +741,19 @@ def seed_mentions(
             "INSERT INTO dataset_runs (id, dataset_id, account_id, ordinal, params, count,"
             " requested_count, status, steps, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, 'working', ?, ?, ?)",
-            (run_id, dataset_id, account_id, ordinal, dumps(params), count, count,
-             dumps(_seed_steps("working", now)), now, now),
-        )  # fmt: skip
+            (
+                run_id,
+                dataset_id,
+                account_id,
+                ordinal,
+                dumps(params),
+                count,
+                count,
+                dumps(_seed_steps("working", now)),
+                now,
+                now,
+            ),
+        )
         conn.execute(
             "UPDATE datasets SET content_type = COALESCE(content_type, 'organic') WHERE id = ?",
             (dataset_id,),

@@ -69,8 +69,14 @@ __all__ = [
 
 _SCHEDULED = "tracking_agent.cycle"
 _HIGHLIGHTS = 5  # posts quoted in an alert
-_UPDATABLE = ("name", "instructions", "dataset_ids", "integration_ids", "count",
-              "num_comments_per_post")  # fmt: skip
+_UPDATABLE = (
+    "name",
+    "instructions",
+    "dataset_ids",
+    "integration_ids",
+    "count",
+    "num_comments_per_post",
+)
 _JSON_FIELDS = ("dataset_ids", "integration_ids")
 
 SCHEMA = """

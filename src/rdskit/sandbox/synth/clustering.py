@@ -84,12 +84,47 @@ _TOKEN = re.compile(r"[^\W\d_][\w'’]*[^\W_]|[^\W\d_]{2}", re.U)
 _URL = re.compile(r"https?://\S+|www\.\S+", re.I)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*", re.U)
 # Words that carry no theme in social posts, beyond ordinary stop words.
-_NOISE = frozenset((
-    "just", "really", "like", "get", "got", "one", "also", "would", "could", "im", "ive", "dont",
-    "cant", "it's", "i'm", "don't", "can't", "that's", "thats", "lol", "omg", "yeah", "know",
-    "think", "much", "many", "even", "still", "way", "thing", "things", "people", "post",
-    "posts", "today", "make", "made",
-))  # fmt: skip
+_NOISE = frozenset(
+    (
+        "just",
+        "really",
+        "like",
+        "get",
+        "got",
+        "one",
+        "also",
+        "would",
+        "could",
+        "im",
+        "ive",
+        "dont",
+        "cant",
+        "it's",
+        "i'm",
+        "don't",
+        "can't",
+        "that's",
+        "thats",
+        "lol",
+        "omg",
+        "yeah",
+        "know",
+        "think",
+        "much",
+        "many",
+        "even",
+        "still",
+        "way",
+        "thing",
+        "things",
+        "people",
+        "post",
+        "posts",
+        "today",
+        "make",
+        "made",
+    )
+)
 
 
 @dataclass(frozen=True)

@@ -104,9 +104,26 @@ def _post_text(title: str | None, text: str | None) -> str:
 
 
 _SUFFIXES = (
-    "abilities", "ability", "ibility", "ations", "ation", "ments", "ment", "ness", "ings", "ing",
-    "ities", "ity", "able", "ible", "ies", "ed", "es", "ly", "s",
-)  # fmt: skip
+    "abilities",
+    "ability",
+    "ibility",
+    "ations",
+    "ation",
+    "ments",
+    "ment",
+    "ness",
+    "ings",
+    "ing",
+    "ities",
+    "ity",
+    "able",
+    "ible",
+    "ies",
+    "ed",
+    "es",
+    "ly",
+    "s",
+)
 
 
 def stem(word: str) -> str:

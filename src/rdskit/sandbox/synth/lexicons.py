@@ -54,10 +54,25 @@ _WINDOW = 3  # negations and intensifiers act on the next three words
 _TOKEN = re.compile(r"[^\W\d_]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 
 EMOJI_VALENCE: Mapping[str, float] = {
-    "😍": 3.0, "🥰": 3.0, "❤": 2.8, "😊": 2.0, "🙌": 2.0, "👍": 1.6, "🔥": 1.5,
-    "😂": 1.2, "😡": -3.0, "🤬": -3.2, "😤": -2.0, "😢": -2.2, "😭": -2.2, "💔": -2.6,
-    "👎": -1.8, "🤢": -2.8, "🤮": -3.0, "😒": -1.8,
-}  # fmt: skip
+    "😍": 3.0,
+    "🥰": 3.0,
+    "❤": 2.8,
+    "😊": 2.0,
+    "🙌": 2.0,
+    "👍": 1.6,
+    "🔥": 1.5,
+    "😂": 1.2,
+    "😡": -3.0,
+    "🤬": -3.2,
+    "😤": -2.0,
+    "😢": -2.2,
+    "😭": -2.2,
+    "💔": -2.6,
+    "👎": -1.8,
+    "🤢": -2.8,
+    "🤮": -3.0,
+    "😒": -1.8,
+}
 """Emoji valences, shared by every language (VADER reads emoji through English names)."""
 
 

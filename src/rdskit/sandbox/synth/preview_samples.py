@@ -72,8 +72,13 @@ TIME_FILTERS = {
 """Named relative windows; ``<N>h``, ``<N>d``, ``<N>w``, ``<N>m`` and ``<N>y`` also work."""
 
 _RELATIVE = re.compile(r"^(\d{1,4})([hdwmy])$")
-_UNIT = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(days=7),
-         "m": timedelta(days=30), "y": timedelta(days=365)}  # fmt: skip
+_UNIT = {
+    "h": timedelta(hours=1),
+    "d": timedelta(days=1),
+    "w": timedelta(days=7),
+    "m": timedelta(days=30),
+    "y": timedelta(days=365),
+}
 _HOSTS = {
     "reddit.com": "reddit",
     "redd.it": "reddit",
@@ -223,8 +228,14 @@ def relative_date(created: datetime, now: datetime) -> str:
         ['5 hours ago', '1 month ago']
     """
     seconds = max((now - created).total_seconds(), 0)
-    for unit, size in (("year", 31_536_000), ("month", 2_592_000), ("week", 604_800),
-                       ("day", 86_400), ("hour", 3_600), ("minute", 60)):  # fmt: skip
+    for unit, size in (
+        ("year", 31_536_000),
+        ("month", 2_592_000),
+        ("week", 604_800),
+        ("day", 86_400),
+        ("hour", 3_600),
+        ("minute", 60),
+    ):
         if seconds >= size:
             n = int(seconds // size)
             return f"{n} {unit}{'s' if n > 1 else ''} ago"
