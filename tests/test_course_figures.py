@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = sorted([*NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"), *NOTEBOOKS_DIR.glob("lab-*.ipynb")])
 DRAWS = re.compile(r"\.rds\.plot\.|plt\.subplots|\.plot\(")
 ALT = "*Figure (text alternative).*"
 PAGES = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.md"))

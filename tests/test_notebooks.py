@@ -33,6 +33,11 @@ EXPECTED = [
     "09-validating-labels.ipynb",
     "10-ethics-and-law.ipynb",
 ]
+# Labs only an emulator allows: run by nbval like the lessons and held to the same checks
+# of outputs, checkpoints, keys and key points, but no lesson card, challenges, re-runs or
+# Trial wallet (each lab starts its own sandboxes).
+LABS = ["lab-coverage.ipynb"]
+NOTEBOOKS = EXPECTED + LABS
 KEY = re.compile(r"bz_(live|test)_[0-9a-fA-F]{32}")
 MARKER = re.compile(r"NBVAL_\w+")
 CHALLENGE = re.compile(r"## Challenge (\d+): \S")
@@ -73,10 +78,10 @@ def _code_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_the_tutorials_are_there() -> None:
-    assert sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb")) == EXPECTED
+    assert sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb")) == sorted(NOTEBOOKS)
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_executed_in_order_with_outputs_and_no_errors(name: str) -> None:
     cells = _code_cells(_load(name))
     assert cells, f"{name} has no code cell"
@@ -121,7 +126,7 @@ def test_first_cell_is_a_lesson_card(name: str) -> None:
         assert jargon not in text, f"{name}: {jargon!r} belongs in the course map, not here"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_checkpoints_are_there_and_on_track(name: str) -> None:
     checkpoints = [c for c in _code_cells(_load(name)) if "checkpoint(" in _source(c)]
     assert len(checkpoints) >= 2, f"{name}: {len(checkpoints)} checkpoint cells (at least 2)"
@@ -147,7 +152,7 @@ def test_two_or_three_challenges_each_with_a_collapsed_solution(name: str) -> No
         assert "```python" in text and text.rstrip().endswith("</details>"), f"{name}: {i + 2}"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_ends_with_key_points(name: str) -> None:
     markdown = [c for c in _load(name)["cells"] if c["cell_type"] == "markdown"]
     closing = [c for c in markdown[-3:] if _source(c).startswith("## Key points")]
@@ -156,7 +161,7 @@ def test_ends_with_key_points(name: str) -> None:
     assert 3 <= len(bullets) <= 5, f"{name}: {len(bullets)} key points (3 to 5)"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_outputs_are_short(name: str) -> None:
     for number, cell in enumerate(_code_cells(_load(name)), start=1):
         for output in cell.get("outputs", []):
@@ -173,21 +178,21 @@ def test_outputs_are_short(name: str) -> None:
             assert rows <= MAX_ROWS, f"{name}: code cell {number} shows a table of {rows} rows"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_no_api_key_anywhere(name: str) -> None:
     raw = (NOTEBOOKS_DIR / name).read_text(encoding="utf-8")
     found = KEY.search(raw)
     assert found is None, f"{name} contains an API key at offset {found.start() if found else 0}"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_kernelspec_is_python3(name: str) -> None:
     kernelspec = _load(name)["metadata"].get("kernelspec", {})
     assert kernelspec.get("name") == "python3"
     assert kernelspec.get("language") == "python"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_ignored_outputs_are_marked_so_nbval_sees_it_and_say_why(name: str) -> None:
     """nbval only honours a marker alone on its comment line (anything after it turns the
     marker into a plain comment, silently); the next line must say why."""
@@ -206,7 +211,7 @@ def test_ignored_outputs_are_marked_so_nbval_sees_it_and_say_why(name: str) -> N
             )
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_links_to_other_notebooks_resolve(name: str) -> None:
     for cell in _load(name)["cells"]:
         if cell["cell_type"] != "markdown":
@@ -234,7 +239,7 @@ def test_the_course_map_lists_every_lesson_as_it_is() -> None:
         assert f"**Time.** about {row['minutes']} minutes" in card, row["file"]
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_no_overlapping_intervals_rule(name: str) -> None:
     """Overlapping intervals are not a test: comparisons are read from the difference and its
     interval. No lesson may teach the overlap rule, in prose, a solution or a comment."""
