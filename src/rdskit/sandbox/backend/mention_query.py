@@ -91,6 +91,7 @@ __all__ = [
     "fingerprint",
     "hydrate",
     "keyset_page",
+    "keyset_rows",
     "lookup",
     "mention_defaults",
     "page_limit",
@@ -135,9 +136,57 @@ def _index(name: str, sort: Sort) -> str:
     return f"CREATE INDEX IF NOT EXISTS mentions_sort_{name} ON mentions(account_id, {column});"
 
 
+# Each dataset's posts in every sort order: a page of one dataset walks its own index
+# instead of the account's (whose other datasets' posts it would check and skip). The key
+# columns have no declared type, so they hold exactly the values the SORTS expressions
+# give (an INTEGER column would turn 5.0 into 5): a cursor minted from them is the same.
+def _keys_of(row: str) -> str:
+    """The sort keys of the ``mentions`` row named ``row`` (``m``, ``NEW``, ``OLD``)."""
+    return ", ".join(sort.column.replace("m.", f"{row}.") for sort in SORTS.values())
+
+
+_CHANGED = " OR ".join(
+    f"({sort.column.replace('m.', 'NEW.')}) IS NOT ({sort.column.replace('m.', 'OLD.')})"
+    for sort in SORTS.values()
+)
+_SET = ", ".join(f"by_{name} = {sort.column.replace('m.', 'NEW.')}" for name, sort in SORTS.items())
+_SORT_INDEXES = "\n".join(
+    f"CREATE INDEX IF NOT EXISTS dataset_sort_{name}"
+    f" ON dataset_sort_keys(dataset_id, by_{name}, mention_rowid);"
+    for name in SORTS
+)
+_DATASET_KEYS = f"""
+CREATE TABLE IF NOT EXISTS dataset_sort_keys (
+    mention_rowid INTEGER NOT NULL,
+    dataset_id    TEXT NOT NULL,
+    {", ".join(f"by_{name}" for name in SORTS)},
+    PRIMARY KEY (mention_rowid, dataset_id)
+) WITHOUT ROWID;
+{_SORT_INDEXES}
+-- Kept by triggers, so every writer of posts and memberships keeps them: a post's keys
+-- when it joins a dataset, and again when an upsert changes one of its sort columns.
+CREATE TRIGGER IF NOT EXISTS dataset_sort_keys_join AFTER INSERT ON dataset_mentions BEGIN
+    INSERT OR REPLACE INTO dataset_sort_keys
+    SELECT m.rowid, NEW.dataset_id, {_keys_of("m")}
+    FROM datasets d JOIN mentions m ON m.account_id = d.account_id
+    AND m.source = NEW.source AND m.id = NEW.id WHERE d.id = NEW.dataset_id;
+END;
+CREATE TRIGGER IF NOT EXISTS dataset_sort_keys_update AFTER UPDATE ON mentions
+WHEN {_CHANGED} BEGIN
+    UPDATE dataset_sort_keys SET {_SET} WHERE mention_rowid = NEW.rowid;
+END;
+-- A database written before these keys existed gets them once (the check is one row).
+INSERT INTO dataset_sort_keys
+SELECT m.rowid, dm.dataset_id, {_keys_of("m")}
+FROM dataset_mentions dm JOIN datasets d ON d.id = dm.dataset_id
+JOIN mentions m ON m.account_id = d.account_id AND m.source = dm.source AND m.id = dm.id
+WHERE NOT EXISTS (SELECT 1 FROM dataset_sort_keys);
+"""
+
 SCHEMA = "\n".join(
     [
         *(_index(name, sort) for name, sort in SORTS.items()),
+        _DATASET_KEYS,
         """
 -- Extracted custom parameter values, written by custom parameter runs, read here.
 CREATE TABLE IF NOT EXISTS mention_parameters (
@@ -383,17 +432,23 @@ def _membership(dataset_ids: Sequence[str]) -> tuple[str, list[Any]]:
     )
 
 
+_OWN_INDEXES = 4
+"""A query naming at most this many datasets walks each one's own sort index
+(``dataset_sort_keys``) and merges their pages; more (all of an account's, when none are
+named) walk the account's index, where most posts belong to a selected dataset."""
+
+
 def search(conn: Connection, account_id: str, query: MentionQuery) -> Page:
     """One page of mentions rows (``m.*``) matching ``query``, in its sort order.
 
     ``query.dataset_ids`` must already be the account's live datasets (the route checks).
+    A page of a few datasets costs what their own posts make it cost, whatever else the
+    account holds: each dataset's sort index is walked to ``limit + 1`` matches, and the
+    walks are merged (a post in two of them once: its keys are the same in both).
     """
     _ensure_functions(conn)
     where = ["m.account_id = ?"]
     params: list[Any] = [account_id]
-    membership, member_params = _membership(query.dataset_ids)
-    where.append(membership)
-    params += member_params
     if query.sources:
         sql, values = _in("m.source", list(query.sources))
         where.append(sql)
@@ -406,19 +461,82 @@ def search(conn: Connection, account_id: str, query: MentionQuery) -> Page:
     if terms:
         where.append(f"rds_match({_TEXT}, ?)")
         params.append(text_pattern(terms, whole=False))
-    sort = SORTS[query.sort]
-    return keyset_page(
-        conn,
-        # Pinning the sort's index keeps the plan an ordered index walk whatever the stats.
-        source=f"mentions m INDEXED BY mentions_sort_{sort.name}",
-        where=" AND ".join(where),
-        params=params,
-        sort=sort,
-        order=query.order,
-        limit=query.limit,
-        cursor=query.cursor,
-        scope=query.scope(),
+    sort, secret, scope = SORTS[query.sort], conn.store.secret, query.scope()
+    after = (
+        decode_cursor(secret, query.cursor, sort, query.order, scope=scope)
+        if query.cursor
+        else None
     )
+    if not query.dataset_ids or len(query.dataset_ids) > _OWN_INDEXES:
+        membership, member_params = _membership(query.dataset_ids)
+        rows = keyset_rows(
+            conn,
+            # Pinning the sort's index keeps the plan an ordered index walk whatever the stats.
+            source=f"mentions m INDEXED BY mentions_sort_{sort.name}",
+            where=" AND ".join([*where, membership]),
+            params=[*params, *member_params],
+            sort=sort,
+            order=query.order,
+            limit=query.limit,
+            after=after,
+        )
+    else:
+        own = Sort(sort.name, f"s.by_{sort.name}", "s.mention_rowid")
+        found: dict[Any, sqlite3.Row] = {}
+        for dataset_id in query.dataset_ids:
+            for row in keyset_rows(
+                conn,
+                # CROSS JOIN: the dataset's index is the outer loop, each post one rowid probe.
+                source=f"dataset_sort_keys s INDEXED BY dataset_sort_{sort.name}"
+                " CROSS JOIN mentions m ON m.rowid = s.mention_rowid",
+                where=" AND ".join(["s.dataset_id = ?", *where]),
+                params=[dataset_id, *params],
+                sort=own,
+                order=query.order,
+                limit=query.limit,
+                after=after,
+                columns="m.*",
+            ):
+                found[row["_k1"]] = row
+        rows = sorted(
+            found.values(), key=lambda row: (row["_k0"], row["_k1"]), reverse=query.order == "desc"
+        )[: query.limit + 1]
+    return page_of(secret, rows, sort=sort, order=query.order, limit=query.limit, scope=scope)
+
+
+def keyset_rows(
+    conn: Connection,
+    *,
+    source: str,
+    where: str,
+    params: Sequence[Any],
+    sort: Sort,
+    order: Literal["asc", "desc"],
+    limit: int,
+    after: Sequence[Any] | None,
+    columns: str = "*",
+) -> list[sqlite3.Row]:
+    """Up to ``limit + 1`` rows of ``SELECT {columns} FROM {source} WHERE {where}`` after
+    the key ``after``, with their keys as ``_k0``/``_k1`` (see :func:`keyset_page`)."""
+    direction, op = ("DESC", "<") if order == "desc" else ("ASC", ">")
+    select = (
+        f"SELECT {columns}, {sort.column} AS _k0, {sort.tiebreak} AS _k1"
+        f" FROM {source} WHERE {where}"
+    )
+    order_by = f"ORDER BY {sort.column} {direction}, {sort.tiebreak} {direction} LIMIT ?"
+    want = limit + 1
+    if after is None:
+        return conn.execute(f"{select} {order_by}", [*params, want]).fetchall()
+    rows = conn.execute(
+        f"{select} AND {sort.column} = ? AND {sort.tiebreak} {op} ? {order_by}",
+        [*params, after[0], after[1], want],
+    ).fetchall()
+    if len(rows) < want:
+        rows += conn.execute(
+            f"{select} AND {sort.column} {op} ? {order_by}",
+            [*params, after[0], want - len(rows)],
+        ).fetchall()
+    return rows
 
 
 def keyset_page(
@@ -444,22 +562,16 @@ def keyset_page(
     """
     secret = conn.store.secret
     after = decode_cursor(secret, cursor, sort, order, scope=scope) if cursor else None
-    direction, op = ("DESC", "<") if order == "desc" else ("ASC", ">")
-    select = f"SELECT *, {sort.column} AS _k0, {sort.tiebreak} AS _k1 FROM {source} WHERE {where}"
-    order_by = f"ORDER BY {sort.column} {direction}, {sort.tiebreak} {direction} LIMIT ?"
-    want = limit + 1
-    if after is None:
-        rows = conn.execute(f"{select} {order_by}", [*params, want]).fetchall()
-    else:
-        rows = conn.execute(
-            f"{select} AND {sort.column} = ? AND {sort.tiebreak} {op} ? {order_by}",
-            [*params, after[0], after[1], want],
-        ).fetchall()
-        if len(rows) < want:
-            rows += conn.execute(
-                f"{select} AND {sort.column} {op} ? {order_by}",
-                [*params, after[0], want - len(rows)],
-            ).fetchall()
+    rows = keyset_rows(
+        conn,
+        source=source,
+        where=where,
+        params=params,
+        sort=sort,
+        order=order,
+        limit=limit,
+        after=after,
+    )
     return page_of(secret, rows, sort=sort, order=order, limit=limit, scope=scope)
 
 
