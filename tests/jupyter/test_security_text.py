@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 import mistune
 import pandas as pd
 import pytest
@@ -373,3 +374,58 @@ def test_no_raw_angle_bracket_survives_for_an_autolinker_to_split(payload: str) 
         assert "<" not in written, written
         rendered = VIEWER(written)
         assert "<script" not in rendered and "<img" not in rendered, rendered
+
+
+def test_the_answer_view_reads_only_the_cited_posts_it_shows() -> None:
+    """10,000 citations used to cost 200 lookups of 50 posts each; the view shows
+    MAX_MARKERS of them and now reads those only. answer.posts() still reads all."""
+    from rdskit import Client
+    from rdskit.sandbox import start
+    from rdskit.sandbox.backend.datasets import seed_mentions
+
+    lookups: list[int] = []
+
+    def count(request: httpx.Request) -> None:
+        if request.url.path == "/v1/mentions":
+            lookups.append(len(json.loads(request.content).get("post_refs") or []))
+
+    with start(rate_limit=1e6) as handle:
+        with Client(handle.api_key, base_url=handle.url, rate_limit=None) as plain:
+            dataset = plain.datasets.create(name="Cited")
+        seed_mentions(handle.store, handle.account_id, dataset.id, 400)
+        with handle.store.read() as conn:
+            keys = conn.execute(
+                "SELECT source, id FROM dataset_mentions WHERE dataset_id = ? ORDER BY rowid",
+                (dataset.id,),
+            ).fetchall()
+        refs = [
+            {"type": "post", "source": s, "id": i, "citation": n, "start_index": 0, "end_index": 3}
+            for n, (s, i) in enumerate(keys, start=1)
+        ]
+        answer = Answer.model_validate(
+            {
+                "id": "msg_1",
+                "chat_id": "ch_1",
+                "role": "assistant",
+                "text": " ".join(f"[{n}]" for n in range(1, len(refs) + 1)),
+                "created_at": 0,
+                "references": refs,
+            }
+        )
+        hooks = {"request": [count]}
+        with (
+            httpx.Client(base_url=handle.url, event_hooks=hooks) as http,
+            Client(
+                handle.api_key, base_url=handle.url, rate_limit=None, http_client=http
+            ) as client,
+        ):
+            answer._bind(client)
+            bundle = answer._repr_mimebundle_()
+            assert isinstance(bundle, dict)
+            assert sum(lookups) == MAX_MARKERS  # 300 posts read, in 3 lookups of 100
+            assert bundle["text/html"].count("<li data-ref=") == MAX_MARKERS
+            cards = re.findall(r'<a href="(https://[^"]+)"', bundle["text/html"])
+            assert len(cards) >= MAX_MARKERS  # each shown post's card has its post's link
+            lookups.clear()
+            assert len(answer.posts()) == len(refs)  # all 400 when asked for
+            assert sum(lookups) == len(refs)

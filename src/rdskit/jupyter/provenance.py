@@ -174,7 +174,7 @@ def formatted_bundle(
             "text/plain": json.dumps(record, indent=1, ensure_ascii=False),
         }, metadata
     if fmt == "text":
-        posts, note = cited_posts(answer)
+        posts, note = cited_posts(answer, shown=True)
         plain = message_plain(
             answer.text or "", answer.references, post_cards(answer.references, posts), note
         )

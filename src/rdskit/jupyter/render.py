@@ -70,6 +70,7 @@ __all__ = [
     "message_markdown",
     "message_plain",
     "post_cards",
+    "shown_references",
 ]
 
 EXCERPT_CHARS = 280
@@ -184,6 +185,21 @@ def _excerpt(text: str | None) -> str | None:
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
 
 
+def shown_references(references: Sequence[Any] | None) -> list[PostReference]:
+    """The cited posts the view shows: one per citation number, the lowest
+    :data:`MAX_MARKERS` numbers, in citation order.
+
+    Example:
+        >>> refs = [PostReference(source="reddit", id=str(n), citation=n, start_index=0,
+        ...     end_index=3) for n in range(MAX_MARKERS + 5, 0, -1)]
+        >>> shown = shown_references(refs)
+        >>> len(shown), shown[0].citation, shown[-1].citation
+        (300, 1, 300)
+    """
+    cited = {ref.citation: ref for ref in references or [] if isinstance(ref, PostReference)}
+    return [cited[number_] for number_ in sorted(cited)[:MAX_MARKERS]]
+
+
 def post_cards(references: Sequence[Any] | None, posts: pd.DataFrame | None) -> dict[int, PostCard]:
     """A card per cited post, from the cited posts' frame (bare source and id without it);
     at most :data:`MAX_MARKERS`, for the lowest citation numbers.
@@ -197,8 +213,7 @@ def post_cards(references: Sequence[Any] | None, posts: pd.DataFrame | None) -> 
         >>> card.excerpt, card.stats
         ('Love it', '3 likes')
     """
-    cited = {ref.citation: ref for ref in references or [] if isinstance(ref, PostReference)}
-    shown = [cited[number_] for number_ in sorted(cited)[:MAX_MARKERS]]
+    shown = shown_references(references)
     rows: dict[tuple[str, str], Mapping[str, Any]] = {}
     if posts is not None and len(posts):
         wanted = {(ref.source, ref.id) for ref in shown}
@@ -230,11 +245,14 @@ def _count(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def cited_posts(message: Any) -> tuple[pd.DataFrame | None, str | None]:
-    """The cited posts of an Answer or a tracking alert, and a note when unavailable.
+def cited_posts(message: Any, *, shown: bool = False) -> tuple[pd.DataFrame | None, str | None]:
+    """The cited posts of an Answer or a tracking alert, and a note when unavailable;
+    with ``shown`` only those the view shows (:func:`shown_references`) are read.
 
-    Posts are read through the client the message came from (cached on an Answer). With
-    an AsyncClient they are only shown once ``await answer.posts()`` has cached them.
+    Posts are read through the client the message came from (cached on an Answer: all of
+    them, or the shown ones read on their own when the view leaves some out, so that a
+    view of 10,000 citations reads 300 posts, not 10,000). With an AsyncClient they are
+    only shown once ``await answer.posts()`` has cached them.
     """
     from rdskit._base_client import AsyncAPIClient
     from rdskit.answers import Answer
@@ -250,13 +268,14 @@ def cited_posts(message: Any) -> tuple[pd.DataFrame | None, str | None]:
     refs = [ref for ref in message.references or [] if isinstance(ref, PostReference)]
     if not refs:
         return None, None
+    some = shown_references(refs) if shown else refs
     try:
-        if isinstance(message, Answer):
-            return message.posts(), None
+        if isinstance(message, Answer) and len(some) >= len({ref.citation for ref in refs}):
+            return message.posts(), None  # the view shows every cited post: read and cache all
         from rdskit.frames import mentions_frame
         from rdskit.frames.fetch import lookup_mentions
 
-        wire = [{"source": ref.source, "id": ref.id} for ref in refs]
+        wire = [{"source": ref.source, "id": ref.id} for ref in some]
         return mentions_frame(lookup_mentions(client, wire)), None
     except RdsError as exc:
         return None, f"post details unavailable: {exc}"
@@ -600,7 +619,7 @@ def answer_bundle(answer: Any) -> dict[str, str]:
         >>> "rds-marker" in answer_bundle(answer)["text/html"]  # doctest: +SKIP
         True
     """
-    posts, note = cited_posts(answer)
+    posts, note = cited_posts(answer, shown=True)
     cards = post_cards(answer.references, posts)
     text = answer.text or ""
     footer = f"chat <code>{esc(answer.chat_id)}</code> · message <code>{esc(answer.id)}</code>"

@@ -231,7 +231,7 @@ def _(agent: TrackingAgent) -> str:
 
 @html_of.register
 def _(message: TrackingMessage) -> str:
-    posts, note = cited_posts(message)
+    posts, note = cited_posts(message, shown=True)
     cards = post_cards(message.references, posts)
     head = kv_table(
         [
