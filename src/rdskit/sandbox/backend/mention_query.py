@@ -86,6 +86,7 @@ __all__ = [
     "SCHEMA",
     "SORTS",
     "MentionQuery",
+    "Walk",
     "compile_filter",
     "compile_groups",
     "fingerprint",
@@ -469,34 +470,32 @@ def search(conn: Connection, account_id: str, query: MentionQuery) -> Page:
     )
     if not query.dataset_ids or len(query.dataset_ids) > _OWN_INDEXES:
         membership, member_params = _membership(query.dataset_ids)
-        rows = keyset_rows(
-            conn,
+        walk = Walk(
             # Pinning the sort's index keeps the plan an ordered index walk whatever the stats.
-            source=f"mentions m INDEXED BY mentions_sort_{sort.name}",
-            where=" AND ".join([*where, membership]),
-            params=[*params, *member_params],
-            sort=sort,
-            order=query.order,
-            limit=query.limit,
-            after=after,
+            f"mentions m INDEXED BY mentions_sort_{sort.name}",
+            " AND ".join([*where, membership]),
+            [*params, *member_params],
+            sort,
+            query.order,
+            query.limit,
         )
+        rows = keyset_rows(conn, walk, after)
     else:
         own = Sort(sort.name, f"s.by_{sort.name}", "s.mention_rowid")
         found: dict[Any, sqlite3.Row] = {}
         for dataset_id in query.dataset_ids:
-            for row in keyset_rows(
-                conn,
+            walk = Walk(
                 # CROSS JOIN: the dataset's index is the outer loop, each post one rowid probe.
-                source=f"dataset_sort_keys s INDEXED BY dataset_sort_{sort.name}"
+                f"dataset_sort_keys s INDEXED BY dataset_sort_{sort.name}"
                 " CROSS JOIN mentions m ON m.rowid = s.mention_rowid",
-                where=" AND ".join(["s.dataset_id = ?", *where]),
-                params=[dataset_id, *params],
-                sort=own,
-                order=query.order,
-                limit=query.limit,
-                after=after,
+                " AND ".join(["s.dataset_id = ?", *where]),
+                [dataset_id, *params],
+                own,
+                query.order,
+                query.limit,
                 columns="m.*",
-            ):
+            )
+            for row in keyset_rows(conn, walk, after):
                 found[row["_k1"]] = row
         rows = sorted(
             found.values(), key=lambda row: (row["_k0"], row["_k1"]), reverse=query.order == "desc"
@@ -504,27 +503,31 @@ def search(conn: Connection, account_id: str, query: MentionQuery) -> Page:
     return page_of(secret, rows, sort=sort, order=query.order, limit=query.limit, scope=scope)
 
 
-def keyset_rows(
-    conn: Connection,
-    *,
-    source: str,
-    where: str,
-    params: Sequence[Any],
-    sort: Sort,
-    order: Literal["asc", "desc"],
-    limit: int,
-    after: Sequence[Any] | None,
-    columns: str = "*",
-) -> list[sqlite3.Row]:
-    """Up to ``limit + 1`` rows of ``SELECT {columns} FROM {source} WHERE {where}`` after
-    the key ``after``, with their keys as ``_k0``/``_k1`` (see :func:`keyset_page`)."""
+@dataclass(frozen=True)
+class Walk:
+    """An ordered walk of ``SELECT {columns} FROM {source} WHERE {where}`` by ``sort``,
+    ``limit`` rows a page (see :func:`keyset_rows`)."""
+
+    source: str
+    where: str
+    params: Sequence[Any]
+    sort: Sort
+    order: Literal["asc", "desc"]
+    limit: int
+    columns: str = "*"
+
+
+def keyset_rows(conn: Connection, walk: Walk, after: Sequence[Any] | None) -> list[sqlite3.Row]:
+    """Up to ``limit + 1`` rows of ``walk`` after the key ``after``, with their keys as
+    ``_k0``/``_k1`` (see :func:`keyset_page`)."""
+    sort, order, params = walk.sort, walk.order, walk.params
     direction, op = ("DESC", "<") if order == "desc" else ("ASC", ">")
     select = (
-        f"SELECT {columns}, {sort.column} AS _k0, {sort.tiebreak} AS _k1"
-        f" FROM {source} WHERE {where}"
+        f"SELECT {walk.columns}, {sort.column} AS _k0, {sort.tiebreak} AS _k1"
+        f" FROM {walk.source} WHERE {walk.where}"
     )
     order_by = f"ORDER BY {sort.column} {direction}, {sort.tiebreak} {direction} LIMIT ?"
-    want = limit + 1
+    want = walk.limit + 1
     if after is None:
         return conn.execute(f"{select} {order_by}", [*params, want]).fetchall()
     rows = conn.execute(
@@ -562,16 +565,7 @@ def keyset_page(
     """
     secret = conn.store.secret
     after = decode_cursor(secret, cursor, sort, order, scope=scope) if cursor else None
-    rows = keyset_rows(
-        conn,
-        source=source,
-        where=where,
-        params=params,
-        sort=sort,
-        order=order,
-        limit=limit,
-        after=after,
-    )
+    rows = keyset_rows(conn, Walk(source, where, params, sort, order, limit), after)
     return page_of(secret, rows, sort=sort, order=order, limit=limit, scope=scope)
 
 
