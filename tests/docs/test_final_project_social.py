@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from recipes import run_recipe
+from page_recipes import run_recipe
 
 PROJECT = Path(__file__).resolve().parents[2] / "notebooks" / "final-project.md"
 SECTION = "## Option: a social topic"

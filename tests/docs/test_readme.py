@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from recipes import run_recipe
+from page_recipes import run_recipe
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
