@@ -36,11 +36,9 @@ from test_setup_recipes import CELLS, _spec, _type, _wait_kernel
 pytestmark = pytest.mark.browser
 
 QUERY = "{'type': 'prompt', 'sources': ['reddit', 'tiktok'], 'search_query': 'oat milk'}"
-DATA = (
-    "import rdskit.jupyter\n"
-    "c = rdskit.jupyter.current_client()  # whatever the notebook is connected to\n"
-    "ds = c.datasets.create('Actions oat milk')\n"
-    f"c.datasets.runs.create(ds.id, search_query={QUERY}, count=1000).wait()\n"
+DATA = (  # `client`: the name the connection (palette or typed) says it binds
+    "ds = client.datasets.create('Actions oat milk')\n"
+    f"client.datasets.runs.create(ds.id, search_query={QUERY}, count=1000).wait()\n"
     "print(ds.id)"
 )
 PAGING = (
