@@ -156,7 +156,11 @@ def _adjust_wallet(args: argparse.Namespace) -> int:
 def add_sandbox(subparsers: Subparsers) -> None:
     """``rdskit sandbox``: serve the offline emulator of the service."""
     parser = subparsers.add_parser(
-        "sandbox", help="serve the offline Research Data Service sandbox"
+        "sandbox",
+        help="serve the offline Research Data Service sandbox",
+        description="Serve the offline Research Data Service sandbox: REST /v1, and MCP "
+        '/mcp/ with the "mcp" extra (pip install "rdskit[mcp]"; without it /mcp/ answers '
+        "503 mcp_unavailable naming the extra).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument(

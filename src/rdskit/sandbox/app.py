@@ -478,7 +478,8 @@ class DeferredMcp:
     REST answers meanwhile, and an MCP request that arrives first waits until it is ready.
     The SDK is optional (the ``mcp`` extra, so rdskit installs beside packages that pin
     another major version of it, such as jupyter-ai 3): without a usable one, REST and the
-    worker run as ever and ``/mcp`` answers 503 ``mcp_unavailable`` naming the extra.
+    worker run as ever and ``/mcp`` answers 503 ``mcp_unavailable`` naming the extra (the
+    first such request also logs it as a warning; nothing is said at start).
     """
 
     def __init__(self, store: Store, settings: Settings) -> None:
@@ -487,6 +488,7 @@ class DeferredMcp:
         self._endpoint: ASGIApp | None = None
         self._ready: anyio.Event | None = None
         self._missing: str | None = None  # why the MCP server could not be built
+        self._said = False  # the missing extra logged (at the first MCP request)
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Build the server and keep its session manager running until cancelled."""
@@ -497,8 +499,10 @@ class DeferredMcp:
                 importlib.import_module, f"{__package__}.mcp_server"
             )
         except ImportError as exc:
+            # Quiet at start (a REST user, e.g. README's `rdskit demo`, has no use for
+            # it): said when an MCP request comes (``__call__``) and in ``--help``.
             self._missing = mcp_missing(exc)
-            logging.getLogger(__name__).warning("rdskit sandbox: %s", self._missing)
+            logging.getLogger(__name__).debug("rdskit sandbox: %s", self._missing)
             self._ready.set()
             return
         endpoint, running = await anyio.to_thread.run_sync(
@@ -514,6 +518,9 @@ class DeferredMcp:
             raise RuntimeError("the MCP server starts with the app's lifespan")
         await self._ready.wait()
         if self._missing is not None:
+            if not self._said:
+                self._said = True  # once per sandbox: the 503 body says it every time
+                logging.getLogger(__name__).warning("rdskit sandbox: %s", self._missing)
             refused = error_response(ApiError(503, "mcp_unavailable", self._missing))
             await refused(scope, receive, send)
             return
