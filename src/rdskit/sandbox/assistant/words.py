@@ -725,6 +725,18 @@ ITALIAN: Mapping[str, str] = {
 """Italian question phrases -> English: counts, measures, ranks and comparisons, sources,
 languages, countries and periods (the words of sets of questions people ask)."""
 
+_IBERIAN: Mapping[str, str] = {
+    "máximo de": "maximum",
+    "máximo": "maximum",
+    "mínimo de": "minimum",
+    "mínimo": "minimum",
+    "mencionada": "mentioned",
+    "mencionadas": "mentioned",
+    "mencionado": "mentioned",
+    "mencionados": "mentioned",
+}
+"""Words Spanish and Portuguese spell alike, in both of their :data:`CATALOGUE` tables."""
+
 CATALOGUE: Mapping[str, Mapping[str, str]] = {
     "fr": {
         "ou": "or",
@@ -786,14 +798,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "qué marca": "which brand",
         "qué idioma": "which language",
         "qué autor": "which author",
-        "máximo de": "maximum",
-        "máximo": "maximum",
-        "mínimo de": "minimum",
-        "mínimo": "minimum",
-        "mencionada": "mentioned",
-        "mencionadas": "mentioned",
-        "mencionado": "mentioned",
-        "mencionados": "mentioned",
+        **_IBERIAN,
         "por comentario": "per comment",
         "fuente": "source",
         "fuentes": "sources",
@@ -883,14 +888,7 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
         "qual marca": "which brand",
         "qual idioma": "which language",
         "qual autor": "which author",
-        "máximo de": "maximum",
-        "máximo": "maximum",
-        "mínimo de": "minimum",
-        "mínimo": "minimum",
-        "mencionada": "mentioned",
-        "mencionadas": "mentioned",
-        "mencionado": "mentioned",
-        "mencionados": "mentioned",
+        **_IBERIAN,
         "no tiktok": "on tiktok",
         "no instagram": "on instagram",
         "no reddit": "on reddit",
