@@ -71,6 +71,8 @@ NOT_TESTED = {
     "test_sandbox_keys.py": "a notebook sandbox's own key and the 401 wording: SQLite rules",
     "test_sandbox_without_mcp.py": "the sandbox without the MCP SDK: nothing at a floor",
     "test_wallet_admin.py": "the instructor's wallet command: SQLite and plain Python",
+    "test_windows_in_time.py": "no post dated after its collection: plain Python",
+    "test_mention_pages.py": "per-dataset sort keys and their pages: SQLite",
     "test_billing.py": "prices and ledger rules: SQLite and plain Python",
     "test_chaos.py": "fault injection rules (its routes are fuzzed by test_hardening.py)",
     "test_clock.py": "the simulated clock: plain Python",

@@ -373,7 +373,7 @@ def test_the_panel_follows_the_notebook_and_shows_its_own_sandbox(
             "title", re.compile("Kernel budget: no kernel budget"), timeout=CELL_MS
         )
         expect(panel.locator(".rds-lab-budget")).to_have_text(
-            "Kernel budget: no kernel budget (%rds budget N sets one)"
+            "Kernel budget: no kernel budget (%rds budget N sets one)", timeout=CELL_MS
         )
         for index, left in ((1, "300 of 300"), (2, "250 of 250")):
             _run_cell(page, cells.nth(index))

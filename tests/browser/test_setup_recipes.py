@@ -145,7 +145,10 @@ def _connected(panel: Locator, viewing: str | re.Pattern[str]) -> None:
     """The panel shows an account (``viewing``) with its credits, nothing stale or failed."""
     expect(panel.locator(".rds-lab-viewing")).to_have_text(viewing, timeout=CELL_MS)
     expect(panel.locator(".rds-lab-credits")).to_have_text(re.compile(r"^Credits left: [\d,.]+"))
-    assert panel.locator(".rds-lab-stale, .rds-lab-error").count() == 0, panel.inner_text()
+    # a throttle while a notebook polls is shown as stale and read again after Retry-After
+    # (the CI machine met one): the view must come back fresh, never fail
+    expect(panel.locator(".rds-lab-error")).to_have_count(0)
+    expect(panel.locator(".rds-lab-stale")).to_have_count(0, timeout=CELL_MS)
     text = panel.inner_text()
     assert "502" not in text and "401" not in text, text
 

@@ -140,9 +140,10 @@ def test_collections_are_deterministic_and_split_by_the_mix() -> None:
 
 def test_preview_estimates_follow_the_same_mix() -> None:
     since, until = datetime(2025, 10, 1, tzinfo=UTC), datetime(2025, 11, 30, tzinfo=UTC)
+    now = until  # collected at the window's end: every day of it is held
     for seed, query in ((0, "oat milk"), (1, "oat milk"), (7, "running shoes"), (7, "🔥")):
-        alone = {s: estimate_results(seed, query, [s], since, until) for s in corpus.SOURCES}
-        both = estimate_results(seed, query, FOUR, since, until)
+        alone = {s: estimate_results(seed, query, [s], since, until, now) for s in corpus.SOURCES}
+        both = estimate_results(seed, query, FOUR, since, until, now)
         assert abs(both - sum(alone[s] for s in FOUR)) <= len(FOUR)  # rounding only
         posts = corpus.collect(seed, {"type": "prompt", "search_query": query}, 2000, since, until)
         got = Counter(p["source"] for p in posts)
@@ -151,7 +152,7 @@ def test_preview_estimates_follow_the_same_mix() -> None:
             assert abs(got[source] / 2000 - alone[source] / total) < 0.01, (query, source)
     # Volumes vary with the query and the seed; a narrower query finds fewer posts.
     volumes = {
-        (seed, q): estimate_results(seed, q, FOUR, since, until)
+        (seed, q): estimate_results(seed, q, FOUR, since, until, now)
         for seed in (0, 1)
         for q in ("oat milk", "oat milk barista edition foam")
     }
