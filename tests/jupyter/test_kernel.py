@@ -35,7 +35,7 @@ def test_magics_in_a_headless_kernel(
 
     assert connect[0].text.startswith(f"Connected to {sandbox.url} as owner@")
     progress, answer = ask
-    assert progress.output_type == "display_data"
+    assert progress.output_type == "display_data", ask  # on failure: the error the cell showed
     assert set(progress.data) == {"text/html", "text/plain"}  # the widget became static
     assert progress.data["text/plain"].startswith("Assistant reply: ")
     assert "answered in" in progress.data["text/plain"]  # updated to the end state
