@@ -187,6 +187,15 @@ def _finished(page: Page, index: int) -> Locator:
     return cell
 
 
+def _new_notebook_runs(page: Page, sources: list[str]) -> None:
+    """A notebook made from the launcher's card, its kernel awaited, ``sources`` typed into
+    its first cells and run by keyboard."""
+    page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+    _wait_kernel(page)
+    page.locator(f"{CELLS} .cm-content").first.click()
+    _type_and_run(page, sources)
+
+
 def _results(page: Page, first: int, count: int) -> list[str]:
     """Wait for cells ``first`` .. ``first + count - 1`` to finish; their output texts.
     A traceback or anything on stderr fails the test, naming the cell."""
@@ -236,10 +245,7 @@ def test_setup_md_single_user_in_jupyterlab(labs: dict[str, Lab], browser: Brows
         panel = _open_panel(page)
         _connected(panel, re.compile(r"^this server's shared sandbox"))
 
-        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
-        _wait_kernel(page)
-        page.locator(f"{CELLS} .cm-content").first.click()
-        _type_and_run(page, TYPED)
+        _new_notebook_runs(page, TYPED)
         outputs = _results(page, 0, len(TYPED))
         assert "completed: 200 posts in '01 oat milk'" in outputs[len(LESSON) - 1], outputs
         _check_answer(page.locator(CELLS).nth(len(TYPED) - 1))
@@ -279,10 +285,7 @@ def test_a_class_on_jupyterhub_two_students_in_jupyterlab(
         for user in students:  # both start a notebook and type ahead: the kernels queue
             page = pages[user]
             _connected(_open_panel(page), re.compile(r"^this server's shared sandbox"))
-            page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
-            _wait_kernel(page)
-            page.locator(f"{CELLS} .cm-content").first.click()
-            _type_and_run(page, [*TYPED, "print(ds.id)\n" + OWN_DATA])
+            _new_notebook_runs(page, [*TYPED, "print(ds.id)\n" + OWN_DATA])
         own = {}
         for user in students:
             page = pages[user]
@@ -320,10 +323,7 @@ def test_a_key_revoked_on_the_sandbox_says_what_happened_and_the_one_fix(
     page = _home_page(browser, labs["single"])
     try:
         panel = _open_panel(page)
-        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
-        _wait_kernel(page)
-        page.locator(f"{CELLS} .cm-content").first.click()
-        _type_and_run(page, [LESSON[0] + "\nprint(client.me().plan.name)"])
+        _new_notebook_runs(page, [LESSON[0] + "\nprint(client.me().plan.name)"])
         _results(page, 0, 1)
         _connected(panel, "this notebook: embedded sandbox")
 
@@ -403,10 +403,7 @@ def test_the_gateway_with_a_real_key_in_jupyterlab(
                 panel = _open_panel(page)
                 _connected(panel, re.compile(r"^this server's connection to "))
 
-                page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
-                _wait_kernel(page)
-                page.locator(f"{CELLS} .cm-content").first.click()
-                _type_and_run(page, typed)
+                _new_notebook_runs(page, typed)
                 outputs = _results(page, 0, len(typed))
                 assert "completed: 200 posts in '01 oat milk'" in outputs[len(LESSON)], outputs
                 _check_answer(page.locator(CELLS).nth(len(typed) - 2))
