@@ -215,6 +215,17 @@ def test_request_validation(world: World) -> None:
         assert response.json()["detail"][0]["msg"]
 
 
+@pytest.mark.parametrize("operator", ["greater_than", "less_than", "changed_by"])
+def test_a_metric_comparison_without_its_value_is_a_422_naming_it(
+    world: World, operator: str
+) -> None:
+    """The model leaves ``value`` optional (the spec does not show it): it was a 500."""
+    filt = {"type": "metric_change", "metric": "likes", "operator": operator}
+    response = world.http.post("/v1/mentions", json={"filters": [[filt]]})
+    assert response.status_code == 422, response.text
+    assert "value" in response.json()["detail"][0]["msg"]
+
+
 def text_of(m: Mention) -> str:
     return f"{m['title']}\n{m['text']}"
 

@@ -304,6 +304,10 @@ def _brands(operator: Any, filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
 def _metric_change(filt: Mapping[str, Any]) -> tuple[str, list[Any]]:
     column = METRICS[filt["metric"]]
     operator = filt["operator"]
+    if operator in ("greater_than", "less_than", "changed_by") and filt.get("value") is None:
+        # The model leaves value optional (the spec does not show it); these operators
+        # compare with it, so a filter without one is the caller's error, not a 500.
+        raise invalid(("filters", "value"), f"metric_change {operator} needs a numeric value")
     if operator == "greater_than":
         return f"{column} > ?", [filt["value"]]
     if operator == "less_than":
