@@ -5,9 +5,9 @@
     python tests/sandbox/eval/blind/score.py set1 --rejudge results/set1.json --out ...
 
 It starts a fresh sandbox (world.TODAY, world.SEED, speed world.SPEED), builds the set's
-four datasets (world.DATASETS; sets 3 to 5 their own: world.DATASETS_SET3, _SET4, _SET5), asks
-every question through POST /v1/ask (follow-ups in one chat), recomputes the truth from
-POST /v1/mentions, judges each answer (judge.auto_verdict, then the hand verdicts of
+four datasets (world.DATASETS; sets 3 to 6 their own: world.DATASETS_SET3, _SET4, _SET5,
+_SET6), asks every question through POST /v1/ask (follow-ups in one chat), recomputes the
+truth from POST /v1/mentions, judges each answer (judge.auto_verdict, then the hand verdicts of
 verdicts/<set>.json when present) and prints the scores and a table.
 """
 
@@ -39,7 +39,7 @@ def load(set_name: str) -> list[Q]:
 
 
 def datasets_of(set_name: str) -> Any:
-    """A set's world: its module's DATASETS when it names one (sets 3-5), else world.DATASETS."""
+    """A set's world: its module's DATASETS when it names one (sets 3-6), else world.DATASETS."""
     return getattr(importlib.import_module(set_name), "DATASETS", DATASETS)
 
 
@@ -186,7 +186,7 @@ def below_baseline(summary: dict[str, Any], baseline_path: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("set_name", help="set1 to set5 (a module of this folder)")
+    parser.add_argument("set_name", help="set1 to set6 (a module of this folder)")
     parser.add_argument("--out", help="write the full results (answers, truths, verdicts) here")
     parser.add_argument("--truth-only", action="store_true", help="compute truths, ask nothing")
     parser.add_argument(

@@ -1,11 +1,11 @@
 """The blind evaluation stays usable: its truth code runs, set1's frozen result holds.
 
 Re-asking the 111 questions takes ~7 minutes (score.py set1 --baseline results/set1.json);
-this test checks the cheap parts: every truth expression of the five sets still computes
-over a fresh sandbox's posts (sets 3, 4 and 5 over their own worlds, world.DATASETS_SET3,
-world.DATASETS_SET4 and world.DATASETS_SET5, one more sandbox of ~30 s each), and the frozen
-set1 result is the one its questions, judge and hand verdicts give. Nothing here asks the
-assistant a question (set 5 is sealed).
+this test checks the cheap parts: every truth expression of the six sets still computes
+over a fresh sandbox's posts (sets 3 to 6 over their own worlds, world.DATASETS_SET3,
+world.DATASETS_SET4, world.DATASETS_SET5 and world.DATASETS_SET6, one more sandbox of ~30 s
+each), and the frozen set1 result is the one its questions, judge and hand verdicts give.
+Nothing here asks the assistant a question (sets 5 and 6 are sealed).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 import score  # noqa: E402
 from judge import Alt, compute_truth  # noqa: E402
-from world import DATASETS_SET3, DATASETS_SET4, DATASETS_SET5, World  # noqa: E402
+from world import DATASETS_SET3, DATASETS_SET4, DATASETS_SET5, DATASETS_SET6, World  # noqa: E402
 
 FROZEN = HERE / "results" / "set1.json"
 
@@ -39,9 +39,9 @@ def world() -> Iterator[World]:
         w.stop()
 
 
-@pytest.fixture(scope="module", params=["set3", "set4", "set5"])
+@pytest.fixture(scope="module", params=["set3", "set4", "set5", "set6"])
 def own_world(request: pytest.FixtureRequest) -> Iterator[tuple[str, World]]:
-    """A set with a world of its own (sets 3 to 5): its four datasets on two other topics."""
+    """A set with a world of its own (sets 3 to 6): its four datasets on two other topics."""
     w = World(score.datasets_of(request.param))
     try:
         w.build()
@@ -71,8 +71,9 @@ def test_every_truth_of_a_set_with_its_own_world_computes(own_world: tuple[str, 
     assert score.datasets_of("set3") == DATASETS_SET3
     assert score.datasets_of("set4") == DATASETS_SET4
     assert score.datasets_of("set5") == DATASETS_SET5
+    assert score.datasets_of("set6") == DATASETS_SET6
     assert score.datasets_of("set1") == score.datasets_of("set2")
-    assert len({score.datasets_of(s) for s in ("set1", "set3", "set4", "set5")}) == 4
+    assert len({score.datasets_of(s) for s in ("set1", "set3", "set4", "set5", "set6")}) == 5
     _every_truth_computes(world, set_name)
 
 

@@ -9,6 +9,7 @@ students), two datasets each, so that questions can compare datasets of one topi
 Set 3 has its own world (DATASETS_SET3: e-bikes and cargo bikes, sourdough and stand
 mixers), set 4 too (DATASETS_SET4: cat food and dog training, heat pumps and solar panels),
 set 5 too (DATASETS_SET5: a bus strike and library closures, houseplants and board games),
+set 6 too (DATASETS_SET6: a sugar tax and a vape ban, camping tents and hiking boots),
 each built in a separate sandbox with the same date, seed and speed; sets 1 and 2 keep
 DATASETS, unchanged.
 """
@@ -125,6 +126,25 @@ DATASETS_SET5: tuple[DatasetSpec, ...] = (
         200,
     ),
 )
+#: Set 6's world (a separate sandbox, same date, seed and speed): a public-health debate (a
+#: sugar tax on soft drinks, a ban on disposable vapes) and the outdoors (camping tents,
+#: hiking boots), two topics nothing in the project used before.
+DATASETS_SET6: tuple[DatasetSpec, ...] = (
+    DatasetSpec("sugar", "Sugar tax", "sugar tax", tuple(ALL_SOURCES), 300),
+    DatasetSpec(
+        "vape", "Vape ban", "disposable vape ban", ("reddit", "tiktok", "youtube", "linkedin"), 200
+    ),
+    DatasetSpec(
+        "tents", "Camping tents", "camping tent", ("reddit", "youtube", "tiktok", "instagram"), 300
+    ),
+    DatasetSpec(
+        "boots",
+        "Hiking boots",
+        "hiking boots",
+        ("reddit", "instagram", "youtube", "linkedin"),
+        200,
+    ),
+)
 ACTIONS = ["sentiment", "emotions", "hook", "cta"]
 COMMENTS_PER_POST = 3
 
@@ -133,7 +153,7 @@ class World:
     """A started sandbox with the four datasets collected and their posts loaded.
 
     `datasets` is the world's list (DATASETS for sets 1 and 2, DATASETS_SET3 for set 3,
-    DATASETS_SET4 for set 4, DATASETS_SET5 for set 5).
+    DATASETS_SET4 for set 4, DATASETS_SET5 for set 5, DATASETS_SET6 for set 6).
     """
 
     def __init__(self, datasets: tuple[DatasetSpec, ...] = DATASETS) -> None:
