@@ -48,3 +48,15 @@ def test_each_next_link_follows_the_path() -> None:
 def test_the_instructor_notes_teach_the_same_order() -> None:
     notes = (NOTEBOOKS / "instructors.md").read_text(encoding="utf-8")
     assert " → ".join(suggested_path()[:-1]) in notes
+
+
+def test_the_lessons_that_teach_its_steps_link_the_social_topic_project() -> None:
+    """01 (wordings), 07 (the comparison with the labels' errors), 08 (the study and its
+    plan), 09 (the codebook and the truth as a coder) and 10 (special categories) link the
+    final project's social-topic option, at an anchor its heading makes."""
+    project = (NOTEBOOKS / "final-project.md").read_text(encoding="utf-8")
+    heading = next(line for line in project.splitlines() if line.startswith("## Option: a social"))
+    anchor = re.sub(r"[^\w\- ]", "", heading[3:].lower()).replace(" ", "-")  # GitHub's slug
+    for number in ("01", "07", "08", "09", "10"):
+        notebook = next(NOTEBOOKS.glob(f"{number}-*.ipynb"))
+        assert f"(final-project.md#{anchor})" in notebook.read_text(encoding="utf-8"), number

@@ -38,6 +38,7 @@ NON_RESULTS: dict[str, str] = {
     # the course's structure
     r"^#+ (?:Challenge )?\d+[.:]|\(?Challenge \d\b": "a section or challenge number",
     r"^# \d\d · ": "the lesson's number in its title",
+    r"\b(?:section|challenge) \d\b": "a section or challenge of the lesson",
     r"\[\d\d(?: · [^\]]*)?\]": "a link to a lesson",
     r"\b(?:lesson|lessons|ran|in|Like a query's wording in) \d\d\b": "a lesson number",
     r"\*\*Time\.\*\* about \d+ minutes \(\d+ teaching, \d+ exercises\)": (
@@ -77,9 +78,13 @@ NON_RESULTS: dict[str, str] = {
     # references
     r"Art\. 9 and 89|Art\. \d+(?:\(\d+\))*(?:\([a-z]\))?"
     r"|\b\d+\(\d+\)(?:\([a-z]\))?": "a GDPR article",
-    r"Recital 26": "a GDPR recital",
+    r"Recitals? \d+": "a GDPR recital",
+    r"Directive (?:\(EU\) )?\d{4}/\d+(?:/EC)?": "an EU directive's number",
+    r"Case C-\d+/\d+, \*[^*]+\*, \d{4}": "a judgment of the Court of Justice",
+    r"WP 248\s+rev\.01": "the DPIA guidelines' reference",
     r"Ethical Guidelines 3\.0, 2019": "the AoIR guidelines' title and year",
     r"Monroe, Colaresi and Quinn 2008": "a citation",
+    r"^ ?\*\*Read\.\*\*.*$": "the lesson's readings: references' years, volumes and pages",
 }
 """Phrases whose numerals are not results, each with the reason; a numeral outside them must
 be checked by a checkpoint."""
@@ -178,6 +183,9 @@ def test_a_planted_claim_is_caught() -> None:
     assert unprotected_numbers(_planted("Run `df.rds.top(5)` and read ```x = 41```.")) == []
     in_a_solution = "<details><summary>Solution</summary>\n\nSo 41 posts fit.\n</details>"
     assert len(unprotected_numbers(_planted(in_a_solution))) == 1
+    # a reading's year and pages are not results; a number in a discussion prompt is
+    readings = "**Discuss.**\n- Why 41 posts?\n\n**Read.**\n- A, B. (2018). T. *J* 15(5), 662-679."
+    assert [found[:5] for found in unprotected_numbers(_planted(readings))] == ["'41' "]
 
 
 def test_checkpoint_calls_are_read_to_their_closing_parenthesis() -> None:

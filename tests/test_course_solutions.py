@@ -71,3 +71,36 @@ def test_02_says_its_all_complaints_is_circular_and_08_estimates_recall() -> Non
     assert 'most_liked["sentiment"].eq("negative")' in _code("02")
     assert "restates how the posts were chosen" in _code("02")
     assert "relative_recall" in _code("08")
+
+
+def test_10s_paraphrase_check_fails_on_kept_wording() -> None:
+    """Lesson 10, challenge 2: the check compares the paraphrase with the original (the
+    lesson's own collection cannot show a quote is safe), and it can fail: with the
+    original's words in place of the paraphrase, or four of them in a row kept, its
+    checkpoint is off track; with the solution's paraphrase it holds."""
+    import textwrap
+    from urllib.parse import quote_plus
+
+    import pandas as pd
+
+    question, answer = challenges("10")[1]
+    asked = " ".join(question.split())
+    assert "four consecutive words" in asked and "What can this check not tell you?" in asked
+    assert 'df["text"]' not in answer  # not a search of the lesson's own posts
+    original = "Honestly the oat milk from the corner shop curdled in my coffee again today."
+    organic = pd.DataFrame({"sentiment": ["positive", "negative"], "text": ["Great!", original]})
+    fixed = re.search(r'^paraphrase = "(.*)"$', answer, re.MULTILINE)
+    assert fixed, "the solution states its paraphrase on one line"
+
+    def verdicts(paraphrase: str) -> list[bool]:
+        said: list[bool] = []
+        code = answer.replace(fixed.group(1), paraphrase)
+        namespace = {"organic": organic, "re": re, "textwrap": textwrap, "quote_plus": quote_plus}
+        namespace["checkpoint"] = lambda condition, *args, **kwargs: said.append(bool(condition))
+        exec(code, namespace)  # the lesson's own solution, on a planted frame
+        return said
+
+    assert verdicts(fixed.group(1)) == [True]
+    assert verdicts(original) == [False]
+    assert verdicts("Someone said the oat milk from the corner shop went off.") == [False]
+    assert verdicts("A customer found the drink spoiled when added to a hot cup.") == [True]
