@@ -11,6 +11,7 @@ from research_sandbox import Research
 import rdskit.frames as frames
 from rdskit.errors import InvalidParameter
 from rdskit.frames.data_management import LAWFUL_BASES
+from rdskit.frames.networks import author_keys
 
 LATER = dt.date.today() + dt.timedelta(days=730)  # a retention date after any collection
 
@@ -21,11 +22,15 @@ def test_the_note_states_the_collection_from_the_provenance(research: Research) 
     note = df.rds.data_management_note()
     for run in prov.runs:
         assert f"run {run.id} of dataset {run.dataset_id}: {run.search_query!r}" in note
-    assert f"held: {len(df):,} posts, fetched {prov.fetched_at[:10]}" in note
+    authors = len(author_keys(df).drop_null().unique())
+    assert f"held: {len(df):,} posts by {authors:,} authors, fetched {prov.fetched_at[:10]}" in note
     assert "not pseudonymised" in note and "author_title" in note
     # Nothing the researcher has not answered is filled in for them.
     assert note.count("**to complete**") == 4  # basis, special categories, retention, screening
-    assert "minors_possible, special_categories" in note.text
+    assert "minors_possible, special_categories, large_scale" in note.text
+    # Large scale is judged by the researcher from the people counted, never assumed.
+    assert "large-scale" not in note
+    assert "large-scale processing" in df.rds.data_management_note(large_scale=True)
 
 
 def test_answers_and_what_each_basis_needs(research: Research) -> None:
@@ -43,7 +48,12 @@ def test_answers_and_what_each_basis_needs(research: Research) -> None:
     assert "14(5)(b)" in note and f"deleted by {LATER}" in note
     assert "a DPIA is likely required" in note and "pseudonymised (the key kept apart)" in note
     assert "a key for the test only" not in note  # the key never
-    private = {"lawful_basis": "6(1)(f)", "special_categories": False, "minors_possible": False}
+    private = {
+        "lawful_basis": "6(1)(f)",
+        "special_categories": False,
+        "minors_possible": False,
+        "large_scale": False,
+    }
     plain = df.rds.data_management_note(**private, retention_until=LATER)
     assert "not available to public authorities" in plain
     assert "**to complete**" not in plain and "record why no DPIA is needed" in plain

@@ -21,6 +21,7 @@ import pandas as pd
 
 from rdskit.errors import InvalidParameter
 from rdskit.frames.methods import MethodsText
+from rdskit.frames.networks import author_keys
 from rdskit.frames.provenance import provenance_of
 
 __all__ = ["LAWFUL_BASES", "data_management_note"]
@@ -49,6 +50,7 @@ def data_management_note(
     special_categories: bool | None = None,
     infers_traits: bool = False,
     minors_possible: bool | None = None,
+    large_scale: bool | None = None,
     retention_until: dt.date | str | None = None,
 ) -> MethodsText:
     """The study's data-management note (Markdown; ``.text`` plain), from the frame's
@@ -58,8 +60,10 @@ def data_management_note(
     Union or Member State law that gives the task); ``special_categories``: posts may reveal
     health, politics, religion, sexuality, ethnicity... (Art. 9); ``infers_traits``: the
     study infers traits of people (age, gender, personality: profiling); ``minors_possible``:
-    the sources may hold minors' posts (TikTok, Instagram); ``retention_until``: when the
-    raw data are deleted (a date after the collection).
+    the sources may hold minors' posts (TikTok, Instagram); ``large_scale``: the study
+    processes many people's data (judged from the number of people, the volume, the
+    duration and the reach, WP 248: the note counts the frame's authors to judge from);
+    ``retention_until``: when the raw data are deleted (a date after the collection).
 
     Example:
         >>> note = df.rds.data_management_note(  # doctest: +SKIP
@@ -91,7 +95,7 @@ def data_management_note(
     people = [c for c in frame.columns if str(c).startswith("author") or c in ("url", "comments")]
     pseudonymised = prov.pseudonymised is not None
     lines += [
-        f"- held: {len(frame):,} posts, fetched {fetched or 'at an unknown date'}; "
+        f"- held: {_authors(frame)}, fetched {fetched or 'at an unknown date'}; "
         f"{'pseudonymised (the key kept apart)' if pseudonymised else 'not pseudonymised'}; "
         f"columns about people: {', '.join(people) if people else 'none'}",
         "",
@@ -113,7 +117,13 @@ def data_management_note(
         + "; the post ids (source, id) kept for sharing.",
         "",
         "**Impact-assessment screening (Art. 35).** "
-        + _screening(special_categories, infers_traits, minors_possible, pseudonymised),
+        + _screening(
+            special_categories,
+            infers_traits,
+            minors_possible,
+            large_scale,
+            pseudonymised,
+        ),
     ]
     return MethodsText("\n".join(lines))
 
@@ -140,17 +150,38 @@ def _special(answer: bool | None) -> str:
     )
 
 
-def _screening(special: bool | None, traits: bool, minors: bool | None, pseudonymised: bool) -> str:
+def _authors(frame: pd.DataFrame) -> str:
+    """How many people the frame holds posts of, to judge "large scale" from."""
+    authors = author_keys(frame).drop_null().unique()
+    return f"{len(frame):,} posts by {len(authors):,} authors"
+
+
+def _screening(
+    special: bool | None,
+    traits: bool,
+    minors: bool | None,
+    large_scale: bool | None,
+    pseudonymised: bool,
+) -> str:
+    # The criteria of the EDPB-endorsed WP 248 rev.01 that a collection of public posts can
+    # meet. Collecting posts by query without telling their authors is its systematic
+    # monitoring (criterion 3: people may not know who collects their data); whether it
+    # is large scale is the researcher's judgement, so it is asked, never assumed.
     found = [
         "data concerning vulnerable people (minors)" if minors else "",
         "sensitive data (special categories)" if special else "",
         "evaluation or scoring (inferred traits: profiling)" if traits else "",
-        "large-scale processing of people who were not told (public posts)",
+        "systematic monitoring (posts collected without telling their authors)",
+        "large-scale processing" if large_scale else "",
     ]
     criteria = [c for c in found if c]
     unknown = [
         name
-        for name, answer in (("minors_possible", minors), ("special_categories", special))
+        for name, answer in (
+            ("minors_possible", minors),
+            ("special_categories", special),
+            ("large_scale", large_scale),
+        )
         if answer is None
     ]
     verdict = (

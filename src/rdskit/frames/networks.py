@@ -116,9 +116,14 @@ def handles_frame(frame: pd.DataFrame) -> pd.DataFrame:
 # --- graphs -------------------------------------------------------------------------------
 
 
-def _author_keys(frame: pd.DataFrame) -> pa.Array:
+def author_keys(frame: pd.DataFrame) -> pa.Array:
     """``source:handle`` of each post's author (pseudonymised frames: the pseudonym);
-    the display name when no handle is known."""
+    the display name when no handle is known; null when neither is.
+
+    Example:
+        >>> author_keys(df).unique().to_pylist()  # doctest: +SKIP
+        ['reddit:maya', 'tiktok:oat_fan']
+    """
     from rdskit.frames.pseudonymise import author_handles
 
     handle = author_handles(frame)
@@ -208,7 +213,7 @@ def _reply(frame: pd.DataFrame) -> nx.Graph[Any]:
     missing = [c for c in ("source", "id", "comments") if c not in frame.columns]
     if missing:
         raise MissingColumnsError("network", missing, "mentions")
-    author = _author_keys(frame)
+    author = author_keys(frame)
     comments = _arrow.column(frame, "comments")
     post = pc.list_parent_indices(comments)
     username = pc.struct_field(pc.list_flatten(comments), ["author_username"])
@@ -298,7 +303,7 @@ def _author_brand(frame: pd.DataFrame) -> nx.Graph[Any]:
     pairs = _brand_pairs(frame)
     authors = pd.DataFrame(
         {
-            "author": _author_keys(frame).to_pylist(),
+            "author": author_keys(frame).to_pylist(),
             "source": frame["source"].astype("string").to_numpy(),
             "id": frame["id"].to_numpy(),
         }
