@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -135,3 +136,65 @@ def test_every_kind_of_work_fails_with_the_reason_on_its_wire(broken: threading.
             search_query="oat milk", sources=["reddit"], time_filter="past_week"
         )
         assert preview.posts, "a preview needs no worker: it still answers"
+
+
+def _until(check: Any, seconds: float = 60) -> Any:
+    """``check()`` once it is truthy (polled), else its last value."""
+    deadline = time.monotonic() + seconds
+    while not (value := check()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return value
+
+
+@pytest.mark.timeout(300)
+def test_a_tracking_agent_says_why_then_runs_again_after_a_restart(
+    broken: threading.Event, tmp_path: Any
+) -> None:
+    """A tracking agent whose cycle was running when the worker died is not left running
+    for ever: the cycle fails with the stop's reason, a trigger says why nothing can run
+    (not "a cycle is still running"); a sandbox restarted on the same database (the fix
+    the reason names) runs a triggered cycle and the agent's next scheduled one, with
+    their alerts. Nothing is charged for the cycle the stop cut short."""
+    db = tmp_path / "sandbox.db"
+    with (
+        start(speed=1, db=db) as sandbox,
+        rdskit.Client(sandbox.api_key, base_url=sandbox.url) as c,
+    ):
+        dataset = c.datasets.create("worker stops")
+        c.wait(c.datasets.runs.create(dataset.id, QUERY, count=40), progress=False)
+        agent = c.tracking_agents.create(
+            name="watch",
+            instructions="Complaints",
+            dataset_ids=[dataset.id],
+            schedule={"frequency": "daily", "time": "09:00"},
+            count=20,
+        )
+        used = c.me().usage.credits_used
+        cycle = c.tracking_agents.trigger(agent.id)
+        broken.set()
+        with pytest.raises(RunFailed) as failed:
+            cycle.wait(timeout=120, progress=False)
+        assert STOPPED in str(failed.value)
+        assert _until(lambda: sandbox.store.worker_stopped, 30)
+        with pytest.raises(APIError) as refused:
+            c.tracking_agents.trigger(agent.id)
+        # not 409 tracking_agent_run_in_progress: the cut cycle is over, and why none runs
+        assert (refused.value.status, refused.value.error_code) == (400, "sandbox_worker_stopped")
+        assert STOPPED in str(refused.value)
+        assert c.me().usage.credits_used == used
+        assert c.tracking_agents.messages(agent.id).data == []
+        api_key = sandbox.api_key
+    broken.clear()
+
+    with start(speed=1, db=db) as sandbox, rdskit.Client(api_key, base_url=sandbox.url) as c:
+        assert c.tracking_agents.trigger(agent.id).wait(timeout=120, progress=False)
+        assert _until(lambda: len(c.tracking_agents.messages(agent.id).data) == 1)
+        before = c.tracking_agents.get(agent.id).next_run_at
+        assert before is not None and before.timestamp() > sandbox.store.clock.now()
+        sandbox.store.clock.advance(before.timestamp() - sandbox.store.clock.now() + 1)
+        assert _until(lambda: len(c.tracking_agents.messages(agent.id).data) == 2), (
+            "the agent's scheduled cycle did not run after the restart"
+        )
+        fired = c.tracking_agents.get(agent.id)
+        assert fired.last_run_at is not None and fired.last_run_at >= before
+        assert fired.next_run_at == before + timedelta(days=1)

@@ -96,14 +96,23 @@ class TrackingRunPoller:
         if not self._dataset_of:
             yield from self._locate(core, run_ids)
         states = []
+        reasons: dict[str, list[str]] = {}  # why its dataset runs failed -> which ones
         for run_id in run_ids:
             dataset_run = yield from core.call(get_dataset_run(self._dataset_of[run_id], run_id))
             states.append(dataset_run.status.type)
+            if dataset_run.status.type == "failed" and isinstance(dataset_run.status.reason, str):
+                reasons.setdefault(dataset_run.status.reason, []).append(run_id)
         over = all(state in ("completed", "failed") for state in states)
-        derived = self._run.status.type
+        status: dict[str, Any] = {"type": self._run.status.type}
         if over:
-            derived = "completed" if "completed" in states else "failed"
-        fresh = TrackingRun.model_validate({**self._run.to_wire(), "status": {"type": derived}})
+            status["type"] = "completed" if "completed" in states else "failed"
+        if status["type"] == "failed" and reasons:
+            # The cycle's own reason: its dataset runs' (a stopped worker says so, with the fix).
+            status["reason"] = "; ".join(
+                reason if len(reasons) == 1 else f"{', '.join(ids)}: {reason}"
+                for reason, ids in reasons.items()
+            )
+        fresh = TrackingRun.model_validate({**self._run.to_wire(), "status": status})
         return core.bind(fresh)
 
     def _locate(self, core: HTTPCore, run_ids: list[str]) -> Flow[None]:

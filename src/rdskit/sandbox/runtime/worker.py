@@ -218,10 +218,13 @@ class Worker:
 
     def _died(self, exc: Exception) -> None:
         """A thread ended on an unexpected error (a broken database, a bug in the loop).
-        When it was the last one, every job still pending or running is failed through its
-        kind's ``on_error`` with :class:`WorkerStopped` (a run fails, refunded, its reason
-        saying the worker stopped and the fix), instead of waiting forever for a worker
-        that is gone."""
+        When it was the last one, every job still pending or running that has an
+        ``on_error`` is failed through it with :class:`WorkerStopped` (a run fails,
+        refunded, its reason saying the worker stopped and the fix), instead of waiting
+        forever for a worker that is gone. A job without one has no run waiting on it (a
+        tracking agent's next scheduled cycle): it stays due, so a sandbox restarted on the
+        same database (the fix the reason names) runs it, where a failed job would be lost
+        and the agent would never run on schedule again."""
         log.error("sandbox worker thread stopped", exc_info=exc)
         with self._dead_lock:
             self._dead += 1
@@ -248,6 +251,8 @@ class Worker:
                 row["account_id"],
             )
             registration = self._jobs.get(job.kind) or _REGISTRY.get(job.kind)
+            if registration is not None and registration.on_error is None:
+                continue  # nothing waits on it: kept for a restart (see above)
             try:
                 with self.store.transaction():
                     if registration is not None and registration.on_error is not None:
