@@ -376,6 +376,24 @@ async function renderAnswer(
   }
 }
 
+/** What a redraw can focus again. */
+const FOCUSABLE = 'button, textarea, select, a[href], [tabindex]';
+
+/** A control's key across redraws (each poll draws new elements): its tag and classes, and
+ * the ids (data-id, data-ref) of it and of what it belongs to, e.g. "Insert loader" of a
+ * dataset. Labels are left out: they change ("Ask" becomes "Asking…"). */
+function focusKey(node: Element, root: Element): string {
+  const parts: string[] = [];
+  for (let at: Element | null = node; at && at !== root; at = at.parentElement) {
+    const data = (at as HTMLElement).dataset ?? {};
+    const id = data.id ?? data.ref;
+    if (at === node || id !== undefined) {
+      parts.push(`${at.tagName}.${at.className}#${id ?? ''}`);
+    }
+  }
+  return parts.join(' < ');
+}
+
 /** The snippets, each runnable after any other in any order. */
 const SNIPPETS = {
   connect: '%load_ext rdskit\n%rds connect --sandbox',
@@ -394,6 +412,7 @@ class RdsPanel extends Widget {
   private question = '';
   private askDataset = '';
   private problem = '';
+  private focused: string | null = null; // the focusKey of the panel's control with focus
   onRefresh: () => void = () => undefined;
 
   constructor(
@@ -404,6 +423,7 @@ class RdsPanel extends Widget {
     super();
     this.id = PANEL_ID;
     this.addClass('rds-lab-panel');
+    this.node.tabIndex = -1; // holds focus while the control that had it is redrawn
     this.title.icon = rdsIcon;
     this.title.caption = 'rdskit: ask, datasets, runs and credits';
     this.node.appendChild(el('div', 'rds-lab-empty', 'Reading the Research Data Service…'));
@@ -420,16 +440,28 @@ class RdsPanel extends Widget {
   private render(error: ReadError | null = null): void {
     const root = this.node;
     const scroll = root.scrollTop;
-    // A poll redraws the panel: whoever is typing in the question box keeps focus and caret.
-    const typing = document.activeElement instanceof HTMLTextAreaElement && root.contains(document.activeElement)
-      ? [document.activeElement.selectionStart, document.activeElement.selectionEnd]
-      : null;
+    // A poll redraws the panel: a keyboard user keeps the control they are on (found again
+    // by its key), and whoever is typing in the question box keeps focus and caret. Focus
+    // elsewhere (a notebook cell being edited) is never touched.
+    const active = document.activeElement;
+    const inside = active instanceof HTMLElement && root.contains(active);
+    if (inside && active !== root) {
+      this.focused = focusKey(active, root);
+    } else if (!inside) {
+      this.focused = null;
+    } // on the panel itself: its control is gone for now (a disabled Ask); come back to it
+    const typing = active instanceof HTMLTextAreaElement && inside ? [active.selectionStart, active.selectionEnd] : null;
     this.renderInto(root, error);
     root.scrollTop = scroll;
-    const box = root.querySelector('.rds-lab-ask-question') as HTMLTextAreaElement | null;
-    if (typing && box) {
-      box.focus();
-      box.setSelectionRange(typing[0], typing[1]);
+    if (this.focused === null) {
+      return;
+    }
+    const again = Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).find(
+      node => focusKey(node, root) === this.focused && !(node as HTMLButtonElement).disabled
+    );
+    (again ?? root).focus({ preventScroll: true });
+    if (typing && again instanceof HTMLTextAreaElement) {
+      again.setSelectionRange(typing[0], typing[1]);
     }
   }
 

@@ -291,3 +291,74 @@ def test_panel_and_palette_actions_in_a_row(lab: Lab, browser: Browser, order: s
         expect(notebook.item()).to_be_visible()
     finally:
         context.close()
+
+
+# Every redraw of the panel: each poll replaces the panel's children (a MutationObserver on
+# the panel itself, not its subtree).
+DRAWS_JS = """
+() => {
+  window.__rdsDraws = 0;
+  new MutationObserver(() => window.__rdsDraws++).observe(
+    document.querySelector('#rdskit-panel'), {childList: true});
+}
+"""
+
+
+def _redrawn(page: Page, times: int) -> None:
+    """Wait for ``times`` more redraws of the panel (its polls, every 5 s or more)."""
+    seen = page.evaluate("window.__rdsDraws")
+    page.wait_for_function(f"window.__rdsDraws >= {seen + times}", timeout=CELL_MS)
+
+
+@pytest.mark.timeout(600)
+def test_panel_redraws_keep_the_keyboard_focus(lab: Lab, browser: Browser) -> None:
+    """A keyboard user on a panel button keeps it while the panel redraws (issue 34, item 1
+    of h34-more): Tab to "Insert loader", two polls, Enter inserts the loader once; and a
+    notebook cell being edited keeps the focus through the panel's redraws."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(UI_MS)
+    try:
+        page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+        _wait_kernel(page)
+        notebook = Notebook(page)
+        notebook.palette("rdskit: Open the panel")
+        expect(notebook.panel).to_be_visible()
+        page.locator(f"{CELLS} .cm-content").first.focus()
+        notebook.connect_typed()
+        notebook.data()
+        page.evaluate(DRAWS_JS)
+
+        # Tab from the question box to the dataset's "Insert loader"
+        notebook.panel.locator(".rds-lab-ask-question").focus()
+        loader = "document.activeElement.matches('.rds-lab-insert-loader')"
+        for _ in range(10):
+            if page.evaluate(loader):
+                break
+            page.keyboard.press("Tab")
+        assert page.evaluate(loader), page.evaluate("document.activeElement.outerHTML")
+        _redrawn(page, 2)
+        owner = "document.activeElement.closest('.rds-lab-dataset')?.dataset.id"
+        assert page.evaluate(loader), page.evaluate("document.activeElement.outerHTML")
+        assert page.evaluate(owner) == notebook.dataset
+        count = notebook.cells.count()
+        page.keyboard.press("Enter")
+        text = f'client.mentions.to_frame(dataset_ids=["{notebook.dataset}"])'
+        expect(notebook.holding(text)).to_have_count(1)
+        _redrawn(page, 1)
+        expect(notebook.holding(text)).to_have_count(1)  # once, not again at a redraw
+        assert notebook.cells.count() == count + 1
+
+        # a cell being edited keeps the focus while the panel redraws
+        page.keyboard.press("Enter")  # edit mode in the inserted cell
+        page.keyboard.press("Control+End")
+        page.keyboard.type("  # a")
+        editing = "!!document.activeElement.closest('.jp-Cell.jp-mod-active .cm-content')"
+        assert page.evaluate(editing)
+        _redrawn(page, 2)
+        assert page.evaluate(editing), page.evaluate("document.activeElement.outerHTML")
+        page.keyboard.type("bc")
+        expect(notebook.active().locator(".jp-InputArea-editor")).to_contain_text("  # abc")
+    finally:
+        context.close()
