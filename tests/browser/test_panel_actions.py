@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TypeVar
 
 import pytest
 from lab_server import Lab, chromium, running_labs
@@ -226,6 +228,29 @@ class Notebook:
         expect(marker).not_to_have_attribute("open", "")
 
 
+N = TypeVar("N", bound="Notebook")
+
+
+@contextmanager
+def _notebook(lab: Lab, browser: Browser, kind: type[N]) -> Iterator[N]:
+    """A new page with a notebook made from the launcher, the rdskit panel opened from the
+    palette and the keyboard back in the notebook's (empty, first) cell; closed after."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(UI_MS)
+    try:
+        page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+        _wait_kernel(page)
+        notebook = kind(page)
+        notebook.palette("rdskit: Open the panel")
+        expect(notebook.panel).to_be_visible()
+        page.locator(f"{CELLS} .cm-content").first.focus()
+        yield notebook
+    finally:
+        context.close()
+
+
 ORDERS = {
     "palette-connect-first": ["connect_palette", "data", "loader", "ask", "cite", "budget"],
     "budget-first-typed-connect": ["budget", "connect_typed", "data", "ask", "cite", "loader"],
@@ -235,18 +260,8 @@ ORDERS = {
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("order", list(ORDERS))
 def test_panel_and_palette_actions_in_a_row(lab: Lab, browser: Browser, order: str) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(UI_MS)
-    try:
-        page.goto(f"{lab.url}/lab?reset&token={lab.token}")
-        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
-        _wait_kernel(page)
-        notebook = Notebook(page)
-        notebook.palette("rdskit: Open the panel")
-        expect(notebook.panel).to_be_visible()
-        # back into the notebook's (empty, first) cell from the keyboard
-        page.locator(f"{CELLS} .cm-content").first.focus()
+    with _notebook(lab, browser, Notebook) as notebook:
+        page = notebook.page
         for action in ORDERS[order]:
             getattr(notebook, action)()
         page.screenshot(path=str(ARTIFACTS / f"actions-{order}.png"))
@@ -289,8 +304,64 @@ def test_panel_and_palette_actions_in_a_row(lab: Lab, browser: Browser, order: s
             page.wait_for_timeout(2000)
         expect(stale).to_have_count(0)
         expect(notebook.item()).to_be_visible()
-    finally:
-        context.close()
+
+
+# Every ordered pair of the four snippets, each pair once, in four notebooks of one Lab:
+# the rows of a Williams square (each action also comes first once, in a fresh kernel).
+PAIRS = {
+    "connect-loader-budget-ask": ["connect", "loader", "budget", "ask"],
+    "loader-ask-connect-budget": ["loader", "ask", "connect", "budget"],
+    "ask-budget-loader-connect": ["ask", "budget", "loader", "connect"],
+    "budget-connect-ask-loader": ["budget", "connect", "ask", "loader"],
+}
+SCAFFOLD = (  # not an action: a dataset for the panel to list, binding no `client`
+    "import rdskit.jupyter\n"
+    "rds_data = rdskit.jupyter.current_client()\n"
+    "ds = rds_data.datasets.create('Pairs oat milk')\n"
+    f"rds_data.datasets.runs.create(ds.id, search_query={QUERY}, count=100).wait()\n"
+    "print(ds.id)"
+)
+
+
+class Pairs(Notebook):
+    """The four snippets (palette: connect and budget; panel: loader and ask), each after
+    any other. The loader and the ask need a dataset the panel lists for the kernel's
+    connection: made by :data:`SCAFFOLD` when there is none (at the start, and after a
+    connection, which moves the kernel to its own sandbox)."""
+
+    def connect(self) -> None:
+        self.connect_palette()
+        if self.dataset:  # the panel moved to the kernel's own sandbox: not listed there
+            expect(self.item()).to_have_count(0, timeout=CELL_MS)
+            self.dataset = ""
+
+    def need_data(self) -> None:
+        if not self.dataset:
+            out = self.typed(SCAFFOLD)
+            self.dataset = out.locator(".jp-OutputArea-output").last.inner_text().strip()
+            assert self.dataset.startswith("ds_"), self.dataset
+            expect(self.item()).to_be_visible(timeout=CELL_MS)
+
+    def loader(self) -> None:
+        self.need_data()
+        super().loader()
+
+    def ask(self) -> None:
+        self.need_data()
+        super().ask()
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("order", list(PAIRS))
+def test_every_snippet_runs_after_any_other(lab: Lab, browser: Browser, order: str) -> None:
+    """Palette "Connect to the sandbox", panel "Insert loader" and "Insert %%ask cell",
+    palette "Set a budget": over the four orders every one follows every other once, each
+    inserted cell active with the focus, run once by Shift+Enter, without an error."""
+    with _notebook(lab, browser, Pairs) as notebook:
+        page = notebook.page
+        for action in PAIRS[order]:
+            getattr(notebook, action)()
+        page.screenshot(path=str(ARTIFACTS / f"pairs-{order}.png"))
 
 
 # Every redraw of the panel: each poll replaces the panel's children (a MutationObserver on
@@ -315,17 +386,8 @@ def test_panel_redraws_keep_the_keyboard_focus(lab: Lab, browser: Browser) -> No
     """A keyboard user on a panel button keeps it while the panel redraws (issue 34, item 1
     of h34-more): Tab to "Insert loader", two polls, Enter inserts the loader once; and a
     notebook cell being edited keeps the focus through the panel's redraws."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(UI_MS)
-    try:
-        page.goto(f"{lab.url}/lab?reset&token={lab.token}")
-        page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
-        _wait_kernel(page)
-        notebook = Notebook(page)
-        notebook.palette("rdskit: Open the panel")
-        expect(notebook.panel).to_be_visible()
-        page.locator(f"{CELLS} .cm-content").first.focus()
+    with _notebook(lab, browser, Notebook) as notebook:
+        page = notebook.page
         notebook.connect_typed()
         notebook.data()
         page.evaluate(DRAWS_JS)
@@ -360,5 +422,3 @@ def test_panel_redraws_keep_the_keyboard_focus(lab: Lab, browser: Browser) -> No
         assert page.evaluate(editing), page.evaluate("document.activeElement.outerHTML")
         page.keyboard.type("bc")
         expect(notebook.active().locator(".jp-InputArea-editor")).to_contain_text("  # abc")
-    finally:
-        context.close()
