@@ -36,6 +36,7 @@ Retry policy by ``kind``:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import random
@@ -52,7 +53,9 @@ import pydantic
 from rdskit._bodies import (
     ACCEPT_ENCODING,
     DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_REQUEST_BYTES,
     aread_response,
+    check_request_size,
     parse_json,
     read_response,
 )
@@ -68,6 +71,7 @@ from rdskit.errors import (
     OutcomeUnknown,
     RateLimited,
     RdsError,
+    RequestTooLarge,
     UnexpectedResponse,
     error_from_response,
     seconds_or_none,
@@ -244,7 +248,9 @@ class APIRequest(Generic[T]):
     cursor_in: Literal["params", "json"] = "params"
 
     def __post_init__(self) -> None:
-        # Everything the request carries must encode, or nothing is sent (the field named).
+        # A body the service would refuse for its size is refused first, before the checks
+        # below walk (and copy) all of it; then everything must encode, or nothing is sent.
+        check_request_size(self.json)
         for name, value in (self.params or {}).items():
             check_encodable(value, name)
         if isinstance(self.json, Mapping):
@@ -485,7 +491,7 @@ class HTTPCore:
 
     def _build(self, request: APIRequest[Any]) -> httpx.Request:
         params = {k: v for k, v in (request.params or {}).items() if v is not None}
-        return httpx.Request(
+        built = httpx.Request(
             request.method,
             self.base_url + request.path,
             params=params or None,
@@ -497,6 +503,17 @@ class HTTPCore:
             },
             extensions={"timeout": self.timeout.as_dict()},
         )
+        # APIRequest counted the body from below; its encoding (escapes, UTF-8) can be more.
+        if len(built.content) > MAX_REQUEST_BYTES:
+            raise RequestTooLarge(_largest(request.json), len(built.content), MAX_REQUEST_BYTES)
+        return built
+
+
+def _largest(body: Any) -> str:
+    """The top-level field of a JSON ``body`` that encodes longest ("body" if it has none)."""
+    if not isinstance(body, Mapping) or not body:
+        return "body"
+    return str(max(body, key=lambda name: len(json.dumps(body[name], default=str))))
 
 
 def _unexpected(request: APIRequest[Any], body: Any, why: str) -> UnexpectedResponse:

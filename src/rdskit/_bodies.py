@@ -1,4 +1,5 @@
-"""Bounded response bodies: a hostile or broken server cannot exhaust the client's memory.
+"""Bounded bodies: a hostile or broken server cannot exhaust the client's memory, and a
+request too large for the service is refused before it is sent (:func:`check_request_size`).
 
 A response body is read as a stream and decoded here (not by httpx), with a cap on the
 bytes that arrive *and* on the bytes they decode to, checked chunk by chunk: a gzip bomb
@@ -27,14 +28,16 @@ from typing import Any
 
 import httpx
 
-from rdskit.errors import ResponseTooLarge, UnexpectedResponse
+from rdskit.errors import RequestTooLarge, ResponseTooLarge, UnexpectedResponse
 
 __all__ = [
     "ACCEPT_ENCODING",
     "DEFAULT_MAX_RESPONSE_BYTES",
     "MAX_JSON_DEPTH",
+    "MAX_REQUEST_BYTES",
     "BodyReader",
     "aread_response",
+    "check_request_size",
     "parse_json",
     "read_response",
 ]
@@ -42,11 +45,62 @@ __all__ = [
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 """The default cap on a response body, both as sent and once decoded (64 MiB)."""
 
+MAX_REQUEST_BYTES = 1_000_000
+"""The largest request body the client sends (bytes). The spec states no bound on request
+bodies; the sandbox, which takes its bound from here, answers a larger one 413
+``request_too_large``. The biggest legitimate body (50 post refs, 10 filters, a long Ask
+message) is a few KB: a megabyte leaves room and stops a 50 MB question at the door."""
+
 MAX_JSON_DEPTH = 256
 """Deepest nesting of arrays and objects read from the service (its documents use < 10)."""
 
 ACCEPT_ENCODING = "gzip, deflate"
 """The only content encodings :class:`BodyReader` decodes, so the only ones asked for."""
+
+
+def check_request_size(body: Any, limit: int = MAX_REQUEST_BYTES) -> None:
+    """Refuse a JSON request ``body`` that cannot be under ``limit`` bytes, before it is
+    encoded: its size is counted from below (a character is at least one byte) and the
+    count stops once past ``limit``, so a 50 MB string costs neither time nor a copy.
+
+    Raises:
+        RequestTooLarge: naming the body's top-level field that carries it over.
+
+    Example:
+        >>> check_request_size({"message": "x" * 2_000_000})
+        Traceback (most recent call last):
+        ...
+        rdskit.errors.RequestTooLarge: message: the request body would be at least ...
+    """
+    if isinstance(body, Mapping):
+        size = 1  # {} less the comma the first member does not have
+        for key, value in body.items():
+            size += _floor(value, limit - size) + len(str(key)) + 4  # a comma, "key":
+            if size > limit:
+                raise RequestTooLarge(str(key), size, limit)
+    elif (size := _floor(body, limit)) > limit:
+        raise RequestTooLarge("body", size, limit)
+
+
+def _floor(value: Any, budget: int) -> int:
+    """The least number of bytes ``value`` encodes to as JSON, counted until past ``budget``."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, Mapping):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = ((None, item) for item in value)
+    else:
+        return 1  # a number, true, false or null: at least one character
+    size = 2
+    for index, (key, item) in enumerate(items):
+        size += (
+            _floor(item, budget - size) + (index > 0) + (0 if key is None else len(str(key)) + 3)
+        )
+        if size > budget:
+            break
+    return size
+
 
 # Headers that describe the encoded body; the rebuilt response carries the decoded one.
 _ENCODING_HEADERS = ("content-encoding", "content-length", "transfer-encoding")

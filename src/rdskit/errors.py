@@ -87,6 +87,7 @@ __all__ = [
     "RdsError",
     "RdsWarning",
     "RepeatedCursor",
+    "RequestTooLarge",
     "ResourceNotFound",
     "ResponseTooLarge",
     "RunFailed",
@@ -212,6 +213,28 @@ class InvalidParameter(RdsError, ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class RequestTooLarge(InvalidParameter):
+    """A request body larger than the service takes (:data:`rdskit._bodies.MAX_REQUEST_BYTES`),
+    refused before anything is sent: nothing is charged. ``field`` is the body's field that
+    makes it too large; ``size`` its size in bytes (at least that much: counting stops once
+    past the bound), ``limit`` the bound.
+
+    Example:
+        >>> print(RequestTooLarge("message", 50_000_002, 1_000_000))
+        message: the request body would be at least 50,000,002 bytes, over the 1,000,000 \
+bytes a request may carry; nothing was sent (shorten it, or split it over several requests)
+    """
+
+    def __init__(self, field: str, size: int, limit: int) -> None:
+        super().__init__(
+            field,
+            f"the request body would be at least {size:,} bytes, over the {limit:,} bytes a "
+            "request may carry; nothing was sent (shorten it, or split it over several requests)",
+        )
+        self.size = size
+        self.limit = limit
 
 
 class APIConnectionError(RdsError):

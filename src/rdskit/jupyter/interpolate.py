@@ -43,6 +43,7 @@ MAX_VALUE_CHARS = 4_000
 """The longest text one brace may put into a question (a longer value is refused)."""
 
 _IPYTHON_NAMES = re.compile(r"_{1,3}|_i{1,3}|_\d+|_i\d+")
+_BRACE = re.compile(r"[{}]")
 
 
 @dataclass
@@ -76,25 +77,27 @@ def interpolate(body: str, namespace: Mapping[str, Any], secrets: Iterable[str] 
     """
     prompt = Prompt("")
     parts: list[str] = []
-    i, n = 0, len(body)
-    while i < n:
-        char = body[i]
-        if char in "{}" and body[i : i + 2] == char * 2:
+    i = 0
+    # From brace to brace (the text between is copied whole): a long question costs one
+    # scan, not a Python step per character (50 MB took 140 s that way).
+    while (brace := _BRACE.search(body, i)) is not None:
+        at = brace.start()
+        parts.append(body[i:at])
+        char = body[at]
+        if body[at : at + 2] == char * 2:
             parts.append(char)
-            i += 2
+            i = at + 2
         elif char == "}":
             raise _refused("a lone '}' (write '}}' for a literal brace)")
-        elif char == "{":
-            end = body.find("}", i + 1)
+        else:
+            end = body.find("}", at + 1)
             if end < 0:
                 raise _refused("an unclosed '{' (write '{{' for a literal brace)")
-            expression = body[i + 1 : end].strip()
+            expression = body[at + 1 : end].strip()
             parts.append(_substitute(expression, namespace, prompt))
             prompt.replaced.append(expression)
             i = end + 1
-        else:
-            parts.append(char)
-            i += 1
+    parts.append(body[i:])
     prompt.text = "".join(parts)
     _check_secrets(prompt.text, secrets)
     if len(prompt.post_refs) > MAX_POST_REFS:

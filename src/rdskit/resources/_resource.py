@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 import pydantic
 
 from rdskit._base_client import check_encodable, discard
+from rdskit._bodies import check_request_size
 from rdskit.errors import InvalidParameter
 from rdskit.models import RdsModel
 
@@ -148,6 +149,8 @@ def validated(model: type[M], value: Any, field: str | None = None, *, whole: st
     """
     if isinstance(value, RdsModel):
         value = value.to_wire()  # re-checked: a model may have been built without validation
+    # Too large to send is said first, before pydantic copies (and checks) a 50 MB string.
+    check_request_size(value if field is None else {field: value})
     try:
         return model.model_validate(value)
     except pydantic.ValidationError as exc:

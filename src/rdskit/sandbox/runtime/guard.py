@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from rdskit._bodies import MAX_REQUEST_BYTES
+
 __all__ = [
     "ANY_VALUE",
     "FIELD_BOUNDS",
@@ -69,9 +71,9 @@ KEYED_SANDBOX_PATHS = ("/sandbox/platforms",)
 """Emulator-only routes that an account's API key opens instead of the admin token (see
 :mod:`rdskit.sandbox.api.admin`): checked, rate limited and documented as ``/v1`` is."""
 
-MAX_BODY_BYTES = 1_000_000
-"""Largest request body (bytes): the biggest legitimate body (50 post refs, 10 filters, a
-long Ask message) is a few KB; a megabyte leaves room and stops a 50 MB name at the door."""
+MAX_BODY_BYTES = MAX_REQUEST_BYTES
+"""Largest request body (bytes): the client's own bound (:data:`rdskit._bodies.MAX_REQUEST_BYTES`,
+which says why a megabyte), so what the client sends the sandbox takes."""
 
 MAX_DEPTH = 32
 """Deepest JSON nesting: the deepest legitimate body (mentions filters) is 6 levels."""
