@@ -26,6 +26,17 @@ STOPPED = (
 )
 
 
+def _agent(client: rdskit.Client, dataset_id: str) -> Any:
+    """A tracking agent of ``dataset_id``, daily at 09:00, 20 posts a cycle."""
+    return client.tracking_agents.create(
+        name="watch",
+        instructions="Complaints",
+        dataset_ids=[dataset_id],
+        schedule={"frequency": "daily", "time": "09:00"},
+        count=20,
+    )
+
+
 @pytest.fixture
 def broken(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Set it, and every worker thread's next claim meets a broken database."""
@@ -79,13 +90,7 @@ def test_every_kind_of_work_fails_with_the_reason_on_its_wire(broken: threading.
         parameter = c.custom_parameters.create(
             name="price", instructions="Is the price mentioned?", value_type="boolean"
         )
-        agent = c.tracking_agents.create(
-            name="watch",
-            instructions="Complaints",
-            dataset_ids=[dataset.id],
-            schedule={"frequency": "daily", "time": "09:00"},
-            count=20,
-        )
+        agent = _agent(c, dataset.id)
         in_flight = {
             "audience run": c.audience_datasets.runs.create(
                 audience.id, dataset.id, total_profile_count=20
@@ -162,13 +167,7 @@ def test_a_tracking_agent_says_why_then_runs_again_after_a_restart(
     ):
         dataset = c.datasets.create("worker stops")
         c.wait(c.datasets.runs.create(dataset.id, QUERY, count=40), progress=False)
-        agent = c.tracking_agents.create(
-            name="watch",
-            instructions="Complaints",
-            dataset_ids=[dataset.id],
-            schedule={"frequency": "daily", "time": "09:00"},
-            count=20,
-        )
+        agent = _agent(c, dataset.id)
         used = c.me().usage.credits_used
         cycle = c.tracking_agents.trigger(agent.id)
         broken.set()
