@@ -18,8 +18,9 @@ import httpx
 import pytest
 
 from rdskit import Client, errors
+from rdskit.models.vocab import RUN_KIND_CATEGORIES
 from rdskit.sandbox import SandboxHandle, start
-from rdskit.sandbox.runtime.chaos import from_option
+from rdskit.sandbox.runtime.chaos import FAILABLE_KINDS, RUN_STEPS, Chaos, from_option
 from rdskit.sandbox.store.db import loads
 
 PROMPT = {"type": "prompt", "sources": ["reddit", "tiktok"], "search_query": "oat milk"}
@@ -362,6 +363,24 @@ def test_chaos_from_the_command_line_options(box: SandboxHandle) -> None:
     assert state["faults"][0]["probability"] == 0.25 and state["assistant"]["render_block"]
     with pytest.raises(ValueError):
         from_option("failure", "dataset_run:nope")
+
+
+def test_failure_kinds_are_the_vocabularys_run_kinds() -> None:
+    # One vocabulary: a failure names a kind of paid work of vocab.RUN_KIND_CATEGORIES; the
+    # steps are chaos's own (the kinds the emulator can fail: all but the tracking trigger).
+    assert set(RUN_STEPS) <= set(RUN_KIND_CATEGORIES)
+    assert tuple(k for k in RUN_KIND_CATEGORIES if k != "tracking_trigger") == FAILABLE_KINDS
+    for kind in ("dataset_runs", "tracking_trigger"):
+        with pytest.raises(ValueError) as refused:
+            Chaos().apply("failure", {"kind": kind})
+        assert f"kind must be one of {', '.join(FAILABLE_KINDS)}, not {kind!r}" in str(
+            refused.value
+        )
+        with pytest.raises(ValueError, match="kind must be one of dataset_run, audience_run"):
+            from_option("failure", f"{kind}:2")
+    chaos = Chaos()
+    chaos.apply("failure", {"kind": "research_preview"})
+    assert chaos.take_failure("research_preview", "scraping")
 
 
 def test_chaos_admin_validates_and_needs_the_token(box: SandboxHandle) -> None:

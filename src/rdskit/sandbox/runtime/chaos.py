@@ -44,9 +44,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rdskit.models.common import SOURCES
+from rdskit.models.vocab import RUN_KIND_CATEGORIES
 
 __all__ = [
     "CONTROLS",
+    "FAILABLE_KINDS",
     "RUN_STEPS",
     "AssistantChaos",
     "Chaos",
@@ -66,7 +68,12 @@ RUN_STEPS: dict[str, tuple[str, ...]] = {
     "pattern_detection": ("sampling", "clustering", "summarizing"),
     "research_preview": ("scraping",),
 }
-"""The run kinds a ``failure`` can target and the steps each can fail at."""
+"""The run kinds a ``failure`` can target and the steps each can fail at: the kinds are
+those of :data:`rdskit.models.vocab.RUN_KIND_CATEGORIES` (the one list of kinds of paid
+work) that the emulator can fail (a tracking trigger has no step of its own to fail)."""
+
+FAILABLE_KINDS: tuple[str, ...] = tuple(kind for kind in RUN_KIND_CATEGORIES if kind in RUN_STEPS)
+"""The kinds a ``failure`` accepts, in the vocabulary's order."""
 
 
 class _Control(BaseModel):
@@ -89,18 +96,14 @@ class SourceChaos(_Control):
 class FailureRule(_Control):
     """``{kind, step, count}``: the next ``count`` runs of ``kind`` fail at ``step``."""
 
-    kind: Literal[
-        "dataset_run",
-        "audience_run",
-        "custom_parameter_run",
-        "pattern_detection",
-        "research_preview",
-    ]
+    kind: str = Field(json_schema_extra={"enum": list(FAILABLE_KINDS)})
     step: str | None = Field(default=None, description="default: the kind's first step")
     count: int = Field(default=1, ge=1, le=1_000)
 
     @model_validator(mode="after")
     def _known_step(self) -> FailureRule:
+        if self.kind not in FAILABLE_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(FAILABLE_KINDS)}, not {self.kind!r}")
         steps = RUN_STEPS[self.kind]
         if self.step is None:
             self.step = steps[0]
