@@ -9,7 +9,7 @@ Example:
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from rdskit import errors
+from rdskit import _arrow_names, errors
 from rdskit._version import __version__
 from rdskit.errors import (
     APIConnectionError,
@@ -86,9 +86,7 @@ def _register_accessor() -> None:
 
     register_dataframe_accessor("rds")(_rds_accessor)
     # pandas cannot parse the nested Arrow dtype names it writes into parquet/feather files.
-    from rdskit._arrow_names import register
-
-    register()
+    _arrow_names.register()
 
 
 _register_accessor()

@@ -23,6 +23,8 @@ import re
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+from pandas.core.dtypes.base import _registry
 
 __all__ = ["ArrowTypeName", "arrow_type", "register"]
 
@@ -65,8 +67,6 @@ class _Reader:
         return self.text[start : self.at]
 
     def field(self) -> Any:
-        import pyarrow as pa
-
         name = self.until(":")
         self.expect(": ")
         kind = self.type()
@@ -79,8 +79,6 @@ class _Reader:
         return found
 
     def type(self) -> Any:
-        import pyarrow as pa
-
         name = self.word()
         if name in ("list", "large_list") and self.eat("<"):
             item = self.field()
@@ -172,8 +170,6 @@ def register() -> None:
     # TypeError: ArrowDtype raises NotImplementedError for any name with brackets inside
     # (``list<item: struct<t: timestamp[us, tz=UTC]>>``), so this parser must come first.
     # It refuses every other name with a TypeError, leaving them to pandas.
-    from pandas.core.dtypes.base import _registry
-
     if _registry.dtypes and _registry.dtypes[-1] is ArrowTypeName:
         _registry.dtypes.insert(0, _registry.dtypes.pop())
     _registered.append(True)

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
-from rdskit._base_client import Amount
+from rdskit._base_client import Amount, APIRequest
 from rdskit._flow import Sleep
 from rdskit._format import credits_text
 from rdskit._gateway_auth import announce_to_gateway
@@ -656,8 +656,6 @@ def _account(core: HTTPCore) -> tuple[str, str]:
 
 
 def _usage_rows(limit: int) -> APIRequest[UsageRow]:
-    from rdskit._base_client import APIRequest
-
     return APIRequest(
         "GET", "/v1/me/usage_history", params={"limit": limit}, cast=UsageRow.model_validate
     )

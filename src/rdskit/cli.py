@@ -27,13 +27,15 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from types import FrameType
 from typing import Any
 
 from rdskit._safe import one_line
 from rdskit._version import __version__
 from rdskit.demo import add_demo
-from rdskit.errors import RdsError
+from rdskit.errors import ConfigurationError, RdsError
+from rdskit.frames.stream_export import BATCH_ROWS, FORMATS, export_mentions
 from rdskit.study.cli import add_study
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
@@ -43,7 +45,6 @@ Subparsers = Any  # argparse's _SubParsersAction is private
 
 def _serve_sandbox(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, after printing how to connect."""
-    from rdskit.errors import ConfigurationError
     from rdskit.sandbox import start
     from rdskit.sandbox.runtime.chaos import from_option
     from rdskit.sandbox.runtime.clock import parse_today, today_from_env
@@ -136,9 +137,6 @@ def _positive(text: str) -> float:
 
 def _adjust_wallet(args: argparse.Namespace) -> int:
     """``rdskit sandbox --db FILE --plan/--top-up/--reset-wallet``: change, print, exit."""
-    from decimal import Decimal
-
-    from rdskit.errors import ConfigurationError
     from rdskit.sandbox.wallet_admin import adjust
 
     if args.db is None:
@@ -289,8 +287,6 @@ def _collect(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     """Stream a dataset's mentions to ``--out`` (see :mod:`rdskit.frames.stream_export`)."""
-    from rdskit.frames.stream_export import export_mentions
-
     with _client(args) as client:
         result = export_mentions(
             client,
@@ -350,8 +346,6 @@ def add_collect(subparsers: Subparsers) -> None:
 
 def add_export(subparsers: Subparsers) -> None:
     """``rdskit export``: stream a dataset's mentions to files, resumable."""
-    from rdskit.frames.stream_export import BATCH_ROWS, FORMATS
-
     parser = subparsers.add_parser(
         "export", help="stream a dataset's mentions to parquet, jsonl or csv files (resumable)"
     )

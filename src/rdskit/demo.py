@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from rdskit._extras import require
 from rdskit._safe import terminal
 from rdskit.errors import EstimatedViewsWarning
 
@@ -64,8 +65,6 @@ def run_demo(
         >>> run_demo(Path("/tmp/rdskit-demo"), speed=50)  # doctest: +SKIP
         0
     """
-    from rdskit._extras import require
-
     require("sandbox", "rdskit demo")
     require("jupyter", "rdskit demo (its charts)", ("matplotlib",))
     from rdskit.client import Client

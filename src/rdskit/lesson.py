@@ -26,7 +26,8 @@ from rdskit import _hooks
 from rdskit._embedded import embedded_sandbox, kept_in
 from rdskit._format import money
 from rdskit._safe import one_line
-from rdskit.errors import InsufficientCredits
+from rdskit.client import Client
+from rdskit.errors import APIConnectionError, APIError, InsufficientCredits
 
 __all__ = ["checkpoint", "paid_step"]
 
@@ -110,9 +111,6 @@ def _other_runs(run: Any) -> str | None:
     The fix renames the used dataset (its posts are kept, under a name no dataset has),
     so the lesson's cells, run again as written, collect into a new dataset of the
     lesson's name: nothing in the lesson needs editing."""
-    from rdskit.client import Client
-    from rdskit.errors import APIConnectionError, APIError
-
     client, dataset_id = getattr(run, "_client", None), getattr(run, "dataset_id", None)
     if not isinstance(client, Client) or not dataset_id:
         return None

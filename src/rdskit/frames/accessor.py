@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rdskit import _hooks
+from rdskit._extras import require
 from rdskit.errors import InvalidParameter, RdsError
 from rdskit.frames import _arrow
 from rdskit.frames._checks import (
@@ -52,10 +53,17 @@ from rdskit.frames.columns import (
     TOPICS,
     FrameSpec,
 )
+from rdskit.frames.data_management import data_management_note
+from rdskit.frames.dtypes import numpy_frame, write_feather, write_parquet
+from rdskit.frames.exports import write_csv, write_excel
 from rdskit.frames.keywords import count_terms
-from rdskit.frames.methods import scope_line
+from rdskit.frames.methods import methods_paragraph, scope_line
+from rdskit.frames.networks import build_network, handles_frame, hashtags_frame
 from rdskit.frames.periods import parse_period
+from rdskit.frames.preregistration import plan_sentences
 from rdskit.frames.provenance import Provenance, add_step, carry, provenance_of
+from rdskit.frames.pseudonymise import Pseudonymiser, pseudonymise_frame
+from rdskit.frames.verbs import dedupe
 
 if TYPE_CHECKING:
     from rdskit.frames.agreement import Agreement
@@ -154,7 +162,6 @@ class RdsAccessor:
     def plot(self) -> RdsPlots:
         """Charts: ``df.rds.plot.volume()``, ``.sentiment()``, ``.sources()``,
         ``.emotions()``, ``.engagement()`` (each returns a matplotlib Axes)."""
-        from rdskit._extras import require
         from rdskit.frames.plots import RdsPlots
 
         require("jupyter", "df.rds.plot", ("matplotlib",))
@@ -559,9 +566,6 @@ class RdsAccessor:
         Example:
             >>> print(df.rds.methods(plan=load_study("study.toml").plan).text)  # doctest: +SKIP
         """
-        from rdskit.frames.methods import methods_paragraph
-        from rdskit.frames.preregistration import plan_sentences
-
         stated = [] if plan is None else plan_sentences(self._df, plan)
         return methods_paragraph(self._df, validation, stated)
 
@@ -575,8 +579,6 @@ class RdsAccessor:
         Example:
             >>> print(df.rds.data_management_note(lawful_basis="6(1)(f)").text)  # doctest: +SKIP
         """
-        from rdskit.frames.data_management import data_management_note
-
         return data_management_note(self._df, **answers)
 
     def dedupe(self) -> pd.DataFrame:
@@ -587,8 +589,6 @@ class RdsAccessor:
         Example:
             >>> both = pd.concat([oatly, alpro]).rds.dedupe()  # doctest: +SKIP
         """
-        from rdskit.frames.verbs import dedupe
-
         return dedupe(self._df)
 
     def pseudonymise(
@@ -612,8 +612,6 @@ class RdsAccessor:
         Example:
             >>> safe = df.rds.pseudonymise(os.environ["RDS_PSEUDONYM_KEY"])  # doctest: +SKIP
         """
-        from rdskit.frames.pseudonymise import Pseudonymiser, pseudonymise_frame
-
         people = Pseudonymiser(key, allow=allow, prefix=prefix, length=length)
         del key  # only the hidden keyed state stays: no traceback's locals show the key
         kind = self.kind
@@ -635,8 +633,6 @@ class RdsAccessor:
         Example:
             >>> nx.write_gexf(df.rds.network("reply"), "replies.gexf")  # doctest: +SKIP
         """
-        from rdskit.frames.networks import build_network
-
         return build_network(self._df, kind)
 
     def hashtags(self) -> pd.DataFrame:
@@ -646,8 +642,6 @@ class RdsAccessor:
         Example:
             >>> df.rds.hashtags()["hashtag"].value_counts().head()  # doctest: +SKIP
         """
-        from rdskit.frames.networks import hashtags_frame
-
         frame = self._need("hashtags", "source", "id", "text")
         return carry(hashtags_frame(frame), frame, "hashtags")
 
@@ -657,8 +651,6 @@ class RdsAccessor:
         Example:
             >>> df.rds.handles().groupby("handle").size()  # doctest: +SKIP
         """
-        from rdskit.frames.networks import handles_frame
-
         frame = self._need("handles", "source", "id", "text")
         return carry(handles_frame(frame), frame, "handles")
 
@@ -735,8 +727,6 @@ class RdsAccessor:
         Example:
             >>> df.rds.to_excel("oat.xlsx")  # doctest: +SKIP
         """
-        from rdskit.frames.exports import write_excel
-
         return write_excel(self._df, path)
 
     def to_parquet(self, path: str | os.PathLike[str]) -> Path:
@@ -747,8 +737,6 @@ class RdsAccessor:
         Example:
             >>> df.rds.to_parquet("oat.parquet")  # doctest: +SKIP
         """
-        from rdskit.frames.dtypes import write_parquet
-
         return write_parquet(self._df, path)
 
     def to_feather(self, path: str | os.PathLike[str]) -> Path:
@@ -758,8 +746,6 @@ class RdsAccessor:
         Example:
             >>> df.rds.to_feather("oat.feather")  # doctest: +SKIP
         """
-        from rdskit.frames.dtypes import write_feather
-
         return write_feather(self._df, path)
 
     def to_numpy_dtypes(self) -> pd.DataFrame:
@@ -771,8 +757,6 @@ class RdsAccessor:
             >>> df.rds.to_numpy_dtypes().dtypes["num_likes"]  # doctest: +SKIP
             dtype('int64')
         """
-        from rdskit.frames.dtypes import numpy_frame
-
         return numpy_frame(self._df)
 
     def to_csv(self, path: str | os.PathLike[str], excel: bool = True) -> Path:
@@ -782,8 +766,6 @@ class RdsAccessor:
         Example:
             >>> df.rds.to_csv("oat.csv")  # doctest: +SKIP
         """
-        from rdskit.frames.exports import write_csv
-
         return write_csv(self._df, path, excel=excel)
 
 

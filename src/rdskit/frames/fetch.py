@@ -20,6 +20,7 @@ import pyarrow as pa
 from rdskit.frames import _arrow
 from rdskit.frames._pages import PAGE_SIZE, frame_datasets, mention_pages
 from rdskit.frames.accessor import attach_client
+from rdskit.frames.cache import cached_mentions
 from rdskit.frames.loaders import (
     datasets_frame,
     messages_frame,
@@ -70,9 +71,6 @@ def mentions_to_frame(client: Any, *, cache: bool = False, **query: Any) -> pd.D
     """
     names = parameter_names(client, query.get("parameter_ids"))
     if cache:
-        # Imported when asked for: the parquet cache loads pyarrow.parquet.
-        from rdskit.frames.cache import cached_mentions
-
         # The cache stores its fetches (this one included) in the file's schema metadata.
         table = cached_mentions(client, query, names)
         frame = restore(_arrow.to_frame(table, "mentions"), from_schema(table.schema))

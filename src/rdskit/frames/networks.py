@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ from rdskit._extras import MissingExtra, require
 from rdskit.errors import InvalidParameter
 from rdskit.frames import _arrow
 from rdskit.frames._checks import MissingColumnsError
+from rdskit.frames.pseudonymise import author_handles
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -55,8 +57,6 @@ def research_import(module: str) -> Any:
         >>> research_import("networkx").__name__
         'networkx'
     """
-    import importlib
-
     feature = f"this ({module})"
     require("research", feature, (module.split(".")[0],))
     try:
@@ -124,8 +124,6 @@ def author_keys(frame: pd.DataFrame) -> pa.Array:
         >>> author_keys(df).unique().to_pylist()  # doctest: +SKIP
         ['reddit:maya', 'tiktok:oat_fan']
     """
-    from rdskit.frames.pseudonymise import author_handles
-
     handle = author_handles(frame)
     if "author_title" in frame.columns:
         handle = pc.coalesce(handle, _arrow.column(frame, "author_title").cast(pa.string()))

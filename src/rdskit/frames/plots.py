@@ -20,14 +20,17 @@ Example:
 
 from __future__ import annotations
 
+import textwrap
 import warnings
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
+from rdskit.errors import EstimatedViewsWarning
 from rdskit.frames._checks import VIEW_BASED, legend_outside
 from rdskit.frames.columns import SENTIMENT_COLORS, SENTIMENT_LABELS
+from rdskit.frames.compare import corrected_shares, plot_comparison
 from rdskit.frames.methods import scope_line
 from rdskit.frames.periods import parse_period
 from rdskit.frames.provenance import add_step
@@ -222,10 +225,6 @@ class RdsPlots:
     ) -> list[Any]:
         """Each shown period's shares corrected by ``validation``: dashed lines with their
         intervals as bands; the axis label says what was corrected, the record notes it."""
-        import textwrap
-
-        from rdskit.frames.compare import corrected_shares
-
         frame = self._rds._df
         dated = frame[frame["created_at"].notna()]
         grouped = dated.groupby(pd.Grouper(key="created_at", freq=period.alias))["sentiment"]
@@ -318,9 +317,6 @@ class RdsPlots:
         Example:
             >>> df.rds.plot.compare(by="dataset", what="sentiment")  # doctest: +SKIP
         """
-        from rdskit.errors import EstimatedViewsWarning
-        from rdskit.frames.compare import plot_comparison
-
         metric = options.pop("metric", "engagement_rate")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -57,8 +57,11 @@ import pyarrow.parquet as pq
 from rdskit._files import read_private, writing
 from rdskit._safe import one_line
 from rdskit.errors import InvalidParameter
+from rdskit.frames._arrow import to_frame
 from rdskit.frames._pages import PAGE_SIZE
+from rdskit.frames.exports import CSV_OPTIONS, flatten_frame
 from rdskit.frames.mentions import mentions_table
+from rdskit.frames.provenance import fetch_record, schema_metadata
 
 __all__ = ["BATCH_ROWS", "FORMATS", "STATE_FILE", "ExportResult", "export_mentions"]
 
@@ -117,8 +120,6 @@ def _write_part(
     if fmt == "parquet":
         pq.write_table(table.replace_schema_metadata(meta), handle)
         return
-    from rdskit.frames._arrow import to_frame
-    from rdskit.frames.exports import CSV_OPTIONS, flatten_frame
 
     flat = flatten_frame(to_frame(table, "mentions"), for_excel=excel_safe)
     flat.to_csv(handle, index=False, encoding="utf-8", mode="wb", **CSV_OPTIONS)
@@ -303,8 +304,6 @@ def export_mentions(
     state, resumed = _start_state(target, dataset_id, fmt, resume, excel_safe)
     if state.get("complete"):
         return ExportResult(target, fmt, state["rows"], len(state["parts"]), resumed)
-
-    from rdskit.frames.provenance import fetch_record, schema_metadata
 
     query = {"dataset_ids": [dataset_id]}
     record = fetch_record(

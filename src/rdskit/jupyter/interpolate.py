@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from rdskit.answers import Answer
 from rdskit.errors import InvalidParameter
 from rdskit.frames.accessor import MAX_POST_REFS
 
@@ -211,8 +212,6 @@ def _check_secrets(text: str, secrets: Iterable[str]) -> None:
 
 
 def _is_answer(value: Any) -> bool:
-    from rdskit.answers import Answer
-
     return isinstance(value, Answer)
 
 

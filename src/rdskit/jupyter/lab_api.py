@@ -96,6 +96,7 @@ from rdskit.budget import left_text
 from rdskit.errors import error_from_response
 from rdskit.jupyter.gateway_core import Gateway
 from rdskit.jupyter.gateway_handlers import GatewayHandler
+from rdskit.jupyter.lab_ask import AskFailed, AskHandler
 from rdskit.models import (
     Account,
     Chat,
@@ -405,8 +406,6 @@ class LabSummary:
         else the gateway. A kernel with its own key or a budget is refused before anything
         is sent (409, code ``ask_in_kernel``): the panel asks in that kernel instead, where
         the key stays and the budget counts."""
-        from rdskit.jupyter.lab_ask import AskFailed
-
         mine = self.kernels.get(kernel_id)
         if mine is not None and (mine.kind == "service" or mine.budget is not None):
             why = (
@@ -881,8 +880,6 @@ class KernelHandler(GatewayHandler):
 def lab_handlers(gateway: Gateway, base_url: str = "/") -> list[tuple[str, type, dict[str, Any]]]:
     """The routes of the extension's endpoints under ``base_url``."""
     root = base_url.rstrip("/")
-    from rdskit.jupyter.lab_ask import AskHandler
-
     summary = LabSummary(gateway)
     return [
         (f"{root}/rdskit/lab/summary", SummaryHandler, {"summary": summary}),

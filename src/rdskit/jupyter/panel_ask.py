@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from rdskit._safe import safe_markdown
+from rdskit.errors import APIError, BudgetExceeded, RdsError
+from rdskit.jupyter import current_client
 from rdskit.jupyter.render import EXCERPT_CHARS
 from rdskit.models import Mention, PostReference
 
@@ -162,8 +164,6 @@ def ask_in_kernel(request: str) -> _Json:
         >>> ask_in_kernel(b'{"question": ""}'.hex()).body["message"]
         'question: the question to ask'
     """
-    from rdskit.errors import APIError, BudgetExceeded, RdsError
-
     try:
         if not _HEX.fullmatch(request):
             raise ValueError("request: the request body in hexadecimal")
@@ -181,7 +181,6 @@ def ask_in_kernel(request: str) -> _Json:
 
 
 def _ask_here(question: str, datasets: list[str], chat_id: str | None) -> dict[str, Any]:
-    from rdskit.jupyter import current_client
     from rdskit.jupyter.session import note_chat
 
     client = current_client()

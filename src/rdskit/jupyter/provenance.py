@@ -28,7 +28,8 @@ from typing import Any
 
 import pandas as pd
 
-from rdskit._safe import one_line
+from rdskit._safe import md_text, one_line, safe_markdown, safe_url
+from rdskit.answers import Answer
 from rdskit.jupyter._html import esc, link
 from rdskit.jupyter.render import answer_bundle, cited_posts, message_plain, post_cards
 
@@ -215,8 +216,6 @@ def log_rows(client: Any, chat_id: str) -> list[dict[str, Any]]:
         >>> log_rows(client, "ch_1")[0]["role"]  # doctest: +SKIP
         'user'
     """
-    from rdskit.answers import Answer
-
     rows = []
     for message in client.chats.messages(chat_id, order="asc"):
         row: dict[str, Any] = {
@@ -246,8 +245,6 @@ def log_rows(client: Any, chat_id: str) -> list[dict[str, Any]]:
 
 def write_log(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     """Write a chat log as markdown (``.md``) or JSON lines (``.jsonl``)."""
-    from rdskit._safe import md_text, safe_markdown, safe_url
-
     if path.suffix == ".jsonl":
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     elif path.suffix == ".md":

@@ -44,13 +44,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from importlib.util import find_spec
 from typing import Any
 from urllib.parse import urlsplit
 
+import mistune
 import pandas as pd
+from mistune import HTMLRenderer
+from mistune.util import striptags
 
+from rdskit._base_client import AsyncAPIClient
 from rdskit._safe import clean, md_text, one_line, over_parse_budget, safe_markdown, safe_url
+from rdskit.answers import Answer
 from rdskit.errors import RdsError
 from rdskit.jupyter._html import esc, link, number, when
 from rdskit.models import EntityReference, PostReference
@@ -254,9 +258,6 @@ def cited_posts(message: Any, *, shown: bool = False) -> tuple[pd.DataFrame | No
     view of 10,000 citations reads 300 posts, not 10,000). With an AsyncClient they are
     only shown once ``await answer.posts()`` has cached them.
     """
-    from rdskit._base_client import AsyncAPIClient
-    from rdskit.answers import Answer
-
     cached = getattr(message, "_posts", None)
     if cached is not None:
         return cached, None
@@ -294,8 +295,6 @@ def image_hosts() -> frozenset[str]:
 
 def _renderer(hosts: frozenset[str]) -> Any:
     """A mistune renderer whose links and images follow the rules of the module docstring."""
-    from mistune import HTMLRenderer
-    from mistune.util import striptags
 
     class SafeRenderer(HTMLRenderer):
         def link(self, text: str, url: str, title: str | None = None) -> str:
@@ -331,13 +330,10 @@ def markdown_html(text: str, *, hosts: frozenset[str] | None = None) -> str:
         False
     """
     text = clean(text)
-    parser = find_spec("mistune") is not None  # the jupyter extra brings mistune
-    if not parser or over_parse_budget(text):
-        # Plain paragraphs: also for a text no real answer is (more than 5,000 delimiters
-        # or lines), whose parse would take seconds of CPU (1.4 s for 100k characters).
+    if over_parse_budget(text):
+        # Plain paragraphs for a text no real answer is (more than 5,000 delimiters or
+        # lines), whose parse would take seconds of CPU (1.4 s for 100k characters).
         return "".join(f"<p>{esc(block)}</p>" for block in text.split("\n\n") if block.strip())
-    import mistune
-
     render = mistune.create_markdown(
         renderer=_renderer(image_hosts() if hosts is None else hosts),
         plugins=["table", "strikethrough"],

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import pydantic
 
-from rdskit._base_client import check_encodable, discard
+from rdskit._base_client import AsyncAPIClient, check_encodable, discard
 from rdskit._bodies import check_request_size
 from rdskit.errors import InvalidParameter
 from rdskit.models import RdsModel
@@ -109,8 +109,6 @@ class Resource:
 
 def sync_only(client: Any, method: str) -> Any:
     """``client``, for a DataFrame loader (they page synchronously); refuses AsyncClient."""
-    from rdskit._base_client import AsyncAPIClient
-
     if isinstance(client, AsyncAPIClient):
         raise TypeError(
             f"{method}() needs rdskit.Client (DataFrame loaders page synchronously); "

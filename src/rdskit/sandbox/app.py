@@ -25,6 +25,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
@@ -536,8 +537,6 @@ def mcp_missing(error: ImportError) -> str:
         the sandbox's MCP endpoint needs the "mcp" extra (mcp>=2.3,<3; ...): pip install \
 "rdskit[mcp]"; REST /v1 works without it
     """
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         installed = f"mcp {version('mcp')} is installed"
     except PackageNotFoundError:

@@ -27,12 +27,20 @@ from decimal import Decimal
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rdskit.errors import ConfigurationError
 from rdskit.sandbox import _extra  # noqa: F401  (names the extra when it is missing)
 from rdskit.sandbox.admin_client import AdminClient
 from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime.clock import parse_today, today_from_env
 from rdskit.sandbox.settings import Settings
-from rdskit.sandbox.store.accounts import default_api_key
+from rdskit.sandbox.store.accounts import (
+    DEFAULT_WALLET_USD,
+    PLANS,
+    default_api_key,
+    key_digest,
+    key_owner,
+    mint_key,
+)
 from rdskit.sandbox.store.db import DatabaseUnusable, Store, claim
 
 if TYPE_CHECKING:
@@ -290,8 +298,6 @@ def _own_key(handle: SandboxHandle) -> None:
     every notebook then got 401 for good). A key minted here is known to this process
     only, and a revoked one is replaced on the next ``Client.sandbox()``.
     """
-    from rdskit.sandbox.store.accounts import key_digest, key_owner, mint_key
-
     if handle.api_key != default_api_key(handle.store.seed):
         with handle.store.read() as conn:
             if key_owner(conn, key_digest(handle.api_key)) is not None:
@@ -310,8 +316,6 @@ def _give_plan(handle: SandboxHandle, plan: str) -> None:
     Trial's wallet. Only a fresh account (on another plan, or the untouched default
     wallet) is changed: a kernel restarted on the same ``RDSKIT_SANDBOX_DB`` keeps what
     was spent."""
-    from rdskit.sandbox.store.accounts import DEFAULT_WALLET_USD, PLANS
-
     account = handle.admin.account(handle.account_id)
     wallet = account["wallet"]
     untouched = (
@@ -335,8 +339,6 @@ def _number_from_env(name: str, default: _N, read: Callable[[str], _N], what: st
         rdskit.errors.ConfigurationError: RDSKIT_EXAMPLE='fast' is not a number above 0
         >>> del os.environ["RDSKIT_EXAMPLE"]
     """
-    from rdskit.errors import ConfigurationError
-
     text = (os.environ.get(name) or "").strip()
     if not text:
         return default
@@ -357,9 +359,6 @@ def _speed(text: str) -> float:
 
 def _plan_from_env() -> str | None:
     """``RDSKIT_SANDBOX_PLAN`` as a plan name (any case), checked before anything starts."""
-    from rdskit.errors import ConfigurationError
-    from rdskit.sandbox.store.accounts import PLANS
-
     wanted = (os.environ.get(ENV_PLAN) or "").strip()
     if not wanted:
         return None

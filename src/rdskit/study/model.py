@@ -39,6 +39,7 @@ from pydantic import (
 from rdskit.errors import InvalidParameter
 from rdskit.frames.preregistration import Plan
 from rdskit.models.vocab import SOURCES
+from rdskit.study.runner import run_study, study_status
 
 __all__ = [
     "Analysis",
@@ -207,14 +208,10 @@ class Study(_Strict):
     # The actions live in their modules; these are the Python face of `rdskit study ...`.
     def run(self, client: Any, **kw: Any) -> Any:
         """Collect what is not collected yet (see :func:`rdskit.study.run_study`)."""
-        from rdskit.study.runner import run_study
-
         return run_study(self, client, **kw)
 
     def status(self, client: Any) -> Any:
         """What is done and what finishing would cost (see :func:`rdskit.study.study_status`)."""
-        from rdskit.study.runner import study_status
-
         return study_status(self, client)
 
 

@@ -54,6 +54,7 @@ from rdskit._version import __version__
 from rdskit.errors import InvalidParameter
 from rdskit.frames.provenance import add_step
 from rdskit.study.model import Study
+from rdskit.study.runner import study_status
 
 __all__ = [
     "CONTENT_LEVELS",
@@ -252,8 +253,6 @@ def package_study(
 def _collected_runs(study: Study, client: Any) -> dict[str, dict[str, Any]]:
     """Each dataset id -> its name, its completed run and when that run collected; a
     dataset not collected yet is an error naming it."""
-    from rdskit.study.runner import study_status
-
     status = study_status(study, client)
     pending = [d.name for d in status.datasets if not d.done]
     if pending:

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from rdskit._base_client import APIRequest
 from rdskit._format import money
 from rdskit.errors import BudgetExceeded, InvalidParameter, RdsError
 from rdskit.study.package import ID_COLUMNS, METRICS
@@ -148,8 +149,6 @@ def _hold_on_sandbox(package: Path, client: Any, posts: pd.DataFrame) -> None:
     same key). A sandbox of another seed or generator holds none of the posts: that is an
     error, not an attrition of 100 %.
     """
-    from rdskit._base_client import APIRequest
-
     client.me()  # a free read; a sandbox answers with its instance header
     if getattr(getattr(client, "_core", None), "instance", None) is None:
         return

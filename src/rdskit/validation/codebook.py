@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rdskit._extras import require
@@ -49,8 +50,6 @@ _DEFAULT_KEYS = [k for k in string.digits[1:] + string.ascii_lowercase]
 
 def _missing(value: Any) -> bool:
     """None, NaN, pandas' NA or NaT: no code."""
-    import pandas as pd
-
     return value is None or bool(pd.isna(value)) if not isinstance(value, (list, tuple)) else False
 
 

@@ -33,6 +33,8 @@ import os
 import time
 from datetime import UTC, date, datetime, timedelta
 
+from rdskit.errors import ConfigurationError
+
 __all__ = [
     "ENV_TODAY",
     "FIXED_TIME",
@@ -99,8 +101,6 @@ def today_from_env() -> date | None:
 
     Raises ``rdskit.errors.ConfigurationError`` naming the variable when it is not a date.
     """
-    from rdskit.errors import ConfigurationError
-
     text = os.environ.get(ENV_TODAY, "").strip()
     if not text:
         return None
