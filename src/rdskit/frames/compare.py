@@ -645,18 +645,7 @@ def compare_frame(
         >>> compare_frame(df, by="source").volume["posts"].tolist()
         [1, 1]
     """
-    if len(frame) == 0:
-        raise InvalidParameter("frame", "compare() needs posts: the frame is empty")
-    if not 0 < confidence < 1:
-        raise InvalidParameter("confidence", f"must be between 0 and 1, not {confidence}")
-    group_of, overlap = _groups(frame, by)
-    groups = tuple(sorted(group_of.unique()))
-    if len(groups) < 2:
-        raise InvalidParameter(
-            "by", f"compare() needs at least two groups in {by!r}; this frame has {list(groups)}"
-        )
-    rows = frame.reset_index(drop=True).iloc[group_of.index.to_numpy()].reset_index(drop=True)
-    rows.insert(0, "group", group_of.to_numpy())
+    groups, group_of, overlap, rows = _grouped(frame, by, confidence)
     total = len(rows)
 
     # By dataset or source, the posts per group are what the runs' counts and their split
@@ -665,21 +654,11 @@ def compare_frame(
     fixed = by in DESIGN_SPLITS
     volume = _volume(rows, groups, confidence, fixed)
     sentiment = _sentiment(rows, groups, confidence)
-
     correction, corrected_notes, corrected_record = "", list[str](), dict[str, Any]()
     if validation is not None:
-        if sentiment.empty:
-            raise InvalidParameter(
-                "validation", "corrects sentiment shares, and this frame has no sentiment column"
-            )
-        by_group = {g: rows.loc[rows["group"] == g, "sentiment"] for g in groups}
-        corrections, correction, corrected_notes, corrected_record = corrected_shares(
-            by_group, validation
+        sentiment, correction, corrected_notes, corrected_record = _corrected(
+            rows, groups, sentiment, validation
         )
-        sentiment = sentiment.join(corrections)
-        # The Wilson intervals carry the sampling of posts, the others the validation's.
-        corrected_notes.insert(1, "The differences and their tests are of the raw shares.")
-
     engagement = _engagement(rows, groups, confidence, resamples, seed)
     top = _terms(rows, groups, terms, prior_size)
     top["in_query"] = top["term"].isin(_query_words(frame))
@@ -687,24 +666,14 @@ def compare_frame(
     # Each post with a group once (a post in two datasets is one post compared).
     compared = frame.iloc[np.unique(group_of.index.to_numpy())]
     scope, note = _scope_line(compared, by, len(frame) - len(compared))
+    mixed = _mixed_views(rows, by) if not engagement.empty else None
     notes = [
         note,
         *([DESIGN_SPLITS[by]] if fixed else []),
         *_small_samples(differences),
         *corrected_notes,
+        *([_ESTIMATED_VIEWS.format(mixed)] if mixed else []),
     ]
-    mixed = None
-    if not engagement.empty:
-        mixed = views_mixed(
-            rows,
-            f"compare(by={by!r}) of views and engagement rates",
-            "compare them within one source: df[df.source == 'tiktok'].rds.compare(...)",
-        )
-        if mixed:
-            notes.append(
-                f"Views of {mixed} are estimated: their medians of num_views and "
-                "engagement_rate are not comparable with the other sources'."
-            )
     # The frame's record says it was compared, so its methods paragraph can say how.
     settings = {
         "by": by,
@@ -713,8 +682,9 @@ def compare_frame(
         "seed": seed,
         "posts": len(frame),
         **({"volume_fixed": True} if fixed else {}),
+        **({"mixed_views": mixed} if mixed else {}),
     }
-    add_step(frame, "compare", {**settings, **({"mixed_views": mixed} if mixed else {})})
+    add_step(frame, "compare", settings)
     if corrected_record:
         add_step(frame, "correct_shares", {"figure": f"compare(by={by!r})", **corrected_record})
     return Comparison(
@@ -730,6 +700,58 @@ def compare_frame(
         notes=tuple(notes),
         scope=scope,
         correction=correction,
+    )
+
+
+def _grouped(
+    frame: pd.DataFrame, by: str, confidence: float
+) -> tuple[tuple[Any, ...], pd.Series, int, pd.DataFrame]:
+    """The checked groups of ``frame`` by ``by``: their names, each post's group (indexed by
+    position), the overlap, and the rows compared (a post once per group it is in)."""
+    if len(frame) == 0:
+        raise InvalidParameter("frame", "compare() needs posts: the frame is empty")
+    if not 0 < confidence < 1:
+        raise InvalidParameter("confidence", f"must be between 0 and 1, not {confidence}")
+    group_of, overlap = _groups(frame, by)
+    groups = tuple(sorted(group_of.unique()))
+    if len(groups) < 2:
+        raise InvalidParameter(
+            "by", f"compare() needs at least two groups in {by!r}; this frame has {list(groups)}"
+        )
+    rows = frame.reset_index(drop=True).iloc[group_of.index.to_numpy()].reset_index(drop=True)
+    rows.insert(0, "group", group_of.to_numpy())
+    return groups, group_of, overlap, rows
+
+
+def _corrected(
+    rows: pd.DataFrame, groups: tuple[Any, ...], sentiment: pd.DataFrame, validation: Validity
+) -> tuple[pd.DataFrame, str, list[str], dict[str, Any]]:
+    """``sentiment`` with each group's shares corrected by ``validation``, the correction's
+    label, its notes and its record."""
+    if sentiment.empty:
+        raise InvalidParameter(
+            "validation", "corrects sentiment shares, and this frame has no sentiment column"
+        )
+    by_group = {g: rows.loc[rows["group"] == g, "sentiment"] for g in groups}
+    corrections, correction, notes, record = corrected_shares(by_group, validation)
+    # The Wilson intervals carry the sampling of posts, the others the validation's.
+    notes.insert(1, "The differences and their tests are of the raw shares.")
+    return sentiment.join(corrections), correction, notes, record
+
+
+_ESTIMATED_VIEWS = (
+    "Views of {} are estimated: their medians of num_views and engagement_rate are not "
+    "comparable with the other sources'."
+)
+
+
+def _mixed_views(rows: pd.DataFrame, by: str) -> str | None:
+    """When the rows mix estimated views with counted ones: the sources that estimate
+    (:func:`views_mixed` warns that compare() compares them); else None."""
+    return views_mixed(
+        rows,
+        f"compare(by={by!r}) of views and engagement rates",
+        "compare them within one source: df[df.source == 'tiktok'].rds.compare(...)",
     )
 
 
@@ -814,6 +836,48 @@ def plot_comparison(
     Example:
         >>> ax = plot_comparison(df.rds.compare(by="source"), "sentiment")  # doctest: +SKIP
     """
+    table, value, title, ylabel, n_of = _figure_of(comparison, what, metric)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+    groups = list(comparison.groups)
+    corrected = what == "sentiment" and "corrected" in table.columns
+    # Raw bars, and with a validation each raw bar's corrected twin (hatched) beside it.
+    kinds = [(value, "low", "high", "")]
+    if corrected:
+        kinds = [
+            ("share", "low", "high", " (raw)"),
+            ("corrected", "corrected_low", "corrected_high", " (corrected)"),
+        ]
+        title = (
+            "Sentiment by {by}, raw and corrected ({level} intervals)\n"
+            "raw: Wilson; corrected: BCa over the validation sample"
+        )
+    positions = np.arange(len(groups))
+    bars = _draw_bars(ax, table, groups, kinds, colored=what == "sentiment")
+    # Each group's n (the posts its bars are of) under its name.
+    n = table[n_of].groupby(level=0).first().reindex(groups, fill_value=0)
+    ax.set_xticks(positions, [f"{g}\nn={int(n[g]):,}" for g in groups])
+    level = f"{comparison.confidence:.0%}"
+    ax.set_title(title.format(by=comparison.by, metric=metric, level=level))
+    note = ""
+    if corrected:  # what the corrected bars are, under the axis
+        note = "\n" + textwrap.fill(
+            f"Raw: the service's labels. Corrected: {comparison.correction}.", 70
+        )
+    ax.set_xlabel(comparison.by + note)
+    ax.set_ylabel(ylabel)
+    if bars > 1:
+        legend_outside(ax)
+    return ax
+
+
+def _figure_of(
+    comparison: Comparison, what: str, metric: str
+) -> tuple[pd.DataFrame, str, str, str, str]:
+    """The table ``plot_comparison`` draws for ``what``, its value column, title, y label
+    and the column of each group's n."""
     if what == "sentiment":
         table = comparison.sentiment
         value, title, ylabel = "share", "Sentiment by {by} ({level} Wilson intervals)", "share"
@@ -838,24 +902,20 @@ def plot_comparison(
         )
     if table.empty:
         raise InvalidParameter(what, f"this comparison has no {what} figures")
-    if ax is None:
-        import matplotlib.pyplot as plt
+    return table, value, title, ylabel, n_of
 
-        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
-    groups = list(comparison.groups)
+
+def _draw_bars(
+    ax: Any,
+    table: pd.DataFrame,
+    groups: list[Any],
+    kinds: list[tuple[str, str, str, str]],
+    *,
+    colored: bool,
+) -> int:
+    """Draw each series' bars per group (one per kind: (middle, low, high, label suffix)),
+    with their intervals as error bars; returns the bars per group."""
     series = list(dict.fromkeys(table.index.get_level_values(1)))
-    corrected = what == "sentiment" and "corrected" in table.columns
-    # Raw bars, and with a validation each raw bar's corrected twin (hatched) beside it.
-    kinds = [(value, "low", "high", "")]
-    if corrected:
-        kinds = [
-            ("share", "low", "high", " (raw)"),
-            ("corrected", "corrected_low", "corrected_high", " (corrected)"),
-        ]
-        title = (
-            "Sentiment by {by}, raw and corrected ({level} intervals)\n"
-            "raw: Wilson; corrected: BCa over the validation sample"
-        )
     bars = len(series) * len(kinds)
     width = 0.8 / bars
     positions = np.arange(len(groups))
@@ -876,22 +936,8 @@ def plot_comparison(
                 yerr=errors,
                 capsize=3,
                 label=f"{name}{kind}",
-                color=SENTIMENT_COLORS.get(str(name)) if what == "sentiment" else None,
+                color=SENTIMENT_COLORS.get(str(name)) if colored else None,
                 hatch="//" if j else None,
                 alpha=0.6 if j else 1.0,
             )
-    # Each group's n (the posts its bars are of) under its name.
-    n = table[n_of].groupby(level=0).first().reindex(groups, fill_value=0)
-    ax.set_xticks(positions, [f"{g}\nn={int(n[g]):,}" for g in groups])
-    level = f"{comparison.confidence:.0%}"
-    ax.set_title(title.format(by=comparison.by, metric=metric, level=level))
-    note = ""
-    if corrected:  # what the corrected bars are, under the axis
-        note = "\n" + textwrap.fill(
-            f"Raw: the service's labels. Corrected: {comparison.correction}.", 70
-        )
-    ax.set_xlabel(comparison.by + note)
-    ax.set_ylabel(ylabel)
-    if bars > 1:
-        legend_outside(ax)
-    return ax
+    return bars
