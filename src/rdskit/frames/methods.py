@@ -383,19 +383,10 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
     and other data carries the step in its record though part of it was not
     pseudonymised)."""
     step = prov.pseudonymised
-    if step is None and any(s.step == "dehydrate" for s in prov.steps):
-        return [
-            "What is shared holds each post's source, id and link only (links without the "
-            "author's handle): no text, author name, handle or profile link."
-        ]
     if step is None:
-        who = "Authors and commenters" if _comment_count(frame) else "Authors"
-        return [
-            f"{who} were not pseudonymised: the data hold their handles, names and profile links."
-        ]
+        return _not_pseudonymised(prov, frame)
     settings = step.settings
     prefix, length = settings.get("prefix", ""), settings.get("length")
-    kept = settings.get("allow") or []
     done = _holding_pseudonyms(frame, settings)
     commenters = any(c.startswith("comments[]") for c in done)
     authors = any(not c.startswith("comments[]") for c in done)
@@ -444,7 +435,25 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             else "The counts below are of the data as pseudonymised (the record does not say "
             "how many posts that was)."
         )
-    sentences += counts
+    return [*sentences, *counts, *_what_was_kept(frame, settings)]
+
+
+def _not_pseudonymised(prov: Provenance, frame: pd.DataFrame) -> list[str]:
+    """What a frame without a pseudonymisation step shares: its dehydrated ids, or its
+    authors (and commenters) as they are."""
+    if any(s.step == "dehydrate" for s in prov.steps):
+        return [
+            "What is shared holds each post's source, id and link only (links without the "
+            "author's handle): no text, author name, handle or profile link."
+        ]
+    who = "Authors and commenters" if _comment_count(frame) else "Authors"
+    return [f"{who} were not pseudonymised: the data hold their handles, names and profile links."]
+
+
+def _what_was_kept(frame: pd.DataFrame, settings: Any) -> list[str]:
+    """What a pseudonymisation kept: public accounts' post URLs in this frame, the texts
+    (dropped, cut or kept), the accounts allowed and the post ids."""
+    sentences = []
     if settings.get("post_urls") != "keep" and "url" in frame.columns:
         # pseudonymise() keeps the URLs of posts whose author is allow-listed.
         public = int((_public_rows(frame, settings) & frame["url"].notna().to_numpy()).sum())
@@ -469,7 +478,7 @@ def _pseudonymisation(prov: Provenance, frame: pd.DataFrame) -> list[str]:
             "Verbatim texts were kept: a quoted passage can be searched for and leads to "
             "its author."
         )
-    if kept:
+    if kept := settings.get("allow") or []:
         sentences.append(f"Public accounts kept as they are: {', '.join(kept)}.")
     sentences.append("Post ids were kept.")
     return sentences

@@ -342,37 +342,10 @@ def validity(
         >>> v.per_class["corrected_share"].round(3).tolist()
         [0.667, 0.333]
     """
-    for name, values in (("service", service), ("human", human)):
-        codebook.check(list(values), field=name)
-    s_list, h_list = list(service), list(human)
-    if len(s_list) != len(h_list):
-        raise InvalidParameter(
-            "human", f"needs one code per service label ({len(s_list)}), not {len(h_list)}"
-        )
-    if any(_missing(v) for v in [*s_list, *h_list]):
-        raise InvalidParameter("human", "every sampled post needs a label and a code")
+    sample = _checked_sample(service, human, codebook, weights, strata, confidence, n_boot, seed)
+    s, h, n = sample.service, sample.human, len(sample.service)
     values = codebook.values
-    q, index = len(values), {v: i for i, v in enumerate(codebook.values)}
-    s = np.array([index[str(v)] for v in s_list], dtype=np.int64)
-    h = np.array([index[str(v)] for v in h_list], dtype=np.int64)
-    n = len(s)
-    if not n:
-        raise InvalidParameter("human", "validity needs at least one coded post")
-    w = np.ones(n) if weights is None else np.asarray(list(weights), dtype="float64")
-    if len(w) != n or not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
-        raise InvalidParameter("weights", f"must be {n} finite numbers, 0 or more, not all 0")
-    if strata is not None and len(strata) != n:
-        raise InvalidParameter("strata", f"must have one value per coded post ({n})")
-    sample = _Sample(
-        codebook,
-        s,
-        h,
-        w,
-        None if strata is None else tuple(str(x) for x in strata),
-        confidence,
-        n_boot,
-        seed,
-    )
+    q = len(values)
     c = sample.confusions(np.arange(n)[None, :])
     precision, recall = (r[0] for r in rates(c))
 
@@ -412,3 +385,47 @@ def validity(
         sample=sample,
     )
     return measured.for_population(population)
+
+
+def _checked_sample(
+    service: Sequence[Any],
+    human: Sequence[Any],
+    codebook: Codebook,
+    weights: Sequence[float] | None,
+    strata: Sequence[Any] | None,
+    confidence: float,
+    n_boot: int,
+    seed: int,
+) -> _Sample:
+    """The validation sample as the codebook's value indexes, checked: one code per label,
+    none missing, at least one post, the weights and strata one per post."""
+    for name, values in (("service", service), ("human", human)):
+        codebook.check(list(values), field=name)
+    s_list, h_list = list(service), list(human)
+    if len(s_list) != len(h_list):
+        raise InvalidParameter(
+            "human", f"needs one code per service label ({len(s_list)}), not {len(h_list)}"
+        )
+    if any(_missing(v) for v in [*s_list, *h_list]):
+        raise InvalidParameter("human", "every sampled post needs a label and a code")
+    index = {v: i for i, v in enumerate(codebook.values)}
+    s = np.array([index[str(v)] for v in s_list], dtype=np.int64)
+    h = np.array([index[str(v)] for v in h_list], dtype=np.int64)
+    n = len(s)
+    if not n:
+        raise InvalidParameter("human", "validity needs at least one coded post")
+    w = np.ones(n) if weights is None else np.asarray(list(weights), dtype="float64")
+    if len(w) != n or not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
+        raise InvalidParameter("weights", f"must be {n} finite numbers, 0 or more, not all 0")
+    if strata is not None and len(strata) != n:
+        raise InvalidParameter("strata", f"must have one value per coded post ({n})")
+    return _Sample(
+        codebook,
+        s,
+        h,
+        w,
+        None if strata is None else tuple(str(x) for x in strata),
+        confidence,
+        n_boot,
+        seed,
+    )
