@@ -27,9 +27,10 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from datetime import date
 from decimal import Decimal
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rdskit._safe import one_line
 from rdskit._version import __version__
@@ -38,6 +39,9 @@ from rdskit.errors import ConfigurationError, RdsError
 from rdskit.frames.stream_export import BATCH_ROWS, FORMATS, export_mentions
 from rdskit.study.cli import add_study
 
+if TYPE_CHECKING:
+    from rdskit.sandbox import SandboxHandle
+
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 Subparsers = Any  # argparse's _SubParsersAction is private
@@ -45,10 +49,8 @@ Subparsers = Any  # argparse's _SubParsersAction is private
 
 def _serve_sandbox(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, after printing how to connect."""
-    from rdskit.sandbox import start
     from rdskit.sandbox.runtime.chaos import from_option
     from rdskit.sandbox.runtime.clock import parse_today, today_from_env
-    from rdskit.sandbox.store.db import DatabaseUnusable
 
     if args.plan is not None or args.top_up is not None or args.reset_wallet:
         return _adjust_wallet(args)
@@ -62,8 +64,31 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
     except (ValueError, ConfigurationError) as exc:
         print(f"rdskit sandbox: {exc}", file=sys.stderr)
         return 2
+    handle = _start(args, controls, today)
+    print(f"rdskit sandbox listening on {handle.url}")
+    print(f"  base URL    : {handle.url}   (REST under {handle.url}/v1)")
+    # A local test key of the sandbox's default account: printing it is the point.
+    print(f"  API key     : {handle.api_key}")
+    print(f"  admin token : {handle.admin_token}   (x-admin-token for {handle.url}/sandbox/...)")
+    print(f"  database    : {args.db or 'temporary (deleted on exit)'}")
+    if today is not None:
+        print(f"  today       : {today} (fixed: the clock started at 12:00 UTC that day)")
+    for control, body in controls:
+        print(f"  chaos       : {control} {body}")
+    print("Press Ctrl-C to stop.", flush=True)
+    _serve_until_stopped(handle)
+    return 0
+
+
+def _start(
+    args: argparse.Namespace, controls: list[tuple[str, dict[str, Any]]], today: date | None
+) -> SandboxHandle:
+    """The sandbox started as the options say; what stops it named by its option."""
+    from rdskit.sandbox import start
+    from rdskit.sandbox.store.db import DatabaseUnusable
+
     try:
-        handle = start(
+        return start(
             host=args.host,
             port=args.port,
             db=args.db,
@@ -85,18 +110,10 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
             f"port {args.port} on {args.host} is in use (another sandbox?): "
             "choose another with --port, or --port 0 for any free one"
         ) from None
-    print(f"rdskit sandbox listening on {handle.url}")
-    print(f"  base URL    : {handle.url}   (REST under {handle.url}/v1)")
-    # A local test key of the sandbox's default account: printing it is the point.
-    print(f"  API key     : {handle.api_key}")
-    print(f"  admin token : {handle.admin_token}   (x-admin-token for {handle.url}/sandbox/...)")
-    print(f"  database    : {args.db or 'temporary (deleted on exit)'}")
-    if today is not None:
-        print(f"  today       : {today} (fixed: the clock started at 12:00 UTC that day)")
-    for control, body in controls:
-        print(f"  chaos       : {control} {body}")
-    print("Press Ctrl-C to stop.", flush=True)
 
+
+def _serve_until_stopped(handle: SandboxHandle) -> None:
+    """Wait for Ctrl-C or SIGTERM, then stop ``handle``."""
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -110,7 +127,6 @@ def _serve_sandbox(args: argparse.Namespace) -> int:
         pass
     finally:
         handle.stop()
-    return 0
 
 
 def _port(text: str) -> int:
