@@ -5,6 +5,7 @@ Used by ``test_assistant_eval.py`` and by ``benchmarks/bench_assistant.py``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -153,3 +154,28 @@ def rate(cases: Sequence[Case], vocab: Vocabulary) -> tuple[float, list[str]]:
         if problems:
             failures.append(f"[{case.style}] {case.question!r}: {'; '.join(problems)}")
     return 1 - len(failures) / len(cases), failures
+
+
+def wire_label(scores: dict[str, str] | None) -> str | None:
+    """The wire filter's sentiment label: the largest share, a tie going to neutral."""
+    if not scores:
+        return None
+    values = {label: float(value) for label, value in scores.items()}
+    return max(values, key=lambda label: (values[label], label == "neutral"))
+
+
+def post_counts(text: str) -> list[int]:
+    """Every "**N** posts match" of an answer, in order."""
+    return [int(n.replace(",", "")) for n in re.findall(r"\*\*([\d,]+)\*\* posts? match", text)]
+
+
+def table_rows(text: str) -> list[str]:
+    """The first column of the answer's table, header and rule left out."""
+    lines = [line for line in text.splitlines() if line.startswith("|")][2:]
+    return [line.split("|")[1].strip() for line in lines]
+
+
+def understood(text: str) -> str:
+    """``text``, checked to name no word as not understood."""
+    assert "did not understand" not in text, text
+    return text

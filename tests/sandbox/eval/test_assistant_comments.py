@@ -2,12 +2,14 @@
 is a question a commenter asks about the price ("How much did you pay?"), not the words of
 the question searched as written; the figure is checked against pandas over the comments
 ``POST /v1/mentions`` returns. "How many posts ..." counts the posts with such a comment,
-"how many comments ..." the comments themselves (issue kfix 3), out of those collected."""
+"how many comments ..." the comments themselves (issue kfix 3), out of those collected; a
+comment's own likes, replies and date, its authors and the most liked one (issue 35)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pandas as pd
@@ -35,6 +37,13 @@ def oat(sandbox: SandboxHandle) -> Iterator[tuple[httpx.Client, str, pd.DataFram
                 "source": p["source"],
                 "num_comments": p.get("num_comments") or 0,
                 "body": str(c.get("body") or "").lower(),
+                "text": str(c.get("body") or ""),
+                "likes": c.get("num_likes") or 0,
+                "replies": c.get("num_replies") or 0,
+                "author": c.get("author_username") or c.get("author_name"),
+                "written": pd.Timestamp(c["created_at"]),
+                "posted": datetime.fromtimestamp(float(p["created_at"]), UTC),
+                "newest": max(datetime.fromtimestamp(float(q["created_at"]), UTC) for q in posts),
             }
             for p in posts
             for c in p.get("comments") or []
@@ -217,9 +226,7 @@ _SUM = "sum of comments over posts where "
 
 @pytest.mark.parametrize(
     ("question", "said"),
-    [("How many comments have more than 10 likes?", _NONE + "likes more than 10"),
-     ("How many comments were written in 2025?", _NONE + "posted in 2025"),
-     ("How many comments are in English?", _NONE + "language is en"),
+    [("How many comments are in English?", _NONE + "language is en"),
      ("How many comments have a call to action?", _NONE + "has a call to action"),
      ("How many comments were left on negative posts?", _SUM + "sentiment is negative"),
      ("How many comments are there on TikTok?", _SUM + "source is tiktok"),
@@ -228,7 +235,8 @@ _SUM = "sum of comments over posts where "
 def test_what_only_posts_carry_is_the_posts_or_gives_no_figure(
     oat: tuple[httpx.Client, str, pd.DataFrame], question: str, said: str
 ) -> None:
-    # Comments carry no language or call to action and are read by their text: asked of
+    # Comments carry no language or call to action (their likes, replies and date are
+    # asked of each comment: the tests below): asked of
     # the comments, a figure would count the posts, or every comment, and answer another
     # question; what follows "on" (or a verb of the posts) is the posts' comment count.
     http, dataset_id, _ = oat
@@ -248,3 +256,79 @@ def test_posts_counted_by_their_comments_say_the_rest_was_not_collected(
     assert _figure(text) == comments[_saying(comments, "price")]["id"].nunique(), text
     total = int(comments.drop_duplicates("id")["num_comments"].sum())
     assert f"these posts count {total:,} comments in all" in text, text
+
+
+def _newest_window(comments: pd.DataFrame, days: int) -> pd.Series:
+    """A comment's own date in the ``days`` before the newest post (the anchor of every
+    window, docs/assistant.md)."""
+    end = comments["newest"].iloc[0]
+    written = comments["written"].dt.tz_convert(UTC)
+    return (written > end - timedelta(days=days)) & (written <= end)
+
+
+@pytest.mark.parametrize(
+    ("question", "test"),
+    [("How many comments have more than 10 likes?", lambda c: c["likes"] > 10),
+     ("How many comments got at least 5 likes?", lambda c: c["likes"] >= 5),
+     ("How many comments were written in 2025?", lambda c: c["written"].dt.year == 2025),
+     ("How many comments got at least one reply?", lambda c: c["replies"] >= 1),
+     ("How many comments have no replies?", lambda c: c["replies"] == 0),
+     ("Quanti commenti hanno ricevuto almeno una risposta?", lambda c: c["replies"] >= 1),
+     ("¿Cuántos comentarios recibieron al menos una respuesta?", lambda c: c["replies"] >= 1),
+     ("How many comments were written in the last 30 days?",
+      lambda c: _newest_window(c, 30)),
+     ("How many comments were posted in the last 90 days?", lambda c: _newest_window(c, 90))],
+)  # fmt: skip
+def test_what_a_comment_carries_is_asked_of_each_comment(
+    oat: tuple[httpx.Client, str, pd.DataFrame],
+    question: str,
+    test: Callable[[pd.DataFrame], pd.Series],
+) -> None:
+    # A comment carries its own likes, replies and date (the spec's comments[]): asked of
+    # the comments, each comment is counted by its own, never by its post's.
+    http, dataset_id, comments = oat
+    matching = comments[test(comments)]
+    assert 0 < len(matching) < len(comments)
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert "did not understand" not in text, text
+    assert _comment_figures(text) == (len(matching), matching["id"].nunique(), len(comments))
+
+
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [("How many different people commented?", None),
+     ("How many distinct commenters are there?", None),
+     ("How many unique commenters on TikTok posts?", "tiktok"),
+     ("¿Cuántas personas distintas comentaron?", None),
+     ("Quantas pessoas diferentes comentaram?", None),
+     ("Wie viele verschiedene Personen haben kommentiert?", None),
+     ("Combien de commentateurs différents ?", None),
+     ("Quante persone diverse hanno commentato?", None)],
+)  # fmt: skip
+def test_distinct_commenters_are_the_comments_authors(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str, where: str | None
+) -> None:
+    http, dataset_id, comments = oat
+    scoped = comments if where is None else comments[comments["source"] == where]
+    want = scoped["author"].str.lower().nunique()
+    posts = comments.drop_duplicates("id")
+    assert want != len(posts if where is None else posts[posts["source"] == where])
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert "did not understand" not in text, text
+    assert f"**{want:,}** distinct people (by username) wrote the {len(scoped):,} comments" in text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which comment got the most likes?", "What is the most liked comment?"],
+)
+def test_the_most_liked_comment_is_quoted_with_its_likes(
+    oat: tuple[httpx.Client, str, pd.DataFrame], question: str
+) -> None:
+    http, dataset_id, comments = oat
+    top = comments["likes"].max()
+    assert top > comments["likes"].median()
+    text = ask_over_http(http, question, None, dataset_id)["text"]
+    assert f"The max of comment likes is **{top:,}**" in text, text
+    held = comments[comments["likes"] == top]
+    assert f'- "{" ".join(held["text"].iloc[0].split())[:200]}" by {held["author"].iloc[0]}' in text

@@ -10,6 +10,8 @@ the posts ``POST /v1/mentions`` returns, on a dataset of this file's own ("campi
 - "the most negative average sentiment score" is the lowest mean, not a filter;
 - a follow-up edits the previous figure (filter, measure, k) and the read-as line says the
   edit;
+- a ratio of two metrics ("likes per 1,000 views", "shares per like") is the posts' total
+  of one over their total of the other;
 - comparatives and ranks of German, Italian, French, Spanish and Portuguese ("mehr als",
   "più di", "am meisten", "il maggior numero di", "au moins", "menos de", "ranks third");
 - a dimension said by name that no filter reads is named, never counted as if unsaid.
@@ -24,19 +26,19 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pandas as pd
 import pytest
-from eval_support import ask_over_http, collect, read_all
+from eval_support import (
+    ask_over_http,
+    collect,
+    post_counts,
+    read_all,
+    table_rows,
+    understood,
+    wire_label,
+)
 
 from rdskit.sandbox import SandboxHandle
 
 Brew = tuple[httpx.Client, str, pd.DataFrame]
-
-
-def _label(scores: dict[str, str] | None) -> str | None:
-    """The wire filter's sentiment label: the largest share, a tie going to neutral."""
-    if not scores:
-        return None
-    values = {label: float(value) for label, value in scores.items()}
-    return max(values, key=lambda label: (values[label], label == "neutral"))
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +59,13 @@ def stove(sandbox: SandboxHandle) -> Iterator[Brew]:
                 "source": p["source"],
                 "created": datetime.fromtimestamp(float(p["created_at"]), UTC),
                 "likes": p.get("num_likes"),
+                "comments": p.get("num_comments"),
+                "shares": p.get("num_shares"),
                 "views": p.get("num_views"),
                 "country": p.get("country_code"),
                 "language": p.get("language"),
                 "cta": (p.get("cta") or {}).get("text"),
-                "sentiment": _label(p.get("sentiment")),
+                "sentiment": wire_label(p.get("sentiment")),
                 "score": float(p["sentiment_score"]) if p.get("sentiment_score") else None,
             }
             for p in posts
@@ -69,18 +73,8 @@ def stove(sandbox: SandboxHandle) -> Iterator[Brew]:
         yield http, dataset_id, frame
 
 
-def _counts(text: str) -> list[int]:
-    return [int(n.replace(",", "")) for n in re.findall(r"\*\*([\d,]+)\*\* posts? match", text)]
-
-
 def _means(text: str) -> list[float]:
     return [float(n.replace(",", "")) for n in re.findall(r"is \*\*(-?[\d,.]+)\*\*", text)]
-
-
-def _rows(text: str) -> list[str]:
-    """The first column of the answer's table, header and rule left out."""
-    lines = [line for line in text.splitlines() if line.startswith("|")][2:]
-    return [line.split("|")[1].strip() for line in lines]
 
 
 def _month(frame: pd.DataFrame, month: str) -> int:
@@ -90,11 +84,6 @@ def _month(frame: pd.DataFrame, month: str) -> int:
 def _window(frame: pd.DataFrame, days: int, back: int = 0) -> int:
     end = frame["created"].max() - timedelta(days=back)
     return int(((frame["created"] > end - timedelta(days=days)) & (frame["created"] <= end)).sum())
-
-
-def _clean(text: str) -> str:
-    assert "did not understand" not in text, text
-    return text
 
 
 @pytest.mark.parametrize(
@@ -116,8 +105,8 @@ def test_a_window_against_the_one_before_is_a_figure_each(
     days, back = windows
     want = [_window(posts, days), _window(posts, days, back)]
     assert want[0] + want[1] < len(posts)  # neither window is every post
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _counts(text) == want, text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert post_counts(text) == want, text
 
 
 @pytest.mark.parametrize(
@@ -137,8 +126,8 @@ def test_a_month_against_another_is_a_figure_each(
     stove: Brew, question: str, months: tuple[str, str]
 ) -> None:
     http, dataset_id, posts = stove
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _counts(text) == [_month(posts, month) for month in months], text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert post_counts(text) == [_month(posts, month) for month in months], text
 
 
 def test_this_month_against_last_month_is_the_calendar_month_before(stove: Brew) -> None:
@@ -146,10 +135,10 @@ def test_this_month_against_last_month_is_the_calendar_month_before(stove: Brew)
     newest = posts["created"].max()
     this = newest.strftime("%Y-%m")
     last = (newest.replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
-    text = _clean(
+    text = understood(
         ask_over_http(http, "How many posts this month vs last month?", None, dataset_id)["text"]
     )
-    assert _counts(text) == [_month(posts, this), _month(posts, last)], text
+    assert post_counts(text) == [_month(posts, this), _month(posts, last)], text
 
 
 @pytest.mark.parametrize(
@@ -162,7 +151,7 @@ def test_this_month_against_last_month_is_the_calendar_month_before(stove: Brew)
 def test_with_against_without_is_a_figure_each(stove: Brew, question: str) -> None:
     http, dataset_id, posts = stove
     want = [posts[posts["cta"].notna()].likes.mean(), posts[posts["cta"].isna()].likes.mean()]
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     assert _means(text) == pytest.approx(want, abs=0.006), text
 
 
@@ -176,18 +165,18 @@ def test_with_against_without_is_a_figure_each(stove: Brew, question: str) -> No
 def test_a_negation_reaches_past_an_article(stove: Brew, question: str) -> None:
     http, dataset_id, posts = stove
     want = int(((posts["country"] != "US") & (posts["language"] != "en")).sum())
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _counts(text) == [want], text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert post_counts(text) == [want], text
 
 
 def test_the_most_negative_average_score_is_the_lowest_mean(stove: Brew) -> None:
     http, dataset_id, posts = stove
     means = posts.groupby("source")["score"].mean()
     question = "Which platform has the most negative average sentiment score?"
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     assert "where sentiment is negative" not in text.splitlines()[0], text
     assert "the bottom 1" in text.splitlines()[0], text
-    assert _rows(text) == [means.idxmin()], text
+    assert table_rows(text) == [means.idxmin()], text
 
 
 def _chat(http: httpx.Client, dataset_id: str, turns: list[str]) -> list[str]:
@@ -204,7 +193,7 @@ def test_a_follow_up_edits_the_filter_and_says_so(stove: Brew) -> None:
     texts = _chat(http, dataset_id, ["What share of posts are negative?", "Only TikTok."])
     tiktok = posts[posts["source"] == "tiktok"]
     want = round(100 * (tiktok["sentiment"] == "negative").sum() / len(tiktok), 1)
-    assert f"**{want}%**" in _clean(texts[1]), texts[1]
+    assert f"**{want}%**" in understood(texts[1]), texts[1]
     assert "now also source is tiktok" in texts[1].splitlines()[0], texts[1]
 
 
@@ -230,7 +219,7 @@ def test_a_follow_up_edits_k_and_says_so(stove: Brew) -> None:
     assert "the top 2 instead of 3" in texts[1].splitlines()[0], texts[1]
     counts = posts["country"].value_counts()
     assert counts.iloc[1] != counts.iloc[2]  # the top 2 is one set
-    assert set(_rows(texts[1])) == set(counts.index[:2]), texts[1]
+    assert set(table_rows(texts[1])) == set(counts.index[:2]), texts[1]
 
 
 @pytest.mark.parametrize(
@@ -252,8 +241,8 @@ def test_comparatives_of_five_languages_bound_the_metric(
     mask = {">": column > value, ">=": column >= value, "<": column < value}[str(op)]
     want = int(mask.sum())
     assert 0 < want < len(posts)
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _counts(text) == [want], text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert post_counts(text) == [want], text
 
 
 @pytest.mark.parametrize(
@@ -272,10 +261,10 @@ def test_a_rank_names_the_group_of_that_rank(stove: Brew, question: str, rank: i
     assert counts.iloc[rank - 1] not in (
         counts.iloc[rank - 2 : rank - 1].tolist() if rank > 1 else []
     )
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     assert f"grouped by source, the top {rank}" in text.splitlines()[0], text
     if rank == 1:  # the table of the top group
-        assert _rows(text) == [counts.index[0]], text
+        assert table_rows(text) == [counts.index[0]], text
     else:  # the group of that rank is named, the ones before it listed
         assert f"**{counts.index[rank - 1]}**" in text, text
 
@@ -304,8 +293,8 @@ def test_a_dimension_said_but_not_read_is_named(stove: Brew, question: str, word
 )
 def test_a_change_between_periods_is_the_count_of_each(stove: Brew, question: str) -> None:
     http, dataset_id, posts = stove
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _counts(text) == [_month(posts, "2026-08"), _month(posts, "2026-07")], text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert post_counts(text) == [_month(posts, "2026-08"), _month(posts, "2026-07")], text
 
 
 @pytest.fixture(scope="module")
@@ -338,22 +327,34 @@ def test_a_hashtag_is_searched_as_a_tag(stove: Brew) -> None:
     assert tags, "the dataset's posts carry hashtags"
     tag = max(tags, key=lambda t: sum(f"#{t}" in text for text in texts))
     want = sum(bool(re.search(rf"(?<![\w#])#{tag}", text)) for text in texts)
-    text = _clean(
+    text = understood(
         ask_over_http(http, f"How many posts use the hashtag #{tag}?", None, dataset_id)["text"]
     )
-    assert _counts(text) == [want], text
+    assert post_counts(text) == [want], text
     none = ask_over_http(http, "How many posts use #zqxwvk?", None, dataset_id)["text"]
-    assert "#zqxwvk" in none.splitlines()[0] and _counts(none) == [0], none
+    assert "#zqxwvk" in none.splitlines()[0] and post_counts(none) == [0], none
 
 
 @pytest.mark.parametrize(
-    "question",
-    ["What is the average number of shares per like?", "What is the engagement per 1000 views?"],
-)
-def test_a_ratio_of_two_metrics_is_named_not_answered_with_a_part(
-    stove: Brew, question: str
+    ("question", "above", "below", "scale"),
+    [("What is the average number of shares per like?", ("shares",), "likes", 1),
+     ("What is the engagement per 1000 views?", ("likes", "comments", "shares"), "views", 1000),
+     ("How many likes per 1,000 views do TikTok posts get?", ("likes",), "views", 1000),
+     ("¿Cuántos me gusta por cada 1000 visualizaciones?", ("likes",), "views", 1000),
+     ("Wie viele Likes pro 1000 Aufrufe?", ("likes",), "views", 1000)],
+)  # fmt: skip
+def test_a_ratio_of_two_metrics_is_total_over_total(
+    stove: Brew, question: str, above: tuple[str, ...], below: str, scale: int
 ) -> None:
-    http, dataset_id, _ = stove
-    text = ask_over_http(http, question, None, dataset_id)["text"]
-    assert "did not understand" in text and " per " in text.split("did not understand")[1], text
-    assert not re.search(r"\*\*[\d,.]+%?\*\*", text), text
+    # "likes per 1,000 views": the posts' total likes over their total views (posts with
+    # both), never one of its parts; a ratio of something no post carries is named.
+    http, dataset_id, posts = stove
+    scoped = posts[posts["source"] == "tiktok"] if "TikTok" in question else posts
+    both = scoped.dropna(subset=[*above, below])
+    want = scale * both[list(above)].sum(axis=1).sum() / both[below].sum()
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    said = re.search(r"\*\*([\d,.]+)\*\* \w+ per ", text)
+    assert said, text
+    assert float(said[1].replace(",", "")) == pytest.approx(want, abs=0.006 if want >= 1 else 6e-5)
+    text = ask_over_http(http, "What is the number of likes per follower?", None, dataset_id)
+    assert "did not understand" in text["text"] and "per follower" in text["text"], text

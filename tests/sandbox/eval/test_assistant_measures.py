@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 import httpx
 import pandas as pd
 import pytest
-from eval_support import ask_over_http, collect, read_all
+from eval_support import ask_over_http, collect, read_all, table_rows, understood
 
 from rdskit.sandbox import SandboxHandle
 
@@ -67,17 +67,6 @@ def _value(text: str) -> float:
     return float(found[1].replace(",", ""))
 
 
-def _rows(text: str) -> list[str]:
-    """The first column of the answer's table, header and rule left out."""
-    lines = [line for line in text.splitlines() if line.startswith("|")][2:]
-    return [line.split("|")[1].strip() for line in lines]
-
-
-def _clean(text: str) -> str:
-    assert "did not understand" not in text, text
-    return text
-
-
 STATISTICS = {"mean": "mean", "median": "median", "max": "max", "sum": "sum"}
 
 
@@ -100,7 +89,7 @@ def test_a_comment_statistic_is_over_the_comments(
     want = float(getattr(comments[column], statistic)())
     of_posts = float(getattr(posts["likes" if column == "likes" else "comments"], statistic)())
     assert abs(want - of_posts) > 1  # the posts' figure of the same name is another one
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     assert f"comment {column}" in text.splitlines()[0], text
     assert abs(_value(text) - want) < 0.006, text
     assert f"over the {len(comments):,} comments collected" in text, text
@@ -128,7 +117,7 @@ def test_a_sum_of_two_parts_is_that_sum(
     http, dataset_id, posts, _ = hose
     scope = posts if source is None else posts[posts["source"] == source]
     want = float(getattr(scope[parts[0]] + scope[parts[1]], statistic)())
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     read_as = text.splitlines()[0]
     assert f"{parts[0]} + {parts[1]}" in read_as or f"{parts[1]} + {parts[0]}" in read_as, text
     assert " is 0" not in read_as and "NOT" not in read_as, text  # no part made a filter
@@ -167,8 +156,8 @@ def test_the_catalogue_nouns_of_each_language(
         "brand": posts["brands"].explode().dropna(),
     }[column]
     want = _top(values, fewest)
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _rows(text)[:1] == [want], text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert table_rows(text)[:1] == [want], text
 
 
 @pytest.mark.parametrize(
@@ -182,7 +171,7 @@ def test_the_catalogue_nouns_of_each_language(
 def test_views_in_each_language(hose: Hose, question: str, source: str) -> None:
     http, dataset_id, posts, _ = hose
     want = float(posts[posts["source"] == source]["views"].mean())
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     assert f"source is {source}" in text.splitlines()[0], text
     assert abs(_value(text) - want) < 0.006, text
 
@@ -203,7 +192,7 @@ def test_a_likes_threshold_in_each_language(
     http, dataset_id, posts, _ = hose
     scope = posts if source is None else posts[posts["source"] == source]
     want = int((scope["likes"] > likes).sum())
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     found = re.search(r"\*\*([\d,]+)\*\* posts? match", text)
     assert found and int(found[1].replace(",", "")) == want, text
 
@@ -234,8 +223,8 @@ def test_every_value_of_a_list_left_out_is_left_out(
         want != _top(posts[~posts[column].isin(left_out[:1])][column].dropna())
         or len(left_out) == 1
     )  # leaving out only the first value would answer another figure
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
-    assert _rows(text)[:1] == [want], text
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
+    assert table_rows(text)[:1] == [want], text
 
 
 @pytest.mark.parametrize(
@@ -253,7 +242,7 @@ def test_an_ordinal_before_what_is_ranked(
 ) -> None:
     http, dataset_id, posts, _ = hose
     want = _top(posts[column].dropna(), rank=rank)
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     named = re.search(r"The (?:second|third) most: \*\*(.+?)\*\*", text)
     assert named and named[1] == want, text
 
@@ -273,6 +262,6 @@ def test_more_in_one_month_or_another_is_a_count_each(
     http, dataset_id, posts, _ = hose
     month = posts["created"].dt.strftime("%Y-%m")
     want = [int((month == m).sum()) for m in months]
-    text = _clean(ask_over_http(http, question, None, dataset_id)["text"])
+    text = understood(ask_over_http(http, question, None, dataset_id)["text"])
     counts = [int(n.replace(",", "")) for n in re.findall(r"\*\*([\d,]+)\*\* posts? match", text)]
     assert counts == want, text

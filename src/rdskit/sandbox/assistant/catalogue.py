@@ -125,6 +125,13 @@ _METRIC_SAID = {
         "likes on comments",
         "likes of a comment",
         "likes a comment gets",
+        "comment got the most likes",
+        "comment has the most likes",
+        "comment received the most likes",
+        "comment with the most likes",
+        "most liked comment",
+        "most-liked comment",
+        "comment got the fewest likes",
     ),
     "comment_num_replies": ("comment replies", "replies per comment", "replies to comments"),
 }
@@ -233,7 +240,7 @@ def _catalogue() -> tuple[dict[str, Dimension], dict[str, Metric]]:
         if _unwrap(annotation)[0] is int:
             metric(f"comment_{name}", (name,), comments=True)
     for name, (path, said) in _DERIVED.items():
-        dims[name] = Dimension(name, path, said, multi=name == "dataset")
+        dims[name] = Dimension(name, path, said, multi=name in _MULTI_DERIVED)
     parts = ("likes", "comments", "shares")
     if all(part in metrics for part in parts):  # the spec's engagement, never one of its parts
         metrics["engagement"] = Metric("engagement", (), _COMPOSITE_SAID, parts=parts)
@@ -260,15 +267,22 @@ _DERIVED = {
     "dataset": (("datasets", "[]", "name"), ("dataset", "data set", "collection")),
     "weekday": (("created_at",), ("day of the week", "day of week", "weekday")),
     "hour": (("created_at",), ("hour of the day", "hour of day", "time of day", "hour")),
+    "hashtag": (("title", "text"), ("hashtag",)),
 }
 """Dimensions derived from a Mention's fields: the datasets a post is in (by name: a
-question names them, and compares them), the UTC weekday and hour of ``created_at``."""
+question names them, and compares them), the UTC weekday and hour of ``created_at``, the
+hashtags its title and text use (lower-cased, each once: "#FYP" is "#fyp")."""
+HASHTAG = re.compile(r"(?<![\w#])#([^\W_][\w-]*)")
+"""A hashtag as written in a post or a question ("#boardgamenight"; "C#" is none)."""
+_MULTI_DERIVED = frozenset({"dataset", "hashtag"})
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def _derived(name: str, post: Post) -> tuple[str, ...]:
     if name == "dataset":
         return _labels(_read(post, DIMENSIONS[name].path))
+    if name == "hashtag":
+        return tuple(dict.fromkeys(f"#{tag}" for tag in HASHTAG.findall(text_of(post))))
     stamp = post.get("created_at")
     if not isinstance(stamp, (int, float)) or isinstance(stamp, bool):
         return ()

@@ -419,6 +419,7 @@ def answer(
         follow_up=planned.follow_up,
         ads_out=ads == "out",
         narrowed=narrowed,
+        newest=newest,
     )
     multi = len(planned.intents) > 1
     figures: dict[str, Any] = {}
@@ -698,6 +699,8 @@ class _Context:
     follow_up: bool = False
     ads_out: bool = False
     narrowed: str = ""
+    newest: float = 0.0
+    """The newest post of the scope: where "the last 30 days" end, as on the figure path."""
     # Per-post work shared by every section of the reply (sentiment, text, theme cover).
     labels: dict[tuple[str, str], str] = field(default_factory=dict)
     texts: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -857,7 +860,7 @@ def _narrow(intent: Intent, context: _Context) -> tuple[list[Mention], str, str 
                     f" its posts come from {', '.join(present)}."
                 ),
             )
-    posts, basis, empty = _by_time(posts, slots, basis, where)
+    posts, basis, empty = _by_time(posts, slots, basis, where, context.newest)
     if empty is not None:
         return [], basis, empty
     if slots.content_type and name != "ads":
@@ -909,15 +912,17 @@ def _narrow(intent: Intent, context: _Context) -> tuple[list[Mention], str, str 
 
 
 def _by_time(
-    posts: list[Mention], slots: Any, basis: str, where: str
+    posts: list[Mention], slots: Any, basis: str, where: str, newest: float
 ) -> tuple[list[Mention], str, str | None]:
-    """Posts within the slots' window (relative to the newest post) and dates."""
+    """Posts within the slots' window (ending at ``newest``, the newest post of the scope,
+    as on the figure path) and dates."""
     if slots.window_days and posts:
-        newest = max(float(post.get("created_at") or 0) for post in posts)
+        newest = newest or max(float(post.get("created_at") or 0) for post in posts)
         since = newest - slots.window_days * _DAY
-        posts = [post for post in posts if float(post.get("created_at") or 0) > since]
+        posts = [post for post in posts if since < float(post.get("created_at") or 0) <= newest]
         start = window_start(newest, slots.window_days)
-        basis += f" from the last {slots.window_days} days of data ({start})"
+        day = datetime.fromtimestamp(newest, UTC).date()
+        basis += f" from the last {slots.window_days} days before the newest post ({day}; {start})"
     if slots.since or slots.until:
         first = _stamp(slots.since) if slots.since else float("-inf")
         last = _stamp(slots.until) + _DAY if slots.until else float("inf")

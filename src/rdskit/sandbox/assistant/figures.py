@@ -31,10 +31,10 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
 from rdskit.sandbox.assistant.dates import TIME_DIMS, window_start
@@ -91,6 +91,8 @@ def matcher(cond: Cond, table: Table) -> Callable[[int], bool]:
 
 def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
     values = [v.lower() for v in cond.values]
+    if cond.dim == "hashtag" and values == ["any"]:  # "posts that use a hashtag"
+        return lambda i: bool(table.rows[i]["hashtag"])
     if cond.dim == "hashtag":  # "#budget": a tag starting so, as a keyword is a word's start
         tags = [re.compile(rf"(?<![\w#])#{re.escape(v.lstrip('#'))}") for v in values]
         return lambda i: any(tag.search(table.texts[i]) for tag in tags)
@@ -103,24 +105,9 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
     if cond.dim in COMMENT_DIMS:  # a post with a comment that passes it
         passes = _comment_test(cond, table)
         return lambda i: any(passes(i, j) for j in range(len(table.comments[i])))
-    if cond.dim == "days":  # (length, days back it ends: the window before another)
-        length, back = int(cond.values[0]), int(cond.values[1]) if len(cond.values) > 1 else 0
-        end = table.newest() - back * _DAY
-        since = end - length * _DAY
-        return lambda i: since < float(table.posts[i].get("created_at") or 0) <= end
-    if cond.dim in ("since", "until"):
-        day = datetime.fromisoformat(cond.values[0]).replace(tzinfo=UTC).timestamp()
-        if cond.dim == "since":
-            return lambda i: float(table.posts[i].get("created_at") or 0) >= day
-        return lambda i: float(table.posts[i].get("created_at") or 0) < day + _DAY
-    if cond.dim in ("year", "month"):
-        unit = "%Y" if cond.dim == "year" else "%Y-%m"
-
-        def in_period(i: int) -> bool:
-            stamp = datetime.fromtimestamp(float(table.posts[i].get("created_at") or 0), UTC)
-            return stamp.strftime(unit) in cond.values
-
-        return in_period
+    if cond.dim in TIME_DIMS:
+        dated = _dated_test(cond, table)
+        return lambda i: dated(float(table.posts[i].get("created_at") or 0))
     rows = table.rows
     name = cond.dim
     if name in METRICS:  # (operator, number) pairs, any of which holds; a post without
@@ -141,6 +128,43 @@ def _positive(cond: Cond, table: Table) -> Callable[[int], bool]:
     return lambda i: any(v.lower() in wanted for v in rows[i].get(name, ()))
 
 
+def _dated_test(cond: Cond, table: Table) -> Callable[[float], bool]:
+    """A test of a Unix time for a period condition (``days``, ``since``, ``until``,
+    ``year``, ``month``); ``days`` count back from the newest post of the scope."""
+    if cond.dim == "days":  # (length, days back it ends: the window before another)
+        length, back = int(cond.values[0]), int(cond.values[1]) if len(cond.values) > 1 else 0
+        end = table.newest() - back * _DAY
+        since = end - length * _DAY
+        return lambda stamp: since < stamp <= end
+    if cond.dim in ("since", "until"):
+        day = datetime.fromisoformat(cond.values[0]).replace(tzinfo=UTC).timestamp()
+        if cond.dim == "since":
+            return lambda stamp: stamp >= day
+        return lambda stamp: stamp < day + _DAY
+    unit = "%Y" if cond.dim == "year" else "%Y-%m"
+    return lambda stamp: datetime.fromtimestamp(stamp, UTC).strftime(unit) in cond.values
+
+
+def _comment_stamps(table: Table) -> list[list[float | None]]:
+    """Each comment's ``created_at`` (the spec's ISO 8601 string) as a Unix time, None when
+    it has none or it does not parse (read once per table)."""
+
+    def stamp(value: Any) -> float | None:
+        try:
+            moment = datetime.fromisoformat(str(value))
+        except ValueError:
+            return None
+        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+    return table.derived(
+        "comment stamps",
+        lambda: [
+            [stamp(c.get("created_at")) if c.get("created_at") else None for c in cs]
+            for cs in table.comments
+        ],
+    )
+
+
 def _comment_test(cond: Cond, table: Table) -> Callable[[int, int], bool]:
     """A test of comment ``j`` of post ``i`` for a ``comment`` condition (its body says one
     of the words), an ``asking`` one (it asks, with a "?", mentioning one of them, or
@@ -150,6 +174,20 @@ def _comment_test(cond: Cond, table: Table) -> Callable[[int, int], bool]:
         labels = _comment_labels(table)
         wanted = {v.lower() for v in cond.values}
         return lambda i, j: labels[i][j] in wanted
+    if cond.dim in ("comment_likes", "comment_replies"):  # the comment's own number
+        field_ = METRICS[cond.dim].path[-1]
+        bounds = [
+            (_COMPARE[op], float(number))
+            for op, number in zip(cond.values[::2], cond.values[1::2], strict=True)
+        ]
+        return lambda i, j: any(
+            compare(float(table.comments[i][j].get(field_) or 0), bound)
+            for compare, bound in bounds
+        )
+    if cond.dim.removeprefix("comment_") in TIME_DIMS:  # the comment's own date
+        dated = _dated_test(replace(cond, dim=cond.dim.removeprefix("comment_")), table)
+        stamps = _comment_stamps(table)
+        return lambda i, j: stamps[i][j] is not None and dated(cast(float, stamps[i][j]))
     bodies = _bodies(table)
     patterns = [_word_pattern(v.lower()) for v in cond.values]
     if cond.dim == "comment":
@@ -246,6 +284,14 @@ def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int
     if query.measure == "share":
         part = select(query.part, table, rows)
         return (round(100 * len(part) / len(rows), 1) if rows else None), part, len(rows)
+    if query.measure == "commenters":
+        names = {
+            str(name).lower()
+            for i in rows
+            for comment in table.comments[i]
+            if (name := comment.get("author_username") or comment.get("author_name"))
+        }
+        return len(names), rows, sum(len(table.comments[i]) for i in rows)
     if query.measure == "authors":
         posted = Counter(a for i in rows if (a := _author(table.posts[i])) is not None)
         if query.min_posts > 1:  # "authors who posted more than once": of all of them
@@ -253,6 +299,16 @@ def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int
             return repeat, rows, len(posted)
         return len(posted), rows, None
     metric = METRICS[query.metric or "views"]
+    if query.measure == "ratio" and query.per is not None:  # total over total, posts with both
+        other, scale = query.per
+        both = [
+            i
+            for i in rows
+            if table.rows[i][metric.name] is not None and table.rows[i][other] is not None
+        ]
+        below = sum(table.rows[i][other] for i in both)
+        above = sum(table.rows[i][metric.name] for i in both)
+        return (scale * above / below if below else None), both, None
     if metric.comments:
         values = [float(c.get(metric.path[-1]) or 0) for i in rows for c in table.comments[i]]
     else:
@@ -269,7 +325,12 @@ def _measure(query: Query, table: Table, rows: list[int]) -> tuple[Any, list[int
         "max": max,
     }
     value = compute[query.measure](values)
-    if query.measure in ("max", "min") and not metric.comments:
+    if query.measure in ("max", "min") and metric.comments:  # the posts the comment is on
+        field_ = metric.path[-1]
+        rows = [
+            i for i in rows if any(float(c.get(field_) or 0) == value for c in table.comments[i])
+        ]
+    elif query.measure in ("max", "min"):
         rows = [i for i in rows if table.rows[i][metric.name] == value]
     return value, rows, None
 
@@ -332,10 +393,10 @@ def run(query: Query, table: Table) -> Result:
         value, cited, base = _measure(query, table, rows)
         return Result(value, rows, base if base is not None else None, cited=cited)
     members: dict[str, list[int]] = {}
-    out = {v.lower() for c in left_out for v in c.values}
+    out = {v.lower().lstrip("#") for c in left_out for v in c.values}  # "#tag" or "tag"
     for i in rows:
         for key in _keys(query, table, i):
-            if key.lower() not in out:
+            if key.lower().lstrip("#") not in out:
                 members.setdefault(key, []).append(i)
     groups = []
     for key, inside in members.items():
@@ -404,10 +465,12 @@ def _cond_text(cond: Cond, newest: float) -> str:
     if cond.dim == "keyword":
         joined = (" and " if cond.every else " or ").join(f'"{v}"' for v in cond.values)
         text = f"title or text mentions {joined}"
+    elif cond.dim == "hashtag" and cond.values == ("any",):
+        text = "title or text has a hashtag"
     elif cond.dim == "hashtag":
         text = f"title or text has the hashtag {' or '.join(f'#{v}' for v in cond.values)}"
     elif cond.dim in COMMENT_DIMS:
-        text = f"a comment {_comment_said(cond)}"
+        text = f"a comment {_comment_said(cond, newest=newest)}"
     elif cond.dim == "days" and len(cond.values) > 1:  # the window before another one
         length, back = int(cond.values[0]), int(cond.values[1])
         end = datetime.fromtimestamp(newest - back * 86400, UTC).date()
@@ -444,7 +507,9 @@ def _cond_text(cond: Cond, newest: float) -> str:
     return f"NOT ({text})" if cond.negate else text
 
 
-def _comment_said(cond: Cond, plural: bool = False, negate: bool = False) -> str:
+def _comment_said(
+    cond: Cond, plural: bool = False, negate: bool = False, newest: float = 0.0
+) -> str:
     """What a comment does to pass ``cond``: 'asks a question ...' ('ask' for ``plural``
     comments; 'do not ask' when ``negate``)."""
     if cond.dim == "comment_sentiment":
@@ -453,7 +518,18 @@ def _comment_said(cond: Cond, plural: bool = False, negate: bool = False) -> str
             " (the sentiment of the comment's own text, scored as in the comments analysis)"
         )
     if negate:
-        return f"do{'' if plural else 'es'} not {_comment_said(cond, plural=True)}"
+        return f"do{'' if plural else 'es'} not {_comment_said(cond, True, newest=newest)}"
+    if cond.dim in ("comment_likes", "comment_replies"):
+        has = "have" if plural else "has"
+        what = cond.dim.removeprefix("comment_")
+        return " or ".join(
+            f"{has} {_COMPARE_SAID[op] or 'exactly'} {_number(float(n), None)} {what}"
+            for op, n in zip(cond.values[::2], cond.values[1::2], strict=True)
+        )
+    if cond.dim.removeprefix("comment_") in TIME_DIMS:
+        own = replace(cond, dim=cond.dim.removeprefix("comment_"))
+        said = _cond_text(own, newest).removeprefix("posted ")
+        return f"{'were' if plural else 'was'} written (the comment's own date) {said}"
     if cond.dim == "comment":
         return f'say{"" if plural else "s"} "{" or ".join(cond.values)}"'
     words = ", ".join(f'"{v}"' for v in cond.values)
@@ -479,7 +555,7 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
     scope = _posts_where(query.where, newest) + f" in {where}"
     if query.measure == "count" and query.unit == "comments":
         said = " and ".join(
-            _comment_said(c, plural=True, negate=c.negate)
+            _comment_said(c, plural=True, negate=c.negate, newest=newest)
             for c in query.where
             if c.dim in COMMENT_DIMS
         )
@@ -497,12 +573,21 @@ def describe(query: Query, table: Table, where: str, ads: str) -> str:
     elif query.measure == "authors":
         often = f" who wrote at least {query.min_posts}" if query.min_posts > 1 else ""
         what = f"distinct authors{often} of {scope}"
+    elif query.measure == "commenters":
+        what = f"distinct authors of the comments collected on {scope}"
     elif query.measure == "list":
         what = f"a listing of {scope}"
     elif query.measure == "rank":
         side = "lowest" if query.order == "asc" else "highest"
         metric = METRICS[query.metric or "views"].described
         what = f"the {query.top or 5} posts with the {side} {metric} among {scope}"
+    elif query.measure == "ratio" and query.per is not None:
+        metric = METRICS[query.metric or "views"].described
+        other, scale = query.per
+        what = (
+            f"{metric} {_per_said(query.per)} (total {query.metric} / total {other}"
+            f"{f' x {scale:,}' if scale != 1 else ''}) over {scope}"
+        )
     else:
         metric = METRICS[query.metric or "views"].described
         what = f"{query.measure} of {metric} over {scope}"
@@ -566,6 +651,24 @@ def _listed(rows: Sequence[int], table: Table, size: int = 5) -> list[int]:
     return sorted(rows, key=lambda i: (-float(table.posts[i].get("num_likes") or 0), i))[:size]
 
 
+def _extreme_comments(out: Writer, query: Query, table: Table, result: Result) -> None:
+    """The comments that hold a maximum or minimum of a comment's own number ("which
+    comment got the most likes"), quoted with their author and the post they answer."""
+    field_ = METRICS[query.metric or "views"].path[-1]
+    held = [
+        (i, c)
+        for i in result.cited
+        for c in table.comments[i]
+        if float(c.get(field_) or 0) == result.value
+    ]
+    for i, comment in held[:_EXAMPLES]:
+        body = " ".join(str(comment.get("body") or "").split())
+        author = comment.get("author_username") or comment.get("author_name") or "unknown"
+        out.line(f'- "{body[:200]}" by {author}, on {cite(table.posts[i])}')
+    if len(held) > _EXAMPLES:
+        out.line(f"({len(held) - _EXAMPLES} more comments hold the same figure.)")
+
+
 def _examples(out: Writer, table: Table, rows: Sequence[int]) -> None:
     links = [cite(table.posts[i]) for i in _listed(rows, table, _EXAMPLES)]
     if links:
@@ -610,7 +713,8 @@ def write(
     result = run(query, table)
     views_note = (
         estimated_views_note(table.posts[i] for i in result.rows)
-        if query.metric in VIEW_BASED and query.measure not in ("count", "list", "share", "authors")
+        if (query.metric in VIEW_BASED or (query.per and query.per[0] in VIEW_BASED))
+        and query.measure not in ("count", "list", "share", "authors")
         else None
     )
     total = len(select(base, table)) if base else len(table.rows)
@@ -719,8 +823,25 @@ def write(
         )
     elif query.measure == "authors":
         out.line(f"**{result.value:,}** distinct authors wrote the {n:,} matching posts.")
+    elif query.measure == "commenters":
+        out.line(
+            f"**{result.value:,}** distinct people (by username) wrote the {result.base or 0:,}"
+            f" comments collected on the {n:,} matching posts."
+        )
+        _uncollected(out, table, result.rows)
     elif result.value is None:
         out.line(f"No value to compute: {n:,} posts match and none has this metric.")
+    elif query.measure == "ratio" and query.per is not None:
+        other, scale = query.per
+        value = f"{result.value:,.2f}" if result.value >= 1 else f"{result.value:.4f}"
+        out.line(
+            f"**{value}** {query.metric} {_per_said(query.per)} over the"
+            f" {len(result.cited):,} of the {n:,} matching posts that have both (their total"
+            f" {query.metric} divided by their total {other}"
+            f"{f', times {scale:,}' if scale != 1 else ''})."
+        )
+        if views_note:
+            out.line(views_note)
     else:
         metric = (query.metric or "").replace("_", " ")
         over = f"{n:,} posts"
@@ -731,6 +852,8 @@ def write(
             f"The {query.measure} of {metric} is **{_number(result.value, query.metric)}**"
             f" over {over}."
         )
+        if query.measure in ("max", "min") and METRICS[query.metric or "views"].comments:
+            _extreme_comments(out, query, table, result)
         if views_note:
             out.line(views_note)
     _examples(out, table, result.cited)
@@ -815,6 +938,12 @@ def _uncollected(out: Writer, table: Table, posts: Sequence[int]) -> None:
         )
 
 
+def _per_said(per: tuple[str, int]) -> str:
+    """ "per 1,000 views", "per like"."""
+    other, scale = per
+    return f"per {scale:,} {other}" if scale != 1 else f"per {other.removesuffix('s')}"
+
+
 def _measure_label(query: Query) -> str:
     if query.measure == "count" and query.unit == "comments":
         return "comments"
@@ -822,7 +951,11 @@ def _measure_label(query: Query) -> str:
         return "posts"
     if query.measure == "share":
         return "share %"
+    if query.measure == "commenters":
+        return "distinct commenters"
     if query.measure == "authors":
         many = query.min_posts > 1
         return f"authors with {query.min_posts}+ posts" if many else "distinct authors"
+    if query.measure == "ratio" and query.per is not None:
+        return f"{query.metric} {_per_said(query.per)}"
     return f"{query.measure} {(query.metric or '').replace('_', ' ')}"

@@ -700,6 +700,9 @@ def detect_language(text: str) -> str:
     scores["es"] += 2 * len(re.findall(r"[¿¡ñ]", text))
     scores["de"] += 2 * len(re.findall(r"[äöüß]", text))
     scores["pt"] += 2 * len(re.findall(r"[ãõç]", text))
+    # "inglês", "francês", "mês": the "ê" French also writes, at a Portuguese word's end;
+    # "quantos", "são": words no other language writes
+    scores["pt"] += 2 * len(re.findall(r"ês\b|\b(?:quantos|quantas|são)\b", text.lower()))
     scores["fr"] += 2 * len(re.findall(r"[èêàùœ]", text))
     scores["it"] += 2 * len(re.findall(r"\b(?:più|perché|qual è|quanti|quante)\b", text.lower()))
     best = max(LANGUAGES, key=lambda language: (scores[language], language == "en"))

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from rdskit.models import vocab
-from rdskit.sandbox.assistant.catalogue import DIMENSIONS, METRICS, Table
+from rdskit.sandbox.assistant.catalogue import DIMENSIONS, HASHTAG, METRICS, Table
 from rdskit.sandbox.assistant.dates import MONTHS, TIME_DIMS, Period, periods
 from rdskit.sandbox.assistant.frontend import distance, front
 from rdskit.sandbox.assistant.lexicon import (
@@ -117,6 +117,9 @@ class Query:
     """The sides a question compares that no grouping holds ("October versus September",
     "the last 30 days against the 30 before", "with a call to action versus without"):
     :func:`read` gives one query per side, each with ``where`` and that side's filters."""
+    per: tuple[str, int] | None = None
+    """Of a ``ratio``: the metric ``metric`` is divided by and the scale ("likes per 1,000
+    views": ``("views", 1000)``): the posts' total ``metric`` over their total ``per``."""
 
 
 @dataclass(frozen=True)
@@ -473,6 +476,16 @@ _AUTHORS = re.compile(
     r"\b(different|distinct|unique)\s+(authors|people|creators|posters|accounts|users)\b"
     r"|\bhow many (authors|creators|posters)\b"
 )
+_COMMENTERS = re.compile(
+    r"\b(?:different|distinct|unique|separate) (?:people|users|accounts|persons|authors)"
+    r" (?:have |has |had )?(?:commented|left (?:a )?comments?|wrote (?:the )?comments"
+    r"|posted (?:the )?comments)\b"
+    r"|\b(?:how many|number of|count of)(?: the)? (?:different |distinct |unique )?"
+    r"(?:commenters|comment authors|people commented|people who commented)\b"
+    r"|\b(?:different|distinct|unique) (?:commenters|comment authors)\b"
+)
+"""Distinct authors of the comments ("how many different people commented"), not of the
+posts: each comment's ``author_username`` (its ``author_name`` without one)."""
 _REPEATED = re.compile(
     r"\b(?:(?P<twice>more than once|at least twice|twice or more|(?:two|2) or more times"
     r"|multiple times|several times|repeatedly|more than one post|several posts"
@@ -516,8 +529,17 @@ _COMMENT = re.compile(
     r"|(?:talk|complain)(?:s|ed|ing)? about|refer(?:s|red|ring)? to))"
     r" (?:that )?(?:the (?:words?|phrase) )?(?P<phrase>.+?)(?:\?|$|,| and | on | in | per | by )"
 )
-COMMENT_DIMS = ("comment", "asking", "comment_sentiment")
+COMMENT_OWN = {"likes": "comment_likes", **{dim: f"comment_{dim}" for dim in TIME_DIMS}}
+"""What a comment carries itself, asked of the comments ("comments with more than 10
+likes", "comments written in the last 30 days"): the post's condition -> the comment's."""
+COMMENT_DIMS = ("comment", "asking", "comment_sentiment", "comment_replies", *COMMENT_OWN.values())
 """Conditions a comment passes (the others are passed by a post)."""
+_REPLIES = re.compile(
+    rf"\b(?:(?P<op>{'|'.join(('at least', 'more than', 'over', 'fewer than', 'less than'))})"
+    r" (?P<n>\d+|one|a)|(?P<any>an?|any|one or more)|(?P<none>no|zero|0|without(?: any)?))"
+    r" (?:repl(?:y|ies)|answers?)\b"
+)
+"""A count of comments by their own replies ("at least one reply", "no replies")."""
 _COMMENTS_COUNTED = re.compile(
     r"\b(?:how many|number of|count(?: of)?(?: the)?|total(?: number)? of"
     r"|(?:share|percentage|percent|proportion|fraction) of(?: the)?) comments\b"
@@ -602,6 +624,11 @@ def _find_phrases(table: Table) -> list[_Phrase]:
     for dim, names in VALUE_NAMES.items():
         for said, value in names.items():
             add(said, dim, value)
+    # A dataset's name before a label spelt alike: "posted in Garden tools" is the dataset,
+    # not the posts of the brand's own account "Garden tools" (the first phrase added wins)
+    for lowered, value in table.labels("dataset").items():
+        for form in _name_forms(lowered):
+            add(form, "dataset", value)
     for dim in ("brand", "author", "tone", "intention", "emotion", "sentiment"):
         for lowered, value in table.labels(dim).items():
             if dim == "emotion" and lowered == "neutral":
@@ -623,9 +650,6 @@ def _find_phrases(table: Table) -> list[_Phrase]:
             add(form, "weekday", value)
     for form in ("weekend", "weekends"):
         add(form, "weekday", _WEEKEND)
-    for lowered, value in table.labels("dataset").items():
-        for form in _name_forms(lowered):
-            add(form, "dataset", value)
     return sorted(found.values(), key=lambda p: -len(p.words))
 
 
@@ -895,6 +919,14 @@ def _add(part: _Part, at: int, cond: Cond) -> None:
     part.conds.append((at, cond))
 
 
+def _take_negators(part: _Part, at: int) -> None:
+    """The words that negate the value at ``at`` ("excluding", "other than", "apart
+    from") are read: never named as not understood."""
+    for k in range(max(0, at - 3), at):
+        if part.tokens[k] in _NEGATORS | _EXCEPT | _SETTING_ASIDE:
+            part.take(k, 1)
+
+
 def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | None = None) -> None:
     present = set(part.tokens)
     for phrase in phrases:
@@ -924,10 +956,8 @@ def _match_phrases(part: _Part, phrases: Sequence[_Phrase], window: set[int] | N
                 _add(part, at, Cond("source", (phrase.value,)))
                 continue
             negate = _negated(part, at)
-            if negate:  # "excluding", "other than" are read: never named as not understood
-                for k in range(max(0, at - 3), at):
-                    if part.tokens[k] in _NEGATORS | _EXCEPT | _SETTING_ASIDE:
-                        part.take(k, 1)
+            if negate:
+                _take_negators(part, at)
             if at >= 1 and part.tokens[at - 1] == "non":
                 part.take(at - 1, 1)
             if phrase.dim == "content_type" and (phrase.value == "ad") == negate:
@@ -1086,13 +1116,20 @@ def _near(tokens: Sequence[str], anchors: set[str], before: int, after: int) -> 
     return out
 
 
+_LISTING = frozenset({"list", "show", "give", "name", "rank"})
+"""Verbs a question opens with that are also a label's name (the hook type "list")."""
+
+
 def _context_values(part: _Part, table: Table) -> None:
     """Values only read next to their dimension's word: hooks ("a question hook"), content
     topics ("the topic price"), calls to action ("a Save call to action", "ask people to
     save"); a bare "shares" is a metric, not the CTA "Share"."""
     tokens = part.tokens
     text = " ".join(tokens)
-    _match_phrases(part, _context_phrases(table, "hook"), _near(tokens, {"hook", "hooks"}, 4, 3))
+    hooks = _near(tokens, {"hook", "hooks"}, 4, 3)
+    if tokens and tokens[0] in _LISTING:  # "list the top 3 hook types": the verb, not "list"
+        hooks.discard(0)
+    _match_phrases(part, _context_phrases(table, "hook"), hooks)
     after_cue = {
         i
         for i in range(1, len(tokens))
@@ -1151,13 +1188,29 @@ def _time(part: _Part, newest: float) -> None:
 def _hashtags(part: _Part, text: str) -> None:
     """A hashtag is searched as written in the text ("#budgeting", not every post that says
     "budgeting"); a tag no post uses matches none, which the answer says."""
-    for found in re.finditer(r"(?<![\w#])#([^\W_][\w-]*)", text):
+    tagged = False
+    for found in HASHTAG.finditer(text):
         at = part.find([found[1].lower()])
         if at >= 0:
             part.take(at, 1)
-            _add(part, at, Cond("hashtag", (found[1].lower(),)))
+            negate = _negated(part, at)  # "apart from #fyp, which hashtag ...": left out
+            if negate:
+                _take_negators(part, at)
+            _add(part, at, Cond("hashtag", (found[1].lower(),), negate))
             _take_text(part, ["hashtag"])
             _take_text(part, ["hashtags"])
+            tagged = True
+    words = " ".join(part.tokens)
+    said = re.search(r"\bhashtags?\b", words)
+    before = words[: said.start()] if said else ""
+    some = re.search(r"\b(?:at least one|one or more) $", before)  # "at least one hashtag"
+    core = before[: some.start()] if some else before
+    if not tagged and said and _HAS.search(core) and not re.search(r"\bmost used $", before):
+        # "posts that use a hashtag", "posts without hashtags": any tag at all, or none
+        at = len(before.split())
+        first = len(core.split())
+        part.take(first, at + 1 - first)
+        _add(part, at, Cond("hashtag", ("any",), bool(_LACKS.search(core))))
 
 
 def _quoted(part: _Part, text: str) -> None:
@@ -1388,6 +1441,11 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
         rf"\b(?:the )?(?:(\w+) )?(?:most|least) (?:popular|common|frequent|used|active)"
         rf" ({alternatives}){plural}\b",
         text,
+    ) or re.search(  # "the 3 hashtags most used", "which hashtags appear most often"
+        rf"\b(?:the |which |what )?(?:(\w+) )?({alternatives}){plural}"
+        rf" (?:(?:are|is|were|was|get|gets|got|appear|appears) )?(?:the )?(?:most|least)"
+        rf" (?:popular|common|frequent|often|frequently|used|active)\b",
+        text,
     )
     top_k = re.search(rf"\btop (?:(\w+) )?({alternatives}){plural}\b", text) or popular
     busiest = re.search(r"\b(busiest|peak|quietest|slowest) (day|week|month|year)\b", text)
@@ -1427,6 +1485,12 @@ def _group(part: _Part) -> tuple[str | None, int | None, str]:
             return name, k, order
     if by and by[1] in lookup:
         _take_text(part, [by[1]])
+        # "average likes by hashtag, top 3": the k said apart from the grouping
+        k_said = re.search(r"\b(top|bottom) (\d+|" + "|".join(NUMBER_WORDS) + r")\b", text)
+        if k_said and not re.search(r"\bposts?\b", text[k_said.end() :]):
+            _take_text(part, k_said[0].split())
+            k = int(k_said[2]) if k_said[2].isdigit() else NUMBER_WORDS[k_said[2]]
+            return lookup[by[1]], k, "asc" if k_said[1] == "bottom" else "desc"
         return lookup[by[1]], None, "desc"
     versus = re.search(r"\b(?:vs|versus|compared (?:to|with)|against)\b", text)
     if versus:
@@ -1575,7 +1639,7 @@ _RANKED = {"liked": "likes", "shared": "shares", "commented": "comments", "viewe
 
 
 def _metric(text: str) -> str | None:
-    ranked = re.search(r"\b(?:most|least) (liked|shared|commented|viewed)\b", text)
+    ranked = re.search(r"\b(?:most|least) (liked|shared|commented|viewed)\b(?! comments?\b)", text)
     if ranked:
         return _RANKED[ranked[1]]
     said = sorted(((s, m.name) for m in METRICS.values() for s in m.said), key=lambda p: -len(p[0]))
@@ -1590,12 +1654,15 @@ def _metric(text: str) -> str | None:
 def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, str | None]:
     """(measure, metric) said by a part; (None, None) when it asks no figure."""
     metric = _metric(text)
-    if group is None and _RANK_POSTS.search(text):
+    ranks_posts = _RANK_POSTS.search(text) and not (metric and METRICS[metric].comments)
+    if group is None and ranks_posts:  # "the most liked comment" is a comment's, not a post's
         return ("rank", metric) if metric else (None, None)
     if group is None and _LIST.search(text) and not _COUNT.search(text):
         return "list", None
     if _SHARE.search(text) and not re.search(r"\b(total|most|average) shares\b", text):
         return "share", None
+    if _COMMENTERS.search(text):
+        return "commenters", None
     if _AUTHORS.search(text):
         return "authors", None
     if metric is not None:
@@ -1606,9 +1673,9 @@ def _measure(text: str, group: str | None, counts: bool) -> tuple[str | None, st
         said = "|".join(map(re.escape, METRICS[metric].said))
         if _SUM.search(text) or re.search(rf"\bhow many ({said})\b", text):
             return "sum", metric
-        if group is None and _MAX.search(text) and not _RANK_POSTS.search(text):
+        if group is None and _MAX.search(text) and not ranks_posts:
             return "max", metric
-        if group is None and _MIN.search(text) and not _RANK_POSTS.search(text):
+        if group is None and _MIN.search(text) and not ranks_posts:
             return "min", metric
         if group is not None and re.search(r"\b(most|highest)\b", text):
             return "mean", metric
@@ -1726,6 +1793,7 @@ def _read_part(
         part.take(len(part.text[: counted.end()].split()) - 1, 1)
     _time(part, table.newest())
     _thresholds(part)
+    _replies(part)
     _against_statistic(part, table)
     if "neither positive nor negative" in part.text:
         at = tokens.index("neither")
@@ -1743,6 +1811,9 @@ def _read_part(
     if nth is not None:
         top = max(top or 1, nth)
     measure, metric = _measure(part.text, group, counts or top is not None)
+    if measure == "commenters" and (commenters := _COMMENTERS.search(part.text)):
+        for word in commenters[0].split():  # each word: some are already read
+            _take_text(part, [word])
     if measure is None and _RATIO.search(part.text):
         measure = "mean"  # a ratio asks a figure: named below as not computed, not analysed
     changed = _CHANGED.search(part.text) or _MORE_OR.search(part.text)
@@ -1783,6 +1854,14 @@ def _read_part(
         c for c in conds if not (c.dim == "dataset" and not c.negate and set(c.values) >= every)
     ]
     of_comments = _asked_of_comments(part)
+    # What a comment carries itself (its likes, replies and date) is asked of each comment
+    own = {
+        c: Cond(COMMENT_OWN[c.dim], c.values, c.negate) for c in of_comments if c.dim in COMMENT_OWN
+    }
+    part.conds = [(at, own.get(c, c)) for at, c in part.conds]
+    ordered = [(at, own.get(c, c)) for at, c in ordered]
+    conds = [own.get(c, c) for c in conds]
+    of_comments = [own.get(c, c) for c in of_comments]
     # "how many comments are negative": a comment's own text is scored as the comments
     # analysis scores it; what else only posts carry cannot be asked of a comment.
     conds = [
@@ -1791,7 +1870,7 @@ def _read_part(
         else c
         for c in conds
     ]
-    part.comment_only = [c for c in of_comments if c.dim != "sentiment"]
+    part.comment_only = [c for c in of_comments if c.dim not in ("sentiment", *COMMENT_DIMS)]
     sides, compared = _sides(part, [(at, c) for at, c in ordered if c in conds])
     conds = [c for c in conds if c not in compared]
     share_part: tuple[Cond, ...] = ()
@@ -1822,6 +1901,20 @@ def _read_part(
         min_posts = 2 if repeated["twice"] else int(least) if least else int(repeated["over"]) + 1
     unknown = tuple(_unknown(part, names)) + _unheld(part, measure, group, conds, sides)
     ratio = _RATIO.search(part.text)
+    per = _PER.search(part.text)
+    if per is not None and not (metric and METRICS[metric].comments) and group != "comment":
+        # "likes per 1,000 views": total likes over total views, times 1,000
+        measure, ratio = "ratio", None
+        metric = "engagement" if per[1] == "interactions" else per[1]
+        scale = per["n"] or "1"
+        per_said = (
+            per["per"] if per["per"].endswith("s") else f"{per['per']}s",
+            int(scale) if scale.isdigit() else _SCALE_WORDS[scale],
+        )
+        _take_text(part, per[0].split())
+        unknown = tuple(w for w in unknown if w not in per[0].split())
+    else:
+        per_said = None
     if ratio is not None and metric and METRICS[metric].comments:
         # "likes per comment": what each collected comment got (the wire's comment
         # likes), said so, since the posts' likes over their comments is another figure
@@ -1832,7 +1925,11 @@ def _read_part(
     elif ratio is not None:
         unknown += (ratio[0],)
     asked = _metric(part.text)
-    if asked is not None and measure in ("count", "share", "authors") and not comments_counted:
+    if (
+        asked is not None
+        and measure in ("count", "share", "authors", "commenters")
+        and not comments_counted
+    ):
         # The metric is neither measured nor compared ("how many posts have 500 likes").
         unknown += tuple(s for s in METRICS[asked].said if re.search(rf"\b{s}\b", part.text))[:1]
     if measure == "list" and set(tokens) & _ANALYSES:
@@ -1860,6 +1957,7 @@ def _read_part(
         min_posts,
         nth,
         sides,
+        per_said,
     )
     return query, part
 
@@ -1876,6 +1974,15 @@ _MORE_OR = re.compile(
 )
 """Two things set against each other by "or" ("were there more posts in July or in
 August"): a figure each, never one for both pooled (which "posts in July or August" is)."""
+_PER = re.compile(
+    r"\b(likes|views|shares|comments|engagement|interactions) (?:per|for every|every)"
+    r" (?:(?P<n>\d+|a thousand|thousand|one thousand|a hundred|hundred) )?"
+    r"(?P<per>views?|likes?|shares?)\b"
+)
+"""A ratio of two post metrics the reader computes ("likes per 1,000 views", "shares per
+like"): the posts' total of one over their total of the other, times the number said."""
+_SCALE_WORDS = {"a thousand": 1000, "thousand": 1000, "one thousand": 1000}
+_SCALE_WORDS |= {"a hundred": 100, "hundred": 100}
 _RATIO = re.compile(
     r"\b(?:likes|views|shares|comments|engagement|interactions) per"
     r" (?:\d+ )?(?:comments?|views?|likes?|shares?|followers?)\b"
@@ -2014,6 +2121,26 @@ def _length(prior: re.Match[str], days: Cond) -> str:
 
 _INHERITED = frozenset({"source", "dataset", "content_type", *COMMENT_DIMS})
 """Conditions a comment passes through its post ("comments on TikTok", "on ads")."""
+
+
+def _replies(part: _Part) -> None:
+    """A count of comments by their replies ("how many comments got at least one reply"):
+    ``comment_replies``, each comment's own ``num_replies``."""
+    if not _COMMENTS_COUNTED.search(part.text):
+        return
+    found = _REPLIES.search(" ".join(part.tokens))
+    if found is None:
+        return
+    at = len(" ".join(part.tokens)[: found.start()].split())
+    part.take(at, len(found[0].split()))
+    if found["none"]:
+        bound = ("=", "0")
+    elif found["any"]:
+        bound = (">=", "1")
+    else:
+        number = {"one": "1", "a": "1"}.get(found["n"], found["n"])
+        bound = (_OPERATORS[found["op"]], number)
+    _add(part, at, Cond("comment_replies", bound))
 
 
 def _asked_of_comments(part: _Part) -> list[Cond]:
@@ -2175,6 +2302,21 @@ _EXCLUDING_END = re.compile(
 )
 """A part that ends in a value left out: the next "and the ..." continues its list ("apart
 from the US and the UK, which country ..."), it is not a question of its own."""
+
+
+_K_ALONE = re.compile(
+    r"(?:(?:give|show|list|name|tell)(?: me| us)? )?(?:only |just )?(?:the )?(top|first|bottom)"
+    rf" (\d+|{'|'.join(NUMBER_WORDS)})(?: please)?"
+)
+"""A part that only says how many groups ("Give the top 3."): the k of the part before."""
+
+
+_VALUE_ASKED = re.compile(
+    r"(?:and )?(?:what|how much|how many|how high) (?:is|was|are|were) (?:it|that|they|the"
+    r" (?:value|figure|number))|(?:and )?(?:give|show|tell)(?: me| us)? (?:the|its|their)"
+    r" (?:value|figure|number)s?"
+)
+"""A part that asks the value of the figure just asked ("..., and what is it?")."""
 
 
 def _parts(text: str) -> list[str]:
@@ -2351,6 +2493,16 @@ def read(
     pending: list[Cond] = []  # a part's filters said before the part that asks the figure
     other = False
     for index, piece in enumerate(_parts(lowered)):
+        if _VALUE_ASKED.fullmatch(piece.rstrip(" .!")) and queries:
+            continue  # "which source has the highest ..., and what is it?": the figure given
+        k_only = _K_ALONE.fullmatch(piece.rstrip(" .!"))
+        if k_only and queries and queries[-1].group is not None:
+            # "Which hashtags appear most often? Give the top 3.": k of the figure before
+            k = int(k_only[2]) if k_only[2].isdigit() else NUMBER_WORDS[k_only[2]]
+            queries[-1] = replace(
+                queries[-1], top=k, order="asc" if k_only[1] == "bottom" else queries[-1].order
+            )
+            continue
         query, part = _read_part(piece, table, names, bool(queries) or follow, cased)
         if part.comment_only:
             return Reading(language=language, comment_only=tuple(part.comment_only))

@@ -146,7 +146,8 @@ NOT_COLLECTED: Mapping[str, str] = {
     r"\b(ethnicity|race|religion|political views|sexual orientation)\b": (
         "sensitive traits of the people who post"
     ),
-    r"\bhow many (people|persons|consumers|customers|households)\b(?! (posted|wrote|commented))": (
+    r"\bhow many (people|persons|consumers|customers|households)\b"
+    r"(?! (?:(?:different|distinct|unique) )?(?:have |has )?(posted|wrote|commented))": (
         "counts of people outside these posts (it collects posts and their authors)"
     ),
 }
@@ -515,6 +516,7 @@ RANKS: Mapping[str, Mapping[str, str]] = {
         "este mes": "this month",
         "anteriores": "before",
         "más": "most",
+        "menos": "fewest",
         "estados unidos": "the us",
         "reino unido": "the uk",
     },
@@ -588,6 +590,7 @@ RANKS: Mapping[str, Mapping[str, str]] = {
         "este mês": "this month",
         "anteriores": "before",
         "mais": "most",
+        "menos": "fewest",
         "estados unidos": "the us",
         "reino unido": "the uk",
     },
@@ -955,12 +958,208 @@ CATALOGUE: Mapping[str, Mapping[str, str]] = {
 likes, replies, hour, weekday, brand, language, author...): a figure question's nouns,
 whatever else it asks. A phrase of the tables above wins over one here."""
 
+_DAYS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "fr": (("lundi",), ("mardi",), ("mercredi",), ("jeudi",), ("vendredi",), ("samedi",),
+           ("dimanche",)),
+    "es": (("lunes",), ("martes",), ("miércoles", "miercoles"), ("jueves",), ("viernes",),
+           ("sábado", "sabado"), ("domingo",)),
+    "de": (("montag",), ("dienstag",), ("mittwoch",), ("donnerstag",), ("freitag",),
+           ("samstag", "sonnabend"), ("sonntag",)),
+    "pt": (("segunda-feira",), ("terça-feira", "terca-feira"), ("quarta-feira",),
+           ("quinta-feira",), ("sexta-feira",), ("sábado", "sabado"), ("domingo",)),
+    "it": (("lunedì", "lunedi"), ("martedì", "martedi"), ("mercoledì", "mercoledi"),
+           ("giovedì", "giovedi"), ("venerdì", "venerdi"), ("sabato",), ("domenica",)),
+}  # fmt: skip
+"""The weekdays, Monday first, as each language writes them (Portuguese "segunda" alone is
+the ordinal "second", so only the "-feira" forms are days)."""
+_ENGLISH_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_PLURALS = {"fr": "s", "es": "", "de": "s", "pt": "s", "it": ""}
+"""How a day is made plural or habitual ("les samedis", "samstags", "aos sábados")."""
+
+
+def _weekday_words(language: str) -> dict[str, str]:
+    """The weekday names of ``language`` -> English, singular and plural ("samedis",
+    "samstags", "sextas-feiras"), with the questions of a weekday as a dimension."""
+    words: dict[str, str] = {}
+    for english, forms in zip(_ENGLISH_DAYS, _DAYS[language], strict=True):
+        for form in forms:
+            words[form] = english
+            plural = form.replace("-feira", "s-feiras") if "-feira" in form else form
+            words[plural + _PLURALS[language]] = f"{english}s"
+    return words
+
+
+DAYS_USE_COMMENTERS: Mapping[str, Mapping[str, str]] = {
+    language: {**_weekday_words(language), **said}
+    for language, said in {
+        "fr": {
+            "quel jour de la semaine": "which day of the week",
+            "le nombre moyen de": "the average number of",
+            "nombre moyen de": "average number of",
+            "nombre moyen": "average number",
+            "pour mille": "per 1000",
+            "pour 1000": "per 1000",
+            "pour 100": "per 100",
+            "ont reçu": "got",
+            "au moins une": "at least one",
+            "écrits": "written",
+            "écrits dans": "written in",
+            "commentateurs différents": "different commenters",
+            "commentateurs": "commenters",
+            "personnes différentes": "different people",
+            "différents": "different",
+            "différentes": "different",
+            "ont commenté": "commented",
+            "commenté": "commented",
+            "les plus utilisés": "most used",
+            "les plus utilisées": "most used",
+            "le plus utilisé": "most used",
+            "la plus utilisée": "most used",
+            "l'hashtag": "the hashtag",
+            "utilisés": "used",
+            "utilisées": "used",
+            "utilisé": "used",
+            "ont été": "were",
+            "a été": "was",
+            "le week-end": "at the weekend",
+            "publiées": "published",
+            "publiés": "published",
+            "publiée": "published",
+            "publié": "published",
+        },
+        "es": {
+            "qué día de la semana": "which day of the week",
+            "por cada": "per",
+            "por mil": "per 1000",
+            "por 1000": "per 1000",
+            "recibieron": "got",
+            "han recibido": "got",
+            "al menos una": "at least one",
+            "escritos": "written",
+            "comentaristas distintos": "different commenters",
+            "comentaristas": "commenters",
+            "personas distintas": "different people",
+            "personas diferentes": "different people",
+            "distintos": "different",
+            "distintas": "different",
+            "comentaron": "commented",
+            "han comentado": "commented",
+            "más usados": "most used",
+            "más usadas": "most used",
+            "más usado": "most used",
+            "más utilizados": "most used",
+            "más utilizado": "most used",
+            "usados": "used",
+            "usado": "used",
+            "utilizados": "used",
+            "el fin de semana": "at the weekend",
+            "fin de semana": "weekend",
+            "se publicaron": "were published",
+            "publicadas": "published",
+            "publicados": "published",
+        },
+        "de": {
+            "an welchem wochentag": "on which day of the week",
+            "stammen aus": "come from",
+            "stammen": "come",
+            "ersten quartal": "first quarter of",
+            "zweiten quartal": "second quarter of",
+            "dritten quartal": "third quarter of",
+            "vierten quartal": "fourth quarter of",
+            "quartal": "quarter",
+            "pro 1000": "per 1000",
+            "je 1000": "per 1000",
+            "pro tausend": "per 1000",
+            "geschrieben": "written",
+            "mindestens eine": "at least one",
+            "erhalten": "got",
+            "bekommen": "got",
+            "verschiedene personen": "different people",
+            "verschiedene": "different",
+            "unterschiedliche": "different",
+            "kommentatoren": "commenters",
+            "haben kommentiert": "commented",
+            "kommentiert": "commented",
+            "am häufigsten verwendet": "most used",
+            "am häufigsten genutzt": "most used",
+            "am häufigsten": "most often",
+            "verwendet": "used",
+            "genutzt": "used",
+            "am wochenende": "at the weekend",
+            "veröffentlicht": "published",
+        },
+        "pt": {
+            "em que dia da semana": "on which day of the week",
+            "por cada": "per",
+            "por mil": "per 1000",
+            "por 1000": "per 1000",
+            "receberam": "got",
+            "pelo menos uma": "at least one",
+            "escritos": "written",
+            "pessoas diferentes": "different people",
+            "comentaristas": "commenters",
+            "comentadores": "commenters",
+            "diferentes": "different",
+            "distintas": "different",
+            "comentaram": "commented",
+            "mais usadas": "most used",
+            "mais usados": "most used",
+            "mais usada": "most used",
+            "mais usado": "most used",
+            "mais utilizadas": "most used",
+            "usadas": "used",
+            "usados": "used",
+            "que dia da semana": "which day of the week",
+            "qual dia da semana": "which day of the week",
+            "no fim de semana": "at the weekend",
+            "fim de semana": "weekend",
+            "foram publicados": "were published",
+            "publicados": "published",
+            "publicadas": "published",
+            "saem": "are published",
+        },
+        "it": {
+            "quale giorno della settimana": "which day of the week",
+            "ogni 1000": "per 1000",
+            "per mille": "per 1000",
+            "hanno ricevuto": "got",
+            "ricevuto": "got",
+            "almeno una": "at least one",
+            "scritti": "written",
+            "persone diverse": "different people",
+            "persone differenti": "different people",
+            "commentatori": "commenters",
+            "diversi": "different",
+            "diverse": "different",
+            "hanno commentato": "commented",
+            "commentato": "commented",
+            "più usati": "most used",
+            "più usate": "most used",
+            "più usato": "most used",
+            "più usata": "most used",
+            "più utilizzati": "most used",
+            "l'hashtag": "the hashtag",
+            "usati": "used",
+            "usato": "used",
+            "in quale giorno della settimana": "on which day of the week",
+            "nel fine settimana": "at the weekend",
+            "fine settimana": "weekend",
+        },
+    }.items()
+}
+"""Weekdays and the questions of a weekday in fr/es/de/pt/it ("un samedi", "di domenica",
+"an einem Dienstag", "qué día de la semana": the weekday dimension English reads), and
+what is used most ("les plus utilisés", "am häufigsten verwendet": a top-k of a label),
+who commented ("personas distintas comentaron": distinct commenters), what a comment got
+("almeno una risposta") and ratios ("por cada 1000 visualizaciones")."""
+
 BILINGUAL = {
     language: {
         **CATALOGUE.get(language, {}),
         **BILINGUAL.get(language, {}),
         **RANKS.get(language, {}),
         **(ITALIAN if language == "it" else {}),
+        **DAYS_USE_COMMENTERS.get(language, {}),
     }
     for language in (*BILINGUAL, *RANKS, "it")
 }
