@@ -23,8 +23,11 @@ quiet machine). The long hunt (docs/testing.md) is the CLI with every check::
 from __future__ import annotations
 
 import copy
+import itertools
 import os
+import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,56 +43,20 @@ from schemathesis.config import SchemathesisConfig
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.app import Settings, create_app
 from rdskit.sandbox.backend.tables import open_store
+from rdskit.sandbox.openapi import REQUEST_RULES
+from rdskit.sandbox.synth.preview_samples import time_window
 
 EXAMPLES = int(os.environ.get("RDSKIT_FUZZ_EXAMPLES", "25"))
 """Generated cases per operation (raise it locally for a longer hunt)."""
 
 
-CONFIG = Path(__file__).parents[2] / "schemathesis.toml"
+ROOT = Path(__file__).parents[2]
+CONFIG = ROOT / "schemathesis.toml"
+HOOKS = Path(__file__).with_name("schemathesis_hooks.py").relative_to(ROOT)
 
 load_all_checks()
-EVERYWHERE: dict[str, str] = {
-    "negative_data_rejection": "an unknown query parameter is ignored by every route "
-    "(the document declares none, so schemathesis expects a refusal); a CI run found it on "
-    "GET /v1/datasets, /v1/audience_datasets and /v1/me/usage_history",
-    "allow_header_conformance": "the same path is documented under two parameter names "
-    "(/v1/datasets/{dataset_id}/runs for POST, /v1/datasets/{parent_id}/runs for GET, and "
-    "likewise for audience datasets and custom parameters), so a 405's true Allow looks "
-    "like undocumented methods to schemathesis",
-}
-"""Checks not run on any operation yet, each with the mismatch that remains (issue 41,
-item 7, not finished): both were found by the fresh-clone CI run, not by a local one (the
-cases schemathesis draws differ between runs)."""
-CHECKS = [check for check in REGISTERED.get_all() if check.__name__ not in EVERYWHERE]
-"""Every check schemathesis registers (``--checks all``) but :data:`EVERYWHERE`'s."""
-
-KNOWN: dict[tuple[str, str], dict[str, str]] = {
-    ("POST", "/v1/mentions"): {
-        "negative_data_rejection": "a filter's value is coerced by the shared query models "
-        "(has_media 0 read as false) before the sandbox sees it",
-        "positive_data_acceptance": "a filter group must hold a filter and a country code be "
-        "two capital letters: the filter rules check both, the document states neither",
-    },
-    ("POST", "/v1/audience_profiles"): {
-        "negative_data_rejection": "the same filter coercion as POST /v1/mentions",
-        "positive_data_acceptance": "the same filter rules as POST /v1/mentions",
-    },
-    ("POST", "/v1/research_previews"): {
-        "positive_data_acceptance": "exactly one time window of two fields, and an unknown "
-        "property refused: rules the document does not state",
-    },
-    ("POST", "/v1/datasets/{dataset_id}/runs"): {
-        "positive_data_acceptance": "date_range.from <= date_range.to, a two-field rule no "
-        "JSON Schema states (answered 422)",
-    },
-    ("POST", "/v1/custom_parameters/preview"): {
-        "negative_data_rejection": "schemathesis mutates one anyOf branch of an "
-        "any-JSON-value field and calls another JSON type schema-violating",
-    },
-}
-"""Checks not run on an operation, each with the mismatch that remains (docs/testing.md,
-"The OpenAPI document"): issue 41 item 7 is not finished while this is not empty.
-``test_every_known_mismatch_names_a_published_operation`` keeps it honest."""
+CHECKS = REGISTERED.get_all()
+"""Every check schemathesis registers (``--checks all``), on every operation."""
 
 REQUESTS = 0  # generated requests sent (printed at the end with -s)
 
@@ -153,24 +120,110 @@ def test_no_server_error_and_no_schema_violation(
 ) -> None:
     global REQUESTS
     REQUESTS += 1
-    skipped = KNOWN.get((case.method.upper(), case.path), {})
-    checks = [check for check in CHECKS if check.__name__ not in skipped]
     case.call_and_validate(
-        base_url=box.url, headers={"x-api-key": box.api_key}, checks=checks, timeout=30
+        base_url=box.url, headers={"x-api-key": box.api_key}, checks=CHECKS, timeout=30
     )
-
-
-def test_every_known_mismatch_names_a_published_operation() -> None:
-    names = {check.__name__ for check in REGISTERED.get_all()}
-    for (method, path), checks in KNOWN.items():
-        assert method.lower() in PUBLISHED["paths"][path], (method, path)
-        assert set(checks) <= names, checks
 
 
 def test_every_check_runs() -> None:
     names = {check.__name__ for check in CHECKS}
-    registered = {check.__name__ for check in REGISTERED.get_all()}
-    assert names | EVERYWHERE.keys() == registered  # only the named ones are left out
-    assert {"positive_data_acceptance", "missing_required_header"} <= names
-    assert {"unsupported_method", "ignored_auth"} <= names
-    assert {"use_after_free", "ensure_resource_availability"} <= names
+    assert {"positive_data_acceptance", "negative_data_rejection"} <= names
+    assert {"missing_required_header", "unsupported_method", "allow_header_conformance"} <= names
+    assert {"ignored_auth", "use_after_free", "ensure_resource_availability"} <= names
+
+
+def test_the_hooks_are_loaded() -> None:
+    """schemathesis.toml's hooks (the rules across fields) are what the fuzz runs with."""
+    assert SchemathesisConfig.from_path(CONFIG).projects.default.hooks == str(HOOKS)
+    for name in ("filter_body", "filter_case"):
+        hooks = schemathesis.hooks.GLOBAL_HOOK_DISPATCHER.get_all_by_name(name)
+        assert [hook.__module__ for hook in hooks] == ["_schemathesis_hooks"], name
+
+
+def test_one_name_per_path() -> None:
+    """Routes sharing a path name its parameters alike (FastAPI documents one path item
+    per path string: two names made one path two items, and a 405's Allow undocumented)."""
+    paths: dict[str, list[str]] = {}
+    for path in PUBLISHED["paths"]:
+        paths.setdefault(re.sub(r"\{[^}]*\}", "{}", path), []).append(path)
+    assert [names for names in paths.values() if len(names) > 1] == []
+    runs = PUBLISHED["paths"]["/v1/datasets/{dataset_id}/runs"]
+    assert set(runs) == {"get", "post"}
+
+
+def test_an_undeclared_query_parameter_is_refused(box: SandboxHandle) -> None:
+    with httpx.Client(base_url=box.url, headers={"x-api-key": box.api_key}) as http:
+        typo = http.get("/v1/datasets", params={"limt": 5})
+        twice = http.get("/v1/datasets?limit=5&limit=6")
+        # Usage history documented order and ignored it: now neither.
+        usage = http.get("/v1/me/usage_history", params={"order": "asc"})
+        fine = http.get("/v1/me/usage_history", params={"limit": 3})
+    assert typo.status_code == 422
+    assert typo.json()["detail"] == [
+        {
+            "loc": ["query", "limt"],
+            "msg": "Unknown query parameter (this operation takes: limit, cursor, order)",
+            "type": "extra_forbidden",
+        }
+    ]
+    assert twice.status_code == 422
+    assert twice.json()["detail"][0]["loc"] == ["query", "limit"]
+    assert usage.status_code == 422
+    assert usage.json()["detail"][0]["loc"] == ["query", "order"]
+    assert fine.status_code == 200
+    usage_doc = PUBLISHED["paths"]["/v1/me/usage_history"]["get"]["parameters"]
+    assert [param["name"] for param in usage_doc] == ["limit", "cursor"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "loc"),
+    [
+        # Coerced before: 0 read as false, a flat list as one group, "10" as 10, 1 as true.
+        ("/v1/mentions", {"filters": [[{"type": "has_media", "value": 0}]]}, ["body", "filters"]),
+        ("/v1/mentions", {"filters": [{"type": "has_media", "value": True}]}, ["body", "filters"]),
+        ("/v1/mentions", {"limit": "10"}, ["body", "limit"]),
+        ("/v1/audience_profiles", {"filters": [[{"type": "is_verified", "value": 1}]]}, None),
+        ("/v1/datasets/{dataset}/runs", {"search_query": "oat", "count": "10"}, None),
+        ("/v1/datasets/{dataset}/runs", {"search_query": "oat", "enable_transcribing": 0}, None),
+    ],
+)
+def test_a_body_of_other_json_types_is_refused(
+    box: SandboxHandle, path: str, body: dict[str, Any], loc: list[str] | None
+) -> None:
+    with httpx.Client(base_url=box.url, headers={"x-api-key": box.api_key}) as http:
+        dataset = http.get("/v1/datasets").json()["data"][0]["id"]
+        got = http.post(path.format(dataset=dataset), json=body)
+        unchanged = http.get("/v1/me").json()["data"]
+    assert got.status_code == 422, got.text
+    if loc is not None:
+        assert got.json()["detail"][0]["loc"] == loc
+    assert unchanged  # the account answers: nothing broke
+
+
+def test_a_whole_float_is_an_integer(box: SandboxHandle) -> None:
+    """JSON Schema's integer: 10.0 is one, as the document's generator draws it."""
+    with httpx.Client(base_url=box.url, headers={"x-api-key": box.api_key}) as http:
+        got = http.post("/v1/mentions", json={"limit": 10.0})
+        fraction = http.post("/v1/mentions", json={"limit": 10.5})
+    assert got.status_code == 200, got.text
+    assert fraction.status_code == 422
+
+
+def test_the_relative_window_pattern_is_the_rule() -> None:
+    """The document's time_filter pattern accepts exactly what time_window reads."""
+    pattern = re.compile(
+        REQUEST_RULES["PromptPreviewRequest"]["time_filter"]["anyOf"][1]["pattern"]
+    )
+    now = datetime(2026, 3, 1, tzinfo=UTC)
+    for length in range(1, 6):
+        for digits in itertools.product("0123456789", repeat=length):
+            text = "".join(digits) + "d"
+            try:
+                time_window(text, None, None, now)
+                read = True
+            except ValueError:
+                read = False
+            assert bool(pattern.match(text)) is read, text
+    assert pattern.match("١d") is None  # another script's digit: refused by both
+    with pytest.raises(ValueError):
+        time_window("١d", None, None, now)

@@ -14,11 +14,13 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BeforeValidator,
+    ConfigDict,
     Discriminator,
     Field,
     Tag,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -70,6 +72,9 @@ Emotion = Literal["neutral", "joy", "sadness", "anger", "surprise", "fear", "dis
 Number = int | float
 
 _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
+_KEYWORD = re.compile(r"[ \t\n\r]*[^ \t\n\r]+([ \t\n\r]+[^ \t\n\r]+)?[ \t\n\r]*")
+"""One or two words separated by spaces, tabs or line breaks (the pattern the document
+states: explicit characters, which every regex engine reads alike, unlike ``\\s``)."""
 
 
 class _TypedFilter(RdsModel):
@@ -90,13 +95,13 @@ class KeywordFilter(_TypedFilter):
 
     type: Literal["keyword"] = "keyword"
     operator: Literal["is", "is_not"] = "is"
-    value: str
+    value: str = Field(json_schema_extra={"pattern": f"^{_KEYWORD.pattern}$"})
 
     @field_validator("value")
     @classmethod
     def _at_most_two_words(cls, value: str) -> str:
-        words = len(value.split())
-        if not 1 <= words <= 2:
+        if not _KEYWORD.fullmatch(value):
+            words = len(value.split())
             raise ValueError(f"keyword filter value must have 1 or 2 words, got {words}")
         return value
 
@@ -211,6 +216,20 @@ class BrandMatch(RdsModel):
     """The nested operator of a mentioned-brands filter: ``{type, values | value}``."""
 
     wire_defaults = ("type",)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {
+                    "required": ["values"],
+                    "properties": {"values": {"type": "array", "minItems": 1}},
+                },
+                {
+                    "required": ["value"],
+                    "properties": {"value": {"type": "string", "minLength": 1}},
+                },
+            ]
+        }
+    )
 
     type: Literal["any_of", "equals", "contains"] = "any_of"
     values: list[str] | None = None
@@ -244,7 +263,9 @@ class CountryCodeFilter(_TypedFilter):
     """
 
     type: Literal["country_code"] = "country_code"
-    values: list[str] = Field(min_length=1)
+    values: list[Annotated[str, Field(json_schema_extra={"pattern": "^[A-Z]{2}$"})]] = Field(
+        min_length=1
+    )
 
     @field_validator("values")
     @classmethod
@@ -385,8 +406,14 @@ def normalize_filters(filters: Any) -> list[list[dict[str, Any]]]:
         >>> normalize_filters([[f.sentiment("negative")], [f.keyword("oat milk")]])
         [[{'type': 'sentiment', 'values': ['negative']}], [{'type': 'keyword', 'operator': 'is', 'value': 'oat milk'}]]
     """  # noqa: E501
+    return _normalized(filters, strict=False)
+
+
+def _normalized(filters: Any, *, strict: bool) -> list[list[dict[str, Any]]]:
     if filters is None:
         return []
+    if strict and not (_is_group(filters) and all(map(_is_group, filters))):
+        raise ValueError("filters must be a list of groups (lists of filters)")
     groups = _as_groups(filters)
     total = sum(len(group) for group in groups)
     if total > MAX_FILTERS:
@@ -395,15 +422,17 @@ def normalize_filters(filters: Any) -> list[list[dict[str, Any]]]:
     for g, group in enumerate(groups):
         if not group:
             raise ValueError(f"filters[{g}]: a group needs at least one filter")
-        wire.append([_validated(item, f"filters[{g}][{i}]") for i, item in enumerate(group)])
+        wire.append(
+            [_validated(item, f"filters[{g}][{i}]", strict) for i, item in enumerate(group)]
+        )
     return wire
 
 
-def _validated(item: Any, where: str) -> dict[str, Any]:
+def _validated(item: Any, where: str, strict: bool) -> dict[str, Any]:
     if isinstance(item, RdsModel):
         item = item.to_wire()
     try:
-        model: RdsModel = _FILTER.validate_python(item)
+        model: RdsModel = _FILTER.validate_python(item, strict=strict)
     except ValidationError as exc:
         # Re-raised as ValueError so a query model reports it under its ``filters`` field;
         # loc[0] is the union tag, the rest is the path inside the filter.
@@ -417,5 +446,14 @@ def _validated(item: Any, where: str) -> dict[str, Any]:
     return model.to_wire()
 
 
-FilterGroups = Annotated[list[list[dict[str, Any]]], BeforeValidator(normalize_filters)]
-"""A query's ``filters`` field: any shape :func:`normalize_filters` accepts, held as wire groups."""
+def _query_filters(filters: Any, info: ValidationInfo) -> list[list[dict[str, Any]]]:
+    """A query model's ``filters``: any shape :func:`normalize_filters` accepts, or, when
+    validated with the context ``{"strict": True}`` (the sandbox reading a request), only
+    the wire form, each value of its JSON type (``{"type": "has_media", "value": 0}``
+    refused, not read as false)."""
+    return _normalized(filters, strict=bool(info.context and info.context.get("strict")))
+
+
+FilterGroups = Annotated[list[list[dict[str, Any]]], BeforeValidator(_query_filters)]
+"""A query's ``filters`` field: any shape :func:`normalize_filters` accepts, held as wire
+groups (only the wire form, strictly, under the context ``{"strict": True}``)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BeforeValidator, Discriminator, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, model_validator
 
 from rdskit.models._base import RdsModel
 from rdskit.models.mentions import AdMeta
@@ -73,6 +73,29 @@ class PromptPreviewRequest(RdsModel):
     """
 
     wire_defaults = ("type",)
+    # _one_window as JSON Schema (the sandbox's document): a null field is an absent one.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {
+                    "required": ["time_filter"],
+                    "properties": {
+                        "time_filter": {"type": "string"},
+                        "date_since": {"type": "null"},
+                        "date_until": {"type": "null"},
+                    },
+                },
+                {
+                    "required": ["date_since", "date_until"],
+                    "properties": {
+                        "time_filter": {"type": "null"},
+                        "date_since": {"type": "string"},
+                        "date_until": {"type": "string"},
+                    },
+                },
+            ]
+        }
+    )
 
     type: Literal["prompt"] = "prompt"
     search_query: str = Field(min_length=1)

@@ -30,13 +30,17 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskStatus
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from rdskit.sandbox import openapi, registry
-from rdskit.sandbox.api._common import error_response, install_error_handlers
+from rdskit.sandbox.api._common import (
+    conform,
+    error_response,
+    install_error_handlers,
+)
 from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.runtime import chaos, guard
 from rdskit.sandbox.runtime.ratelimit import RateLimiter
@@ -580,6 +584,7 @@ def create_app(store: Store, settings: Settings) -> FastAPI:
         title="Research Data Service (rdskit sandbox)",
         version="v1",
         lifespan=lifespan,
+        dependencies=[Depends(conform)],
     )
     schema_of = app.openapi
 

@@ -17,14 +17,29 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["ApiError", "FieldError", "error_status", "invalid", "parse_body"]
+__all__ = [
+    "STRICT",
+    "ApiError",
+    "FieldError",
+    "error_status",
+    "invalid",
+    "parse_body",
+    "validate_strictly",
+]
 
 M = TypeVar("M", bound=BaseModel)
+
+STRICT = {"strict": True}
+"""The validation context of a request body as the service reads it: JSON types as the
+document states them (``0`` is not a boolean, ``"5"`` not an integer) and filters in their
+wire form (:func:`rdskit.models.filters.normalize_filters` reads the context); the client
+builds the same models leniently from friendlier input."""
 
 
 def error_status(http_status: int) -> str:
@@ -105,11 +120,40 @@ def invalid(loc: Sequence[str], msg: str) -> FieldError:
     return FieldError([{"loc": ("body", *loc), "msg": msg, "type": "value_error"}])
 
 
-def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -> M:
-    """Validate ``data`` with a request model; failures become the spec's 422.
+def validate_strictly(model: type[M], data: Any) -> M:
+    """``data`` (a parsed JSON body) validated as the service reads it (:data:`STRICT`):
+    each value of the JSON type the document states, where a number without a fraction is
+    an integer, as JSON Schema has it (``2.0`` is a count, ``"2"`` and ``true`` are not).
 
-    Use it for bodies validated by hand (e.g. a tagged union chosen at run time); a
-    parameter annotated with the model gets the same 422 from FastAPI itself.
+    Raises pydantic's ``ValidationError``.
+
+    Example:
+        >>> from rdskit.models import AudienceRunCreate
+        >>> body = {"source_dataset_id": "ds_1", "total_profile_count": 2.0}
+        >>> validate_strictly(AudienceRunCreate, body).total_profile_count
+        2
+    """
+    return model.model_validate_json(json.dumps(_whole(data)), strict=True, context=STRICT)
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with every float that has no fraction made an int (``2.0`` -> ``2``)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    return value
+
+
+def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -> M:
+    """Validate ``data`` (a JSON body) with a request model, strictly
+    (:func:`validate_strictly`); failures become the spec's 422.
+
+    Use it for bodies validated by hand (e.g. a tagged union chosen at run time); every
+    body FastAPI validates is checked the same way first
+    (:func:`rdskit.sandbox.api._common.conform`).
 
     Example:
         >>> from rdskit.models import PromptPreviewRequest
@@ -120,6 +164,6 @@ def parse_body(model: type[M], data: Any, *, loc: tuple[str, ...] = ("body",)) -
         ('body', 'search_query')
     """
     try:
-        return model.model_validate(data)
+        return validate_strictly(model, data)
     except ValidationError as exc:
         raise FieldError([{**err, "loc": (*loc, *err["loc"])} for err in exc.errors()]) from exc

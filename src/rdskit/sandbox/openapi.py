@@ -37,6 +37,7 @@ from rdskit.sandbox.backend.audiences import PROFILE_SORTS
 from rdskit.sandbox.backend.mention_query import SORTS as MENTION_SORTS
 from rdskit.sandbox.runtime import guard
 from rdskit.sandbox.synth.extractor import VALUE_TYPES
+from rdskit.sandbox.synth.preview_samples import TIME_FILTERS
 
 __all__ = ["ERROR_STATUSES", "RESPONSES", "complete"]
 
@@ -48,20 +49,20 @@ RESPONSES: dict[tuple[str, str], tuple[type[BaseModel] | None, Shape]] = {
     ("get", "/v1/prices"): (m.Prices, "one"),
     ("post", "/v1/datasets"): (m.Dataset, "one"),
     ("get", "/v1/datasets"): (m.Dataset, "page"),
-    ("get", "/v1/datasets/{container_id}"): (m.Dataset, "one"),
-    ("patch", "/v1/datasets/{container_id}"): (m.Dataset, "one"),
-    ("delete", "/v1/datasets/{container_id}"): (None, "deleted"),
+    ("get", "/v1/datasets/{dataset_id}"): (m.Dataset, "one"),
+    ("patch", "/v1/datasets/{dataset_id}"): (m.Dataset, "one"),
+    ("delete", "/v1/datasets/{dataset_id}"): (None, "deleted"),
     ("post", "/v1/datasets/{dataset_id}/runs"): (m.DatasetRun, "one"),
-    ("get", "/v1/datasets/{parent_id}/runs"): (m.DatasetRun, "page"),
-    ("get", "/v1/datasets/{parent_id}/runs/{run_id}"): (m.DatasetRun, "one"),
+    ("get", "/v1/datasets/{dataset_id}/runs"): (m.DatasetRun, "page"),
+    ("get", "/v1/datasets/{dataset_id}/runs/{run_id}"): (m.DatasetRun, "one"),
     ("post", "/v1/audience_datasets"): (m.AudienceDataset, "one"),
     ("get", "/v1/audience_datasets"): (m.AudienceDataset, "page"),
-    ("get", "/v1/audience_datasets/{container_id}"): (m.AudienceDataset, "one"),
-    ("patch", "/v1/audience_datasets/{container_id}"): (m.AudienceDataset, "one"),
-    ("delete", "/v1/audience_datasets/{container_id}"): (None, "empty"),
+    ("get", "/v1/audience_datasets/{audience_dataset_id}"): (m.AudienceDataset, "one"),
+    ("patch", "/v1/audience_datasets/{audience_dataset_id}"): (m.AudienceDataset, "one"),
+    ("delete", "/v1/audience_datasets/{audience_dataset_id}"): (None, "empty"),
     ("post", "/v1/audience_datasets/{audience_dataset_id}/runs"): (m.AudienceRun, "one"),
-    ("get", "/v1/audience_datasets/{parent_id}/runs"): (m.AudienceRun, "page"),
-    ("get", "/v1/audience_datasets/{parent_id}/runs/{run_id}"): (m.AudienceRun, "one"),
+    ("get", "/v1/audience_datasets/{audience_dataset_id}/runs"): (m.AudienceRun, "page"),
+    ("get", "/v1/audience_datasets/{audience_dataset_id}/runs/{run_id}"): (m.AudienceRun, "one"),
     ("post", "/v1/audience_profiles"): (m.AudienceProfile, "page"),
     ("post", "/v1/mentions"): (m.Mention, "page"),
     ("post", "/v1/custom_parameters"): (m.CustomParameter, "one"),
@@ -71,8 +72,8 @@ RESPONSES: dict[tuple[str, str], tuple[type[BaseModel] | None, Shape]] = {
     ("patch", "/v1/custom_parameters/{parameter_id}"): (m.CustomParameter, "one"),
     ("delete", "/v1/custom_parameters/{parameter_id}"): (None, "deleted"),
     ("post", "/v1/custom_parameters/{parameter_id}/runs"): (m.CustomParameterRunStarted, "one"),
-    ("get", "/v1/custom_parameters/{parent_id}/runs"): (m.CustomParameterRun, "page"),
-    ("get", "/v1/custom_parameters/{parent_id}/runs/{run_id}"): (m.CustomParameterRun, "one"),
+    ("get", "/v1/custom_parameters/{parameter_id}/runs"): (m.CustomParameterRun, "page"),
+    ("get", "/v1/custom_parameters/{parameter_id}/runs/{run_id}"): (m.CustomParameterRun, "one"),
     ("post", "/v1/tracking_agents"): (m.TrackingAgent, "one"),
     ("get", "/v1/tracking_agents"): (m.TrackingAgent, "list"),
     ("get", "/v1/tracking_agents/{agent_id}"): (m.TrackingAgent, "one"),
@@ -130,6 +131,9 @@ _ANY = {"$ref": f"#/components/schemas/{guard.ANY_VALUE}"}
 _HTTP_URL = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][!-~]*)?$"
 """An absolute http(s) URL with a host (``guard.url_problems`` refuses anything else)."""
 
+_RELATIVE = r"^([1-9][0-9]{0,3}|0[1-9][0-9]{0,2}|00[1-9][0-9]?|000[1-9])[hdwmy]$"
+"""A relative time window but zero (``30d``, not ``0d``), as ``time_window`` reads one."""
+
 _NOT_BLANK = r"\S"
 """A name holding something besides whitespace (a blank one is refused)."""
 
@@ -155,7 +159,10 @@ def _schedule(weekly: bool) -> dict[str, Any]:
 
 REQUEST_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "PromptSearchQuery": {"sources": {"items": {"enum": list(SOURCES)}}},
-    "PromptPreviewRequest": {"sources": {"items": {"enum": list(SOURCES)}}},
+    "PromptPreviewRequest": {
+        "sources": {"items": {"enum": list(SOURCES)}},
+        "time_filter": {"anyOf": [{"enum": list(TIME_FILTERS)}, {"pattern": _RELATIVE}]},
+    },
     "UrlSearchQuery": {"source_urls": {"items": {"pattern": _HTTP_URL}}},
     "UrlPreviewRequest": {"source_urls": {"items": {"pattern": _HTTP_URL}}},
     "RunScope": {"kind": {"enum": list(m.SCOPE_KINDS)}},
@@ -326,7 +333,9 @@ def _filter_groups(components: dict[str, Any], kinds: list[str]) -> dict[str, An
         schema["required"] = sorted({*schema.get("required", []), "type"})
         components[model.__name__] = schema
         refs.append({"$ref": f"#/components/schemas/{model.__name__}"})
-    return {"items": {"items": {"oneOf": refs}}}
+    # A group holds at least one filter (normalize_filters); the total across groups (at
+    # most MAX_FILTERS) is a rule no JSON Schema states: the fuzz's hooks keep to it.
+    return {"items": {"minItems": 1, "items": {"oneOf": refs}}}
 
 
 def _merge(schema: dict[str, Any], extra: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ SQLite calls are fine.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Callable, Sequence
@@ -25,12 +26,19 @@ from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 from fastapi import Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
+from starlette.routing import BaseRoute, Match
 
 from rdskit.sandbox.backend.mention_wire import encode
-from rdskit.sandbox.errors import ApiError, FieldError, error_status, invalid, parse_body
+from rdskit.sandbox.errors import (
+    ApiError,
+    FieldError,
+    error_status,
+    invalid,
+    parse_body,
+    validate_strictly,
+)
 from rdskit.sandbox.runtime.clock import Clock
 from rdskit.sandbox.settings import Settings
 from rdskit.sandbox.store.accounts import key_digest, key_owner, refusal
@@ -46,9 +54,11 @@ __all__ = [
     "List10",
     "List25",
     "ListParams",
+    "Newest25",
     "Principal",
     "SettingsDep",
     "StoreDep",
+    "conform",
     "error_response",
     "error_status",
     "install_error_handlers",
@@ -191,6 +201,79 @@ def install_error_handlers(app: Any) -> None:
 
 
 # -- dependencies -----------------------------------------------------------------
+def _declared_query(route: BaseRoute) -> tuple[str, ...]:
+    """The query parameters ``route`` and its dependencies declare (those its document
+    lists): a walk of a few nodes, cheaper than a cache keyed by an unhashable route."""
+    names: list[str] = []
+    stack = [getattr(route, "dependant", None)]
+    while stack:
+        dependant = stack.pop()
+        if dependant is not None:
+            names += [field.alias for field in dependant.query_params]
+            stack += dependant.dependencies
+    return tuple(dict.fromkeys(names))
+
+
+def _query_problems(route: BaseRoute, request: Request) -> list[dict[str, Any]]:
+    declared = _declared_query(route)
+    errors = []
+    for name in dict.fromkeys(request.query_params.keys()):
+        values = request.query_params.getlist(name)
+        if name not in declared:
+            accepted = ", ".join(declared) or "none"
+            msg = f"Unknown query parameter (this operation takes: {accepted})"
+        elif len(values) > 1:
+            msg = "Query parameter given more than once"
+        else:
+            continue
+        errors.append(
+            {"loc": ("query", name), "msg": msg, "type": "extra_forbidden", "input": values}
+        )
+    return errors
+
+
+async def _body_problems(route: BaseRoute, request: Request) -> list[Any]:
+    dependant = getattr(route, "dependant", None)
+    fields = dependant.body_params if dependant is not None else []
+    model = fields[0].field_info.annotation if len(fields) == 1 else None
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return []  # no body, or a dict validated by hand (errors.parse_body: strict too)
+    raw = await request.body()  # read already by FastAPI: cached, not read twice
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return []  # no body, or not JSON: FastAPI answers it itself
+    try:
+        validate_strictly(model, data)
+    except ValidationError as exc:
+        return [{**err, "loc": ("body", *err["loc"])} for err in exc.errors()]
+    return []
+
+
+async def conform(request: Request) -> None:
+    """Refuse what the document does not describe, before the route runs: 422 in the
+    spec's validation shape, naming the parameter or field.
+
+    - A query parameter the operation does not declare, or one given twice (no operation
+      takes a list in its query): the document lists each operation's parameters and no
+      others, and an unknown one ignored would let a typo (``?limt=5``) pass silently.
+    - A body whose JSON types are not the document's: FastAPI validates leniently
+      (``0`` read as false, ``"5"`` as 5, a flat list of filters as one group); the body
+      is first validated strictly (:func:`rdskit.sandbox.errors.validate_strictly`).
+      Unknown body fields are kept, as the spec's models keep them (the document declares
+      them as any JSON value).
+
+    A route's own rules (a name not blank, a known sort) stay the route's.
+
+    Example:
+        >>> app = FastAPI(dependencies=[Depends(conform)])  # doctest: +SKIP
+    """
+    route = request.scope["route"]
+    errors = _query_problems(route, request) + await _body_problems(route, request)
+    if errors:
+        raise RequestValidationError(errors)
+
+
 def get_store(request: Request) -> Store:
     """The app's store (set by ``create_app``)."""
     store: Store = request.app.state.store
@@ -239,12 +322,15 @@ def require_admin(
 Admin = Depends(require_admin)
 
 
-def list_params(default_limit: int) -> Callable[..., ListParams]:
-    """A dependency for ``limit`` (``default_limit``, 1..100), ``cursor`` and ``order``.
+def list_params(default_limit: int, *, ordered: bool = True) -> Callable[..., ListParams]:
+    """A dependency for ``limit`` (``default_limit``, 1..100), ``cursor`` and, when
+    ``ordered``, ``order`` (else always newest first, and ``order`` is not a parameter).
 
     Example:
         >>> list_params(10)(limit=3, cursor=None, order="asc").limit
         3
+        >>> list_params(25, ordered=False)(limit=3, cursor=None).order
+        'desc'
     """
 
     def dependency(
@@ -254,11 +340,21 @@ def list_params(default_limit: int) -> Callable[..., ListParams]:
     ) -> ListParams:
         return ListParams(limit, cursor or None, order)
 
-    return dependency
+    def newest_first(
+        limit: Annotated[int, Query(ge=1, le=100)] = default_limit,
+        cursor: Annotated[str | None, Query()] = None,
+    ) -> ListParams:
+        return ListParams(limit, cursor or None, "desc")
+
+    return dependency if ordered else newest_first
 
 
 List10 = Annotated[ListParams, Depends(list_params(10))]
 """Datasets, dataset runs, audience datasets and audience runs: default limit 10."""
 
 List25 = Annotated[ListParams, Depends(list_params(25))]
-"""Chat messages, tracking messages, usage history: default limit 25."""
+"""Chat messages: default limit 25."""
+
+Newest25 = Annotated[ListParams, Depends(list_params(25, ordered=False))]
+"""Tracking messages and usage history: ``limit`` (default 25) and ``cursor``, newest
+first (the spec lists no ``order`` for them)."""

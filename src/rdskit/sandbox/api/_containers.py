@@ -4,7 +4,7 @@ Both are a name owned by an account, created empty and filled by runs; they diff
 table, id prefix, wire shape (each with its own counts) and what DELETE answers (the spec
 shows an empty body for audience datasets and none for datasets). :func:`add_container_routes`
 serves ``POST /{collection}``, ``GET /{collection}`` and ``GET``/``PATCH``/``DELETE
-/{collection}/{id}`` from those (held by a backend ``Containers``), as the client's
+/{collection}/{id_name}`` from those (held by a backend ``Containers``), as the client's
 ``NamedContainers`` does on its side.
 
 No ``from __future__ import annotations`` here: FastAPI reads each handler's body model
@@ -12,9 +12,9 @@ from its annotation, which is the ``create``/``update`` argument of the factory.
 """
 
 from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Annotated, Any, Protocol, cast
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 
 from rdskit.models._base import RdsModel
 from rdskit.sandbox.api._common import Auth, List10, SettingsDep, StoreDep, ok, page
@@ -26,6 +26,7 @@ __all__ = ["add_container_routes"]
 def add_container_routes(
     router: APIRouter,
     collection: str,
+    id_name: str,
     *,
     containers: Containers,
     model: type[RdsModel],
@@ -33,17 +34,21 @@ def add_container_routes(
     update: type[RdsModel],
     deleted: Callable[[str], Any],
 ) -> None:
-    """Serve the create, list, get, rename and soft-delete endpoints of ``collection``.
+    """Serve the create, list, get, rename and soft-delete endpoints of ``collection``,
+    one container's at ``/{collection}/{id_name}`` (the path parameter as the spec names it).
 
     Lists are the account's live rows, newest first by default (limit 10); a deleted row
     is hidden from every read but stays in its table for what was built from it. The
     state and SQL are ``containers``' (:class:`rdskit.sandbox.backend.containers.Containers`).
 
     Example:
-        >>> add_container_routes(router, "datasets", containers=backend.DATASETS,  # doctest: +SKIP
-        ...     model=Dataset, create=DatasetCreate, update=DatasetUpdate,
+        >>> add_container_routes(router, "datasets", "dataset_id",  # doctest: +SKIP
+        ...     containers=backend.DATASETS, model=Dataset, create=DatasetCreate,
+        ...     update=DatasetUpdate,
         ...     deleted=lambda dataset_id: {"id": dataset_id, "deleted": True})
     """
+
+    ContainerId = Annotated[str, Path(alias=id_name)]
 
     def created(fields: dict[str, Any]) -> dict[str, Any]:
         return model.model_validate(fields).to_wire()
@@ -65,16 +70,16 @@ def add_container_routes(
             items, has_next, cursor = containers.page(conn, settings, who.account_id, params)
         return page(items, has_next=has_next, cursor=cursor)
 
-    @router.get(f"/{collection}/{{container_id}}")
+    @router.get(f"/{collection}/{{{id_name}}}")
     def get_container(
-        container_id: str, who: Auth, store: StoreDep, settings: SettingsDep
+        container_id: ContainerId, who: Auth, store: StoreDep, settings: SettingsDep
     ) -> dict[str, Any]:
         with store.read() as conn:
             return ok(containers.get(conn, settings, who.account_id, container_id))
 
-    @router.patch(f"/{collection}/{{container_id}}")
+    @router.patch(f"/{collection}/{{{id_name}}}")
     def rename_container(
-        container_id: str,
+        container_id: ContainerId,
         body: update,  # type: ignore[valid-type]
         who: Auth,
         store: StoreDep,
@@ -84,8 +89,8 @@ def add_container_routes(
             renamed = containers.rename(conn, settings, who.account_id, container_id, _name(body))
             return ok(renamed)
 
-    @router.delete(f"/{collection}/{{container_id}}")
-    def delete_container(container_id: str, who: Auth, store: StoreDep) -> dict[str, Any]:
+    @router.delete(f"/{collection}/{{{id_name}}}")
+    def delete_container(container_id: ContainerId, who: Auth, store: StoreDep) -> dict[str, Any]:
         with store.transaction() as conn:
             containers.delete(conn, who.account_id, container_id)
         return ok(deleted(container_id))

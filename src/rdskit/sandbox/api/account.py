@@ -6,17 +6,16 @@ used) live in :mod:`rdskit.sandbox.backend.account`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Response
 
 from rdskit.models.account import INSTANCE_HEADER
 from rdskit.sandbox.api._common import (
     ApiError,
     Auth,
-    ListParams,
+    Newest25,
     StoreDep,
-    list_params,
     ok,
     page,
 )
@@ -35,16 +34,14 @@ def me(who: Auth, store: StoreDep, response: Response) -> dict[str, Any]:
     return ok(backend.me(store, who.account_id, who.seat_id))
 
 
-def _usage_params(params: Annotated[ListParams, Depends(list_params(25))]) -> ListParams:
-    """Usage history takes ``limit`` and ``cursor`` only: always newest first."""
-    return ListParams(params.limit, params.cursor, "desc")
-
-
 @router.get("/me/usage_history")
 def usage_history(
-    who: Auth, store: StoreDep, params: Annotated[ListParams, Depends(_usage_params)]
+    who: Auth,
+    store: StoreDep,
+    params: Newest25,
 ) -> dict[str, Any]:
-    """Charges, newest first: USD ``quantity`` plus the credit terms of their time."""
+    """Charges, newest first (``limit`` and ``cursor``; no ``order``): USD ``quantity``
+    plus the credit terms of their time."""
     rows, has_next, cursor = backend.usage_history(
         store, who.account_id, limit=params.limit, cursor=params.cursor
     )

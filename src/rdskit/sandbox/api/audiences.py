@@ -29,11 +29,13 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1", tags=["audiences"])
 
 
-# POST/GET /v1/audience_datasets and GET/PATCH/DELETE /v1/audience_datasets/{id}. DELETE
-# (an empty body, as the spec shows) hides the dataset and its profiles from every read.
+# POST/GET /v1/audience_datasets and GET/PATCH/DELETE /v1/audience_datasets/{id} (the
+# spec's audience_dataset_id). DELETE (an empty body, as the spec shows) hides the dataset
+# and its profiles from every read.
 add_container_routes(
     router,
     "audience_datasets",
+    "audience_dataset_id",
     containers=backend.AUDIENCE_DATASETS,
     model=AudienceDataset,
     create=AudienceDatasetCreate,
@@ -55,8 +57,8 @@ def start_audience_run(
         return ok(backend.start_run(conn, settings, who.account_id, audience_dataset_id, body))
 
 
-# GET /v1/audience_datasets/{id}/runs and /v1/audience_datasets/{id}/runs/{run_id}.
-add_run_reads(router, "audience_datasets", backend.RUN_READS)
+# GET /v1/audience_datasets/{audience_dataset_id}/runs and .../runs/{run_id}.
+add_run_reads(router, "audience_datasets", "audience_dataset_id", backend.RUN_READS)
 
 
 @router.post("/audience_profiles")

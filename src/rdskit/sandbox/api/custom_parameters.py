@@ -90,5 +90,5 @@ def start_run(
         return ok(backend.start_run(conn, settings, who.account_id, parameter_id, body))
 
 
-# GET /v1/custom_parameters/{id}/runs and /v1/custom_parameters/{id}/runs/{run_id}.
-add_run_reads(router, "custom_parameters", backend.RUN_READS)
+# GET /v1/custom_parameters/{parameter_id}/runs and .../runs/{run_id}.
+add_run_reads(router, "custom_parameters", "parameter_id", backend.RUN_READS)

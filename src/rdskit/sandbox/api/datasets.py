@@ -28,6 +28,7 @@ router = APIRouter(prefix="/v1", tags=["datasets"])
 add_container_routes(
     router,
     "datasets",
+    "dataset_id",
     containers=backend.DATASETS,
     model=Dataset,
     create=DatasetCreate,
@@ -47,4 +48,4 @@ def create_run(
 
 
 # GET /v1/datasets/{dataset_id}/runs and /v1/datasets/{dataset_id}/runs/{run_id}.
-add_run_reads(router, "datasets", backend.RUN_READS)
+add_run_reads(router, "datasets", "dataset_id", backend.RUN_READS)

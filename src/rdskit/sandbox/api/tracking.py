@@ -17,12 +17,12 @@ Example (HTTP)::
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from rdskit.models import TrackingAgentCreate, TrackingAgentUpdate
-from rdskit.sandbox.api._common import Auth, SettingsDep, StoreDep, ok, page
+from rdskit.sandbox.api._common import Auth, Newest25, SettingsDep, StoreDep, ok, page
 from rdskit.sandbox.backend import tracking as backend
 
 __all__ = ["router"]
@@ -96,12 +96,11 @@ def list_messages(
     agent_id: str,
     who: Auth,
     store: StoreDep,
-    limit: Annotated[int, Query(ge=1, le=100)] = 25,
-    cursor: Annotated[str | None, Query()] = None,
+    params: Newest25,
 ) -> dict[str, Any]:
-    """The agent's alert messages, newest first."""
+    """The agent's alert messages, newest first (``limit`` and ``cursor`` only)."""
     with store.read() as conn:
         items, has_next, next_cursor = backend.list_messages(
-            conn, who.account_id, agent_id, limit, cursor or None
+            conn, who.account_id, agent_id, params.limit, params.cursor
         )
     return page(items, has_next=has_next, cursor=next_cursor)

@@ -71,7 +71,7 @@ TIME_FILTERS = {
 }
 """Named relative windows; ``<N>h``, ``<N>d``, ``<N>w``, ``<N>m`` and ``<N>y`` also work."""
 
-_RELATIVE = re.compile(r"^(\d{1,4})([hdwmy])$")
+_RELATIVE = re.compile(r"([0-9]{1,4})([hdwmy])")  # ASCII digits: \d takes any script's
 _UNIT = {
     "h": timedelta(hours=1),
     "d": timedelta(days=1),
@@ -114,7 +114,7 @@ def time_window(
     if time_filter is not None and any(p is not None for p in pair):
         raise ValueError("give either time_filter or date_since and date_until, not both")
     if time_filter is not None:
-        found = _RELATIVE.match(time_filter)
+        found = _RELATIVE.fullmatch(time_filter)
         span = TIME_FILTERS.get(time_filter) or (
             int(found[1]) * _UNIT[found[2]] if found and int(found[1]) > 0 else None
         )
