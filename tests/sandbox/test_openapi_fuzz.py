@@ -135,7 +135,7 @@ def test_every_check_runs() -> None:
 def test_the_hooks_are_loaded() -> None:
     """schemathesis.toml's hooks (the rules across fields) are what the fuzz runs with."""
     assert SchemathesisConfig.from_path(CONFIG).projects.default.hooks == str(HOOKS)
-    for name in ("filter_body", "filter_case"):
+    for name in ("filter_body",):
         hooks = schemathesis.hooks.GLOBAL_HOOK_DISPATCHER.get_all_by_name(name)
         assert [hook.__module__ for hook in hooks] == ["_schemathesis_hooks"], name
 
