@@ -42,8 +42,12 @@ def _few_filters(body: Any) -> bool:
 RULES: dict[tuple[str, str], Callable[[Any], bool]] = {
     # DateRange: from is not after to.
     ("POST", "/v1/datasets/{dataset_id}/runs"): lambda b: _ordered(b, "date_range", "from", "to"),
-    # time_window: date_since is not after date_until.
-    ("POST", "/v1/research_previews"): lambda b: _ordered(b, None, "date_since", "date_until"),
+    # day_window: date_since is not after date_until (a prompt preview), nor
+    # date_filter_since after date_filter_until (a URL preview).
+    ("POST", "/v1/research_previews"): lambda b: (
+        _ordered(b, None, "date_since", "date_until")
+        and _ordered(b, None, "date_filter_since", "date_filter_until")
+    ),
     ("POST", "/v1/mentions"): _few_filters,
     ("POST", "/v1/audience_profiles"): _few_filters,
 }

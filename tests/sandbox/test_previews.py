@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from rdskit.sandbox import SandboxHandle
-from rdskit.sandbox.synth.preview_samples import relative_date, resolve_url, time_window
+from rdskit.sandbox.synth.preview_samples import (
+    WindowError,
+    day_window,
+    relative_date,
+    resolve_url,
+    time_window,
+)
 
 if TYPE_CHECKING:
     from conftest import Account, Api
@@ -29,10 +35,10 @@ POST_FIELDS = {
 def test_time_windows() -> None:
     assert time_window("past_month", None, None, NOW) == (NOW - timedelta(days=30), NOW)
     assert time_window("12h", None, None, NOW) == (NOW - timedelta(hours=12), NOW)
-    since, until = time_window(None, "2026-01-01", "2026-01-02T06:00:00Z", NOW)
+    since, until = time_window(None, "2026-01-01", "2026-01-02", NOW)
     assert (since.isoformat(), until.isoformat()) == (
         "2026-01-01T00:00:00+00:00",
-        "2026-01-02T06:00:00+00:00",
+        "2026-01-02T23:59:59.999999+00:00",
     )
     bad_windows = [
         ("past_week", "2026-01-01", None),
@@ -45,6 +51,21 @@ def test_time_windows() -> None:
     for bad in bad_windows:
         with pytest.raises(ValueError):
             time_window(*bad, NOW)
+
+
+@pytest.mark.parametrize(
+    "day",
+    # The document says format: date (RFC 3339 full-date); fromisoformat alone takes the
+    # compact and week forms and an instant, and the fuzz sent "" (read as a bad time_filter).
+    ["", "20260101", "2026-W01-1", "2026-01-01T06:00:00Z", "2026-02-30", "2026-1-1", "٢٠٢٦-01-01"],
+)
+def test_a_window_day_is_a_full_date(day: str) -> None:
+    with pytest.raises(WindowError, match="date_until must be a date, YYYY-MM-DD") as raised:
+        time_window(None, "2026-01-01", day, NOW)
+    assert raised.value.field == "date_until"
+    with pytest.raises(WindowError) as raised:
+        day_window(day, None, ("date_filter_since", "date_filter_until"))
+    assert raised.value.field == "date_filter_since"
 
 
 @pytest.mark.parametrize(
@@ -153,6 +174,51 @@ def test_date_pair_window_and_unknown_source(
     api.error(http.post("/v1/research_previews", json=unknown), 400, "source_unavailable")
     assert _used(sandbox, account) == before
     assert http.post("/v1/research_previews", json={"type": "other"}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("window", "field"),
+    [
+        ({"date_since": "", "date_until": ""}, "date_since"),
+        ({"date_since": "2026-01-01", "date_until": "2026-01-02T06:00:00Z"}, "date_until"),
+        ({"date_since": "2026-02-01", "date_until": "2026-01-01"}, "date_since"),
+        ({"type": "url", "date_filter_since": ""}, "date_filter_since"),
+        ({"type": "url", "date_filter_until": "soon"}, "date_filter_until"),
+    ],
+)
+def test_a_bad_window_day_is_refused_by_name(
+    sandbox: SandboxHandle, account: Account, window: dict[str, str], field: str
+) -> None:
+    """The fuzz's finding: ``date_since: ""`` came back as a bad ``time_filter``."""
+    urls = {"source_urls": ["https://www.tiktok.com/@oat.lover"]}
+    body = {**PROMPT, **window} if "type" not in window else {**urls, **window}
+    before = _used(sandbox, account)
+    response = account.http.post("/v1/research_previews", json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == ["body", field]
+    assert _used(sandbox, account) == before
+
+
+@pytest.mark.parametrize(
+    "window",
+    [
+        {"date_since": "0001-01-01", "date_until": "9999-12-31"},
+        {"date_since": "9999-12-31", "date_until": "9999-12-31"},
+        {"type": "url", "date_filter_since": "9999-12-31"},
+        {"type": "url", "date_filter_since": "0001-01-01", "date_filter_until": "0001-01-01"},
+    ],
+)
+def test_any_full_date_window_is_served(
+    account: Account, api: type[Api], window: dict[str, str]
+) -> None:
+    """Every day the document's ``format: date`` allows, to the calendar's ends, is read:
+    a window wholly in the future or before the corpus finds nothing."""
+    urls = {"source_urls": ["https://www.tiktok.com/@oat.lover"]}
+    body = {**PROMPT, **window} if "type" not in window else {**urls, **window}
+    preview = api.data(account.http.post("/v1/research_previews", json=body))
+    assert isinstance(preview["estimated_number_of_results"], int)
+    if window.get("date_since", "0") > "2100" or window.get("date_filter_until", "9") < "1900":
+        assert preview["posts"] == []
 
 
 def test_url_preview_refunds_unusable_urls(

@@ -134,6 +134,9 @@ _HTTP_URL = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][!-~]*)
 _RELATIVE = r"^([1-9][0-9]{0,3}|0[1-9][0-9]{0,2}|00[1-9][0-9]?|000[1-9])[hdwmy]$"
 """A relative time window but zero (``30d``, not ``0d``), as ``time_window`` reads one."""
 
+_DAY = {"format": "date"}
+"""A preview window's day: ``YYYY-MM-DD`` (RFC 3339 full-date), what ``day_window`` reads."""
+
 _NOT_BLANK = r"\S"
 """A name holding something besides whitespace (a blank one is refused)."""
 
@@ -162,9 +165,15 @@ REQUEST_RULES: dict[str, dict[str, dict[str, Any]]] = {
     "PromptPreviewRequest": {
         "sources": {"items": {"enum": list(SOURCES)}},
         "time_filter": {"anyOf": [{"enum": list(TIME_FILTERS)}, {"pattern": _RELATIVE}]},
+        "date_since": _DAY,
+        "date_until": _DAY,
     },
     "UrlSearchQuery": {"source_urls": {"items": {"pattern": _HTTP_URL}}},
-    "UrlPreviewRequest": {"source_urls": {"items": {"pattern": _HTTP_URL}}},
+    "UrlPreviewRequest": {
+        "source_urls": {"items": {"pattern": _HTTP_URL}},
+        "date_filter_since": _DAY,
+        "date_filter_until": _DAY,
+    },
     "RunScope": {"kind": {"enum": list(m.SCOPE_KINDS)}},
     "AskContext": {"post_refs": {"maxItems": m.MAX_ASK_POST_REFS}},
     "ProfilesQuery": {"sort": {"enum": list(PROFILE_SORTS)}},

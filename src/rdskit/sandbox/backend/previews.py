@@ -22,6 +22,8 @@ from rdskit.sandbox.store.db import Connection, dumps, loads, new_id, row_or_404
 from rdskit.sandbox.synth.preview_samples import (
     FAIL_TOKEN,
     SOURCES,
+    WindowError,
+    day_window,
     estimate_results,
     profile_of,
     resolve_url,
@@ -82,8 +84,8 @@ def _prompt_preview(
     now = datetime.fromtimestamp(conn.store.clock.now(), tz=UTC)
     try:
         window = time_window(request.time_filter, request.date_since, request.date_until, now)
-    except ValueError as exc:
-        raise invalid(("time_filter",), str(exc)) from exc
+    except WindowError as exc:
+        raise invalid((exc.field,), str(exc)) from exc
     reservation = reserve(len(request.sources))
     search_query = {
         "type": "prompt",
@@ -114,17 +116,14 @@ def _url_preview(
     if down:
         raise _unavailable(list(dict.fromkeys(down)), down=True)
     now = datetime.fromtimestamp(conn.store.clock.now(), tz=UTC)
-    window: tuple[datetime | None, datetime | None] = (None, None)
-    if request.date_filter_since or request.date_filter_until:
-        try:
-            window = time_window(
-                None,
-                request.date_filter_since or "1970-01-01",
-                request.date_filter_until or now.date().isoformat(),
-                now,
-            )
-        except ValueError as exc:
-            raise invalid(("date_filter_since",), str(exc)) from exc
+    try:  # open on a side not given: from the first post, up to the index's end
+        window = day_window(
+            request.date_filter_since,
+            request.date_filter_until,
+            ("date_filter_since", "date_filter_until"),
+        )
+    except WindowError as exc:
+        raise invalid((exc.field,), str(exc)) from exc
     reservation = reserve(len(resolved))
     scrape_failed = any(FAIL_TOKEN in url for url in request.source_urls) or state.take_failure(
         "research_preview", "scraping"

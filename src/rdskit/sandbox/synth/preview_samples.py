@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ __all__ = [
     "TIME_FILTERS",
     "Locale",
     "ResolvedUrl",
+    "WindowError",
+    "day_window",
     "estimate_results",
     "preview_posts",
     "profile_of",
@@ -72,6 +75,7 @@ TIME_FILTERS = {
 """Named relative windows; ``<N>h``, ``<N>d``, ``<N>w``, ``<N>m`` and ``<N>y`` also work."""
 
 _RELATIVE = re.compile(r"([0-9]{1,4})([hdwmy])")  # ASCII digits: \d takes any script's
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # RFC 3339 full-date (fromisoformat takes more)
 _UNIT = {
     "h": timedelta(hours=1),
     "d": timedelta(days=1),
@@ -95,13 +99,22 @@ def _digest(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
+class WindowError(ValueError):
+    """A preview window the service refuses, naming the request ``field`` at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 def time_window(
     time_filter: str | None, date_since: str | None, date_until: str | None, now: datetime
 ) -> tuple[datetime, datetime]:
     """The preview window from exactly one of ``time_filter`` (ending at the start of the
-    hour: :func:`~rdskit.sandbox.runtime.clock.indexed_until`) or the ``date_*`` pair.
+    hour: :func:`~rdskit.sandbox.runtime.clock.indexed_until`) or the ``date_*`` pair of
+    ``YYYY-MM-DD`` days (both included).
 
-    Raises ``ValueError`` naming the problem (the route turns it into a 422).
+    Raises :class:`WindowError` naming the field (the route turns it into a 422).
 
     Example:
         >>> now = datetime(2026, 3, 1, tzinfo=UTC)
@@ -112,34 +125,63 @@ def time_window(
     """
     pair = (date_since, date_until)
     if time_filter is not None and any(p is not None for p in pair):
-        raise ValueError("give either time_filter or date_since and date_until, not both")
+        raise WindowError(
+            "time_filter", "give either time_filter or date_since and date_until, not both"
+        )
     if time_filter is not None:
         found = _RELATIVE.fullmatch(time_filter)
         span = TIME_FILTERS.get(time_filter) or (
             int(found[1]) * _UNIT[found[2]] if found and int(found[1]) > 0 else None
         )
         if span is None:
-            raise ValueError(f"time_filter must be one of {', '.join(TIME_FILTERS)} or like 30d")
+            raise WindowError(
+                "time_filter", f"time_filter must be one of {', '.join(TIME_FILTERS)} or like 30d"
+            )
         end = indexed_until(now)
         return end - span, end
-    if None in pair:
-        raise ValueError("give time_filter, or both date_since and date_until")
-    since, until = (
-        _day_bound(value, end) for value, end in ((date_since, False), (date_until, True))
-    )
-    if since > until:
-        raise ValueError("date_since is after date_until")
+    if date_since is None or date_until is None:
+        missing = "date_since" if date_since is None else "date_until"
+        raise WindowError(missing, "give time_filter, or both date_since and date_until")
+    since, until = day_window(date_since, date_until)
+    assert since is not None and until is not None
     return since, until
 
 
-def _day_bound(value: str | None, end: bool) -> datetime:
-    """A YYYY-MM-DD day's first (or last) instant, or an ISO 8601 instant as given."""
-    assert value is not None
+def day_window(
+    since: str | None, until: str | None, names: tuple[str, str] = ("date_since", "date_until")
+) -> tuple[datetime | None, datetime | None]:
+    """The instants a pair of optional ``YYYY-MM-DD`` days spans: the first day's start to
+    the last day's end (``None`` where a day is not given: open on that side).
+
+    The document declares these fields ``format: date`` (RFC 3339 full-date), and this
+    reads exactly that: ``20260101``, ``2026-W01-1`` or an instant are refused
+    (:class:`WindowError` naming the field, from ``names``), as is a first day after the last.
+
+    Example:
+        >>> day_window("2026-01-01", None)[0].isoformat()
+        '2026-01-01T00:00:00+00:00'
+        >>> day_window("2026-01-01", "2026-1-2")
+        Traceback (most recent call last):
+        ...
+        rdskit.sandbox.synth.preview_samples.WindowError: date_until must be a date, YYYY-MM-DD
+    """
+    first, last = (
+        None if value is None else _day_bound(value, name, end)
+        for value, name, end in ((since, names[0], False), (until, names[1], True))
+    )
+    if first is not None and last is not None and first > last:
+        raise WindowError(names[0], f"{names[0]} is after {names[1]}")
+    return first, last
+
+
+def _day_bound(value: str, name: str, end: bool) -> datetime:
+    """A ``YYYY-MM-DD`` day's first (or last) instant, UTC."""
     try:
+        if not _DAY.fullmatch(value):
+            raise ValueError(value)
         day = date.fromisoformat(value)
     except ValueError:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        raise WindowError(name, f"{name} must be a date, YYYY-MM-DD") from None
     clock = datetime.max.time() if end else datetime.min.time()
     return datetime.combine(day, clock, tzinfo=UTC)
 
@@ -282,8 +324,17 @@ def sample_posts(
 ) -> list[dict[str, Any]]:
     """The preview's sample: the corpus posts a collection would start with, as preview posts.
 
-    Uses the same generator as dataset runs, so a preview shows what a run would collect.
+    Uses the same generator as dataset runs, so a preview shows what a run would collect,
+    kept to ``window`` and to what the corpus holds (``corpus.HISTORY_DAYS`` back from
+    ``now``): a URL collection ignores a window's start and lays a profile's posts back
+    from its end, which at year 1 would be before the calendar.
     """
+    since, until = window
+    first = max(
+        since.timestamp() if since else -math.inf,
+        now.timestamp() - corpus.HISTORY_DAYS * corpus.DAY,
+    )
+    last = until.timestamp() if until else math.inf
     mentions = corpus.collect(
         seed,
         search_query,
@@ -294,4 +345,4 @@ def sample_posts(
         country_code=locale.country_code,
         now=now.timestamp(),
     )
-    return preview_posts(mentions, now)
+    return preview_posts([m for m in mentions if first <= m["created_at"] <= last], now)
