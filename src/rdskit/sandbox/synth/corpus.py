@@ -113,9 +113,14 @@ def held(since: datetime, until: datetime, now: datetime) -> tuple[datetime, dat
         >>> ever = datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)
         >>> [d.year for d in held(*ever, now)]
         [2021, 2026]
+        >>> [d.year for d in held(ever[0], ever[0], now)]
+        [1, 1]
     """
     until = min(until, now)
-    return max(since, until - timedelta(days=HISTORY_DAYS)), until
+    reach = timedelta(days=HISTORY_DAYS)
+    # A window ending within five years of year 1 reaches back past the calendar.
+    floor = max(until, datetime.min.replace(tzinfo=until.tzinfo) + reach) - reach
+    return max(since, floor), until
 
 
 def _digest(*parts: object) -> bytes:
