@@ -39,6 +39,23 @@ def _few_filters(body: Any) -> bool:
     return sum(len(group) for group in groups if isinstance(group, list)) <= MAX_FILTERS
 
 
+def _compared_values(body: Any) -> bool:
+    """A ``metric_change`` comparison (``greater_than``, ``less_than``, ``changed_by``)
+    carries its ``value`` (``mention_query._metric_change``: else a 422 naming it; the
+    document leaves ``value`` optional, as the spec shows only metric and operator)."""
+    groups = body.get("filters") if isinstance(body, dict) else None
+    filters = (
+        [f for g in groups if isinstance(g, list) for f in g] if isinstance(groups, list) else []
+    )
+    return all(
+        f.get("value") is not None
+        for f in filters
+        if isinstance(f, dict)
+        and f.get("type") == "metric_change"
+        and f.get("operator") in ("greater_than", "less_than", "changed_by")
+    )
+
+
 RULES: dict[tuple[str, str], Callable[[Any], bool]] = {
     # DateRange: from is not after to.
     ("POST", "/v1/datasets/{dataset_id}/runs"): lambda b: _ordered(b, "date_range", "from", "to"),
@@ -48,7 +65,7 @@ RULES: dict[tuple[str, str], Callable[[Any], bool]] = {
         _ordered(b, None, "date_since", "date_until")
         and _ordered(b, None, "date_filter_since", "date_filter_until")
     ),
-    ("POST", "/v1/mentions"): _few_filters,
+    ("POST", "/v1/mentions"): lambda b: _few_filters(b) and _compared_values(b),
     ("POST", "/v1/audience_profiles"): _few_filters,
 }
 """``(method, path)`` -> the rule across fields a generated body must keep to."""

@@ -322,27 +322,33 @@ def require_admin(
 Admin = Depends(require_admin)
 
 
+Cursor = Annotated[str, Query()]
+"""A page's ``cursor``: a string, empty or absent for the first page. Not ``str | None``:
+a query value is never JSON null, and the document's null branch let schemathesis call
+``?cursor=`` (its "null made an object") a schema-violating request."""
+
+
 def list_params(default_limit: int, *, ordered: bool = True) -> Callable[..., ListParams]:
     """A dependency for ``limit`` (``default_limit``, 1..100), ``cursor`` and, when
     ``ordered``, ``order`` (else always newest first, and ``order`` is not a parameter).
 
     Example:
-        >>> list_params(10)(limit=3, cursor=None, order="asc").limit
+        >>> list_params(10)(limit=3, cursor="", order="asc").limit
         3
-        >>> list_params(25, ordered=False)(limit=3, cursor=None).order
+        >>> list_params(25, ordered=False)(limit=3, cursor="").order
         'desc'
     """
 
     def dependency(
         limit: Annotated[int, Query(ge=1, le=100)] = default_limit,
-        cursor: Annotated[str | None, Query()] = None,
+        cursor: Cursor = "",
         order: Annotated[Literal["asc", "desc"], Query()] = "desc",
     ) -> ListParams:
         return ListParams(limit, cursor or None, order)
 
     def newest_first(
         limit: Annotated[int, Query(ge=1, le=100)] = default_limit,
-        cursor: Annotated[str | None, Query()] = None,
+        cursor: Cursor = "",
     ) -> ListParams:
         return ListParams(limit, cursor or None, "desc")
 
