@@ -447,9 +447,7 @@ def _declare(node: Any, name: str | None, *, item: bool = False) -> None:
         low = bound.minimum if bound and bound.minimum is not None else -MAX_INT
         node["maximum"] = min(node.get("maximum", high), high)
         node["minimum"] = max(node.get("minimum", low), low)
-    elif kind == "number":
-        node.setdefault("maximum", MAX_INT)
-        node.setdefault("minimum", -MAX_INT)
+    # A "number" gets no bound: check_value bounds integers only (any finite float passes).
     for key, child in (node.get("properties") or {}).items():
         _declare(child, key)
     if isinstance(node.get("items"), dict):
