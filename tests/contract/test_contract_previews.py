@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from contract_support import Account
@@ -61,6 +61,22 @@ def test_prompt_preview_with_a_date_pair_as_a_model(client: Client) -> None:
     )
     preview = client.research_previews.create(body)
     assert preview.type == "prompt" and all(p.source == "instagram" for p in preview.posts)
+
+
+def test_prompt_preview_with_datetimes_sends_their_days(client: Client) -> None:
+    """The windows are whole days (the sandbox refuses an instant): a datetime is its day."""
+    now = datetime.now(UTC)
+    preview = client.research_previews.create(
+        search_query="oat milk",
+        sources=["instagram"],
+        date_since=now - timedelta(days=20),
+        date_until=now,
+    )
+    assert preview.type == "prompt" and all(p.source == "instagram" for p in preview.posts)
+    body = PromptPreviewRequest(
+        search_query="oat milk", sources=["reddit"], date_since=now, date_until=now
+    )
+    assert body.to_wire()["date_since"] == now.date().isoformat()
 
 
 def test_url_preview_reports_each_profile(new_account: Callable[..., Account]) -> None:

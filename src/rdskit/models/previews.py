@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, model_validator
@@ -20,7 +20,18 @@ __all__ = [
 
 
 def _date_text(value: Any) -> Any:
-    """Dates given as ``date``/``datetime`` are sent as ISO text (the wire format is not shown)."""
+    """Dates given as ``date``/``datetime`` are sent as ISO text, ``YYYY-MM-DD``.
+
+    The wire format is not shown; the windows are whole days, as a run's ``date_range``
+    (``YYYY-MM-DD``), and the sandbox refuses an instant, so a ``datetime`` is sent as its
+    own calendar day (its time of day, in its own time zone, dropped).
+
+    Example:
+        >>> _date_text(datetime(2026, 3, 1, 23, 30)), _date_text("2026-03-01")
+        ('2026-03-01', '2026-03-01')
+    """
+    if isinstance(value, datetime):
+        value = value.date()
     return value.isoformat() if isinstance(value, date) else value
 
 
