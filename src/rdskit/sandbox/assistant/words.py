@@ -18,6 +18,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from rdskit.models.vocab import WEEKDAYS
+
 __all__ = [
     "BILINGUAL",
     "ITALIAN",
@@ -972,7 +974,6 @@ _DAYS: Mapping[str, tuple[tuple[str, ...], ...]] = {
 }  # fmt: skip
 """The weekdays, Monday first, as each language writes them (Portuguese "segunda" alone is
 the ordinal "second", so only the "-feira" forms are days)."""
-_ENGLISH_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _PLURALS = {"fr": "s", "es": "", "de": "s", "pt": "s", "it": ""}
 """How a day is made plural or habitual ("les samedis", "samstags", "aos sábados")."""
 
@@ -981,7 +982,7 @@ def _weekday_words(language: str) -> dict[str, str]:
     """The weekday names of ``language`` -> English, singular and plural ("samedis",
     "samstags", "sextas-feiras"), with the questions of a weekday as a dimension."""
     words: dict[str, str] = {}
-    for english, forms in zip(_ENGLISH_DAYS, _DAYS[language], strict=True):
+    for english, forms in zip(WEEKDAYS, _DAYS[language], strict=True):
         for form in forms:
             words[form] = english
             plural = form.replace("-feira", "s-feiras") if "-feira" in form else form
