@@ -25,7 +25,7 @@ import pytest
 from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.backend.tables import open_store
 from rdskit.sandbox.runtime.ratelimit import RateLimiter
-from rdskit.sandbox.runtime.worker import Worker, register, schedule
+from rdskit.sandbox.runtime.worker import Worker, _busy, register, schedule
 from rdskit.sandbox.store.cursors import Order, Sort, keyset
 
 if TYPE_CHECKING:
@@ -617,3 +617,21 @@ def _walk_mentions(http: httpx.Client, dataset_id: str) -> Iterator[list[dict[st
         if not page["has_next"]:
             return
         cursor = page["cursor"]
+
+
+@pytest.mark.parametrize(
+    ("code", "busy"),
+    [
+        (sqlite3.SQLITE_BUSY, True),
+        (517, True),  # SQLITE_BUSY_SNAPSHOT: it stopped the worker in CI under load
+        (261, True),  # SQLITE_BUSY_RECOVERY
+        (262, True),  # SQLITE_LOCKED_SHAREDCACHE
+        (sqlite3.SQLITE_CORRUPT, False),
+        (None, False),  # raised by hand, not by SQLite
+    ],
+)
+def test_a_busy_database_is_known_by_its_primary_code(code: int | None, busy: bool) -> None:
+    exc = sqlite3.OperationalError("database is locked")
+    if code is not None:
+        exc.sqlite_errorcode = code
+    assert _busy(exc) is busy

@@ -156,9 +156,12 @@ def schedule(
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
     """Whether ``exc`` is a lock timeout (worth retrying) rather than a broken statement."""
-    # An error raised by hand (not by SQLite) has no code: not a lock timeout.
+    # An error raised by hand (not by SQLite) has no code: not a lock timeout. The code is
+    # SQLite's *extended* one (SQLITE_BUSY_SNAPSHOT is 517: a read transaction that must
+    # write after another writer committed, under load in WAL mode); its primary code is
+    # the low byte. Read whole, a busy snapshot stopped the worker for good.
     code = getattr(exc, "sqlite_errorcode", None)
-    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 class Worker:
