@@ -551,3 +551,22 @@ def test_idle_connections_are_shed_first_when_the_budget_is_near(small_box: Sand
         for conns in hoarded.values():
             for conn in conns:
                 conn.close()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", "/v1/custom_parameters/preview", "POST"),  # not {parameter_id}'s methods
+        ("PUT", "/v1/custom_parameters/cp_1", "DELETE, GET, PATCH"),
+        ("PATCH", "/v1/datasets", "GET, POST"),
+        ("DELETE", "/v1/mentions", "POST"),
+    ],
+)
+def test_a_405_allows_the_methods_the_document_gives_the_path(
+    http: httpx.Client, method: str, path: str, allow: str
+) -> None:
+    """The Allow header came out empty (FastAPI's wrapped routers) or, on older FastAPI,
+    listed the methods of a templated path that also matched."""
+    response = http.request(method, path, json={})
+    assert response.status_code == 405, response.text
+    assert response.headers["allow"] == allow

@@ -17,8 +17,10 @@ SQLite calls are fine.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
@@ -28,7 +30,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, Match
+from starlette.routing import BaseRoute
 
 from rdskit.sandbox.backend.mention_wire import encode
 from rdskit.sandbox.errors import (
@@ -151,18 +153,31 @@ _HTTP_CODES = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Every method some route serves at ``request``'s path, sorted (a 405's ``Allow``).
+    """The methods the OpenAPI document gives ``request``'s path, sorted (a 405's ``Allow``).
 
-    Starlette's own 405 names only the first route whose path matched; FastAPI registers
-    one route per method, so ``GET /v1/datasets`` and ``POST /v1/datasets`` are two routes
-    and its ``Allow`` left one of them out.
+    Read from the document, not the router: FastAPI wraps included routers in objects
+    whose routes it does not expose (the Allow header came out empty), and
+    ``/v1/custom_parameters/preview`` also matches ``/v1/custom_parameters/{parameter_id}``,
+    whose GET/PATCH/DELETE are not the preview path's methods: the most specific template
+    (the fewest parameters) is the path's.
     """
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match is not Match.NONE:
-            methods.update(getattr(route, "methods", None) or ())
-    return sorted(methods)
+    path = request.url.path
+    matched: dict[int, set[str]] = {}
+    for template, item in request.app.openapi().get("paths", {}).items():
+        if _template(template).fullmatch(path):
+            methods = {m.upper() for m in item if m in _HTTP_METHODS}
+            matched.setdefault(template.count("{"), set()).update(methods)
+    return sorted(matched[min(matched)]) if matched else []
+
+
+_HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+@functools.lru_cache(maxsize=256)
+def _template(template: str) -> re.Pattern[str]:
+    """A path template (``/v1/datasets/{dataset_id}``) as a pattern of one segment a name."""
+    parts = re.split(r"(\{[^}]+\})", template)
+    return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts))
 
 
 def install_error_handlers(app: Any) -> None:
