@@ -635,3 +635,57 @@ def test_a_busy_database_is_known_by_its_primary_code(code: int | None, busy: bo
     if code is not None:
         exc.sqlite_errorcode = code
     assert _busy(exc) is busy
+
+
+_CLOSE_DURING_A_STATEMENT = """
+import sqlite3, sys, threading, time
+from rdskit.sandbox.store.db import Store, StoreClosed
+
+store = Store(sys.argv[1])
+started, ended = threading.Event(), []
+
+def long_read():
+    try:
+        with store.read() as conn:
+            started.set()
+            # A statement of several seconds: close() arrives while it runs.
+            conn.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+                " WHERE i < 300000000) SELECT count(*) FROM n"
+            ).fetchone()
+        ended.append("finished")
+    except StoreClosed:
+        ended.append("closed")
+
+thread = threading.Thread(target=long_read)
+thread.start()
+started.wait()
+time.sleep(0.2)
+began = time.monotonic()
+store.close()
+thread.join()
+print(ended[0], round(time.monotonic() - began, 1))
+"""
+
+
+def test_closing_the_store_under_a_running_statement_ends_it_quietly(tmp_path: Path) -> None:
+    """CI crashed (SIGSEGV in the worker's executemany) when Worker.stop() gave up on a
+    long job and Store.close() closed the connection under its statement. close() now
+    interrupts it and waits for the thread to leave before closing."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "faulthandler",
+            "-c",
+            _CLOSE_DURING_A_STATEMENT,
+            str(tmp_path / "db.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcome, seconds = done.stdout.split()
+    assert outcome == "closed"  # interrupted, not run to its end
+    assert float(seconds) < 5

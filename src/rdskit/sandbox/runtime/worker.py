@@ -371,6 +371,8 @@ class Worker:
                 else:
                     registration.handler(self.store, job)
                     self._finish(job, "done")
+        except StoreClosed:
+            raise  # the sandbox is stopping: the job is re-queued on restart
         except Exception as exc:
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise

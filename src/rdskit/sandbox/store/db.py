@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import secrets
 import sqlite3
@@ -38,6 +39,8 @@ from typing import Any
 from rdskit.errors import ConfigurationError
 from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.runtime.clock import Clock
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CORE_SCHEMA",
@@ -296,6 +299,8 @@ class Connection(sqlite3.Connection):
     store: Store
     _depth: int = 0
     _write: bool = False
+    _in_use: bool = False  # a thread is inside _enter, statements included (see close())
+    _owner: int = 0  # the thread that opened it
     _query_only: bool = False
     _after_commit: list[Callable[[], None]]
 
@@ -425,6 +430,7 @@ class Store:
         self._local = threading.local()
         self._connections: list[Connection] = []
         self._lock = threading.Lock()
+        self._released = threading.Condition(self._lock)  # a connection left _enter
         self._closed = False
         self._memory: Connection | None = None
         try:
@@ -502,6 +508,7 @@ class Store:
         conn.row_factory = sqlite3.Row
         conn.store = self
         conn._after_commit = []
+        conn._owner = threading.get_ident()
         try:
             conn.execute("PRAGMA journal_mode=WAL")  # the first read: a bad file fails here
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -551,20 +558,33 @@ class Store:
             finally:
                 conn._depth -= 1
             return
-        if conn._query_only == write:  # switch only when the mode changes
-            conn.execute(f"PRAGMA query_only = {int(not write)}")
-            conn._query_only = not write
-        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-        conn._depth, conn._write = 1, write
+        with self._lock:  # close() either sees it in use or has closed the store first
+            if self._closed:
+                raise StoreClosed("the sandbox store is closed")
+            conn._in_use = True
         try:
-            yield conn
-        except BaseException:
-            conn._depth, conn._after_commit = 0, []
-            conn.execute("ROLLBACK")
+            if conn._query_only == write:  # switch only when the mode changes
+                conn.execute(f"PRAGMA query_only = {int(not write)}")
+                conn._query_only = not write
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            conn._depth, conn._write = 1, write
+            try:
+                yield conn
+            except BaseException:
+                conn._depth, conn._after_commit = 0, []
+                conn.execute("ROLLBACK")
+                raise
+            conn._depth = 0
+            callbacks, conn._after_commit = conn._after_commit, []
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._closed:  # close() interrupted the statement: end quietly (see close())
+                raise StoreClosed("the sandbox store was closed during a statement") from exc
             raise
-        conn._depth = 0
-        callbacks, conn._after_commit = conn._after_commit, []
-        conn.execute("COMMIT")
+        finally:
+            with self._released:
+                conn._in_use = False
+                self._released.notify_all()
         for callback in callbacks:
             callback()
 
@@ -575,14 +595,30 @@ class Store:
         return self._temp_dir is None and self.path != ":memory:"
 
     # -- lifecycle ---------------------------------------------------------------
-    def close(self) -> None:
-        """Close every connection; a temporary database is deleted."""
+    def close(self, wait: float = 10.0) -> None:
+        """Close every connection; a temporary database is deleted.
+
+        A connection another thread is using (a worker's job, a request that outlived the
+        server's stop) is interrupted, and closed once that thread leaves it: closing it
+        under a running statement crashes the interpreter (CPython's sqlite3 frees the
+        database the statement still reads). One still in use after ``wait`` seconds is
+        left open rather than crash the process.
+        """
+        me = threading.get_ident()
         with self._lock:
             self._closed = True
             connections, self._connections = self._connections, []
+            busy = [c for c in connections if c._in_use and c._owner != me]
+            for conn in busy:
+                conn.interrupt()  # thread-safe: the running statement stops at its next step
+            self._released.wait_for(lambda: not any(c._in_use for c in busy), timeout=wait)
+            stuck = [c for c in busy if c._in_use]
         for conn in connections:
-            conn.close()
-        if self._temp_dir is not None:
+            if conn not in stuck:
+                conn.close()
+        if stuck:
+            log.warning("sandbox store: %d connection(s) still in use were left open", len(stuck))
+        if self._temp_dir is not None and not stuck:
             self._temp_dir.cleanup()
 
     def __enter__(self) -> Store:
