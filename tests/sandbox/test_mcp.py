@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -530,3 +533,32 @@ def test_mcp_bodies_meet_the_rest_pre_parse_bounds(setup: Setup, raw: bytes, say
     assert (
         response.json()["error"]["code"] == -32600 and says in response.json()["error"]["message"]
     )
+
+
+_REST_THEN_MCP = """
+import json, sys
+import httpx
+from rdskit.sandbox import start
+with start(speed=200) as sb:
+    me = httpx.get(f"{sb.url}/v1/me", headers={"x-api-key": sb.api_key}, timeout=60)
+    before = "mcp" in sys.modules
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}}
+    mcp = httpx.post(f"{sb.url}/mcp/", json=init, timeout=60, headers={
+        "x-api-key": sb.api_key, "accept": "application/json, text/event-stream"})
+print(json.dumps({"me": me.status_code, "before": before, "mcp": mcp.status_code,
+                  "after": "mcp" in sys.modules}))
+"""
+
+
+def test_the_sdk_is_imported_at_the_first_mcp_request_not_at_start() -> None:
+    """A sandbox never asked over MCP (a notebook's, ``rdskit demo``, most tests) never
+    imports the SDK (about a second of CPU at every start); the first MCP request does,
+    and is answered."""
+    done = subprocess.run(
+        [sys.executable, "-c", _REST_THEN_MCP], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen == {"me": 200, "before": False, "mcp": 200, "after": True}, seen

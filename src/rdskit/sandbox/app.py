@@ -477,10 +477,12 @@ async def _no_body() -> Message:
 
 
 class DeferredMcp:
-    """``/mcp``: the MCP server, imported and started in the background by the lifespan.
+    """``/mcp``: the MCP server, imported and started by the lifespan's task when the first
+    MCP request arrives (that request waits until it is ready).
 
-    Importing the MCP SDK takes about a second, a third of ``rdskit sandbox``'s start-up:
-    REST answers meanwhile, and an MCP request that arrives first waits until it is ready.
+    Importing the MCP SDK and building the server take about a second of CPU: a sandbox that
+    is never asked over MCP (a notebook's embedded one, ``rdskit demo``, almost every test)
+    never pays it, and REST never waits for it.
     The SDK is optional (the ``mcp`` extra, so rdskit installs beside packages that pin
     another major version of it, such as jupyter-ai 3): without a usable one, REST and the
     worker run as ever and ``/mcp`` answers 503 ``mcp_unavailable`` naming the extra (the
@@ -492,13 +494,15 @@ class DeferredMcp:
         self._settings = settings
         self._endpoint: ASGIApp | None = None
         self._ready: anyio.Event | None = None
+        self._wanted: anyio.Event | None = None  # set by the first MCP request
         self._missing: str | None = None  # why the MCP server could not be built
         self._said = False  # the missing extra logged (at the first MCP request)
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Build the server and keep its session manager running until cancelled."""
-        self._ready = anyio.Event()
+        self._ready, self._wanted = anyio.Event(), anyio.Event()
         task_status.started()
+        await self._wanted.wait()
         try:
             module = await anyio.to_thread.run_sync(
                 importlib.import_module, f"{__package__}.mcp_server"
@@ -519,8 +523,9 @@ class DeferredMcp:
             await anyio.sleep_forever()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._ready is None:
+        if self._ready is None or self._wanted is None:
             raise RuntimeError("the MCP server starts with the app's lifespan")
+        self._wanted.set()
         await self._ready.wait()
         if self._missing is not None:
             if not self._said:
