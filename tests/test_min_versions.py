@@ -101,9 +101,17 @@ TESTED = (
     "tests/validation",  # krippendorff (0.6 uses np.float_, gone in numpy 2), scipy, numpy
     *(f"tests/sandbox/{name}" for name in SANDBOX_TESTED),
 )
-NOT_AT_FLOORS = ("tests/frames/test_export_bench.py",)
-"""Left out of :data:`TESTED`'s folders: the export benchmark's script runs the exports
-tests/frames/test_exports.py already runs at the floors, at a benchmark's sizes."""
+NOT_AT_FLOORS = (
+    "tests/frames/test_export_bench.py",
+    "tests/frames/test_export_cli.py",
+    "tests/unit/test_cli_errors.py",
+    "tests/unit/test_cli_hostile.py",
+)
+"""Left out of :data:`TESTED`'s folders: files that run, through a new process each time
+(the ``rdskit`` command, the export benchmark's script), the same client, frames and export
+code the in-process tests run at the floors (tests/frames/test_exports.py,
+test_round_trips.py, tests/unit/test_client*.py...): at the floors only their process
+start-ups differ (a third of the floors' test time), not what a dependency does."""
 FUZZ_EXAMPLES = "5"
 """Cases per operation of the fuzz at the floors (the main run's: 25). What the floors can
 break there is the OpenAPI document FastAPI and pydantic generate and how they validate and
@@ -154,6 +162,7 @@ def test_every_sandbox_test_file_is_run_at_the_floors_or_says_why_not() -> None:
     listed = set(SANDBOX_TESTED) | NOT_TESTED.keys()
     assert not set(SANDBOX_TESTED) & NOT_TESTED.keys()
     assert present == listed, {"unlisted": present - listed, "gone": listed - present}
+    assert [path for path in NOT_AT_FLOORS if not (ROOT / path).is_file()] == []
 
 
 def _run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
