@@ -52,7 +52,7 @@ from rdskit.jupyter._html import esc, kv_table, repr_box
 from rdskit.jupyter.asking import resolve_datasets
 from rdskit.jupyter.discovery import gateway_status
 from rdskit.jupyter.errors import full_traceback_html
-from rdskit.jupyter.interpolate import interpolate
+from rdskit.jupyter.interpolate import Prompt, interpolate
 from rdskit.jupyter.provenance import FORMATS, answer_record, log_rows, write_log
 from rdskit.jupyter.reprs import html_of, plain_of
 from rdskit.jupyter.session import (
@@ -309,33 +309,8 @@ class RdsMagics(Magics):
             print(self.ask.parser.format_help())
             return None
         body = cell.strip()
-        if not body:
-            raise UsageError("write the question in the cell, below the %%ask line")
-        if args.chat and args.new:
-            raise UsageError("--chat and --new exclude each other")
-        if args.out is not None and not args.out.isidentifier():
-            raise UsageError(f"--out needs a variable name, got {args.out!r}")
-        # Braces are read before anything else: an undefined name costs nothing.
-        secrets = _session_keys(self.session.client)
-        try:
-            prompt = interpolate(body, self.shell.user_ns, secrets)
-            check_request_size({"message": prompt.text})  # too large: refused, not sent
-        except RequestTooLarge as exc:
-            raise _question_refused(exc) from None
-        except InvalidParameter as exc:
-            raise UsageError(exc.message) from None
-        named = self._post_refs(args.posts) if args.posts else []
-        post_refs = [*named, *prompt.post_refs] or None
-        client = self._client()
-        try:  # checked before the paid call: ids or names, unknown or ambiguous ones
-            dataset_ids = resolve_datasets(client, args.datasets)
-        except InvalidParameter as exc:
-            raise UsageError(f"{exc.field}: {exc.message}") from None
-        if prompt.dataset_ids:
-            dataset_ids = list(dict.fromkeys([*(dataset_ids or []), *prompt.dataset_ids]))
-        if prompt.changed:
-            scope = f" (+ {len(prompt.post_refs)} posts in scope)" if prompt.post_refs else ""
-            print(f"Asking: {one_line(prompt.text)}{scope}")
+        _check_ask_args(args, body)
+        client, prompt, dataset_ids, post_refs = self._question(args, body)
         chat_id = None if args.new else args.chat or self.session.chat_id
         asked_at, started = datetime.now(UTC), time.monotonic()
         turn = client.ask(
@@ -371,6 +346,35 @@ class RdsMagics(Magics):
         if args.out is not None:
             self.shell.user_ns[args.out] = answer
         return answer
+
+    def _question(
+        self, args: Any, body: str
+    ) -> tuple[Any, Prompt, list[str] | None, list[dict[str, str]] | None]:
+        """The client, the question as sent (braces read), its datasets and its posts,
+        every check made before the paid call. Braces are read before anything else: an
+        undefined name costs nothing, not even a connection; a question too large, an
+        unknown or ambiguous dataset cost nothing either."""
+        secrets = _session_keys(self.session.client)
+        try:
+            prompt = interpolate(body, self.shell.user_ns, secrets)
+            check_request_size({"message": prompt.text})  # too large: refused, not sent
+        except RequestTooLarge as exc:
+            raise _question_refused(exc) from None
+        except InvalidParameter as exc:
+            raise UsageError(exc.message) from None
+        named = self._post_refs(args.posts) if args.posts else []
+        post_refs = [*named, *prompt.post_refs] or None
+        client = self._client()
+        try:  # ids or names, unknown or ambiguous ones
+            dataset_ids = resolve_datasets(client, args.datasets)
+        except InvalidParameter as exc:
+            raise UsageError(f"{exc.field}: {exc.message}") from None
+        if prompt.dataset_ids:
+            dataset_ids = list(dict.fromkeys([*(dataset_ids or []), *prompt.dataset_ids]))
+        if prompt.changed:
+            scope = f" (+ {len(prompt.post_refs)} posts in scope)" if prompt.post_refs else ""
+            print(f"Asking: {one_line(prompt.text)}{scope}")
+        return client, prompt, dataset_ids, post_refs
 
     def _note_asked(
         self, chat_id: str, question: str, datasets: list[str] | None, at: datetime
@@ -587,6 +591,16 @@ def _show_error(
     if rich is not None:
         rich += full_traceback_html(value)
         display({"text/html": rich}, raw=True)  # no text/plain: a terminal shows nothing more
+
+
+def _check_ask_args(args: Any, body: str) -> None:
+    """The ``%%ask`` options and body that are wrong whatever the notebook holds."""
+    if not body:
+        raise UsageError("write the question in the cell, below the %%ask line")
+    if args.chat and args.new:
+        raise UsageError("--chat and --new exclude each other")
+    if args.out is not None and not args.out.isidentifier():
+        raise UsageError(f"--out needs a variable name, got {args.out!r}")
 
 
 def _question_refused(exc: RequestTooLarge) -> UsageError:
