@@ -374,30 +374,11 @@ class HTTPCore:
                 raise OutcomeUnknown(
                     request.method, request.path, self._hint(request), type(exc).__name__
                 ) from exc
-            if self.limiter is not None:
-                self.limiter.observe(response.headers)
-            if INSTANCE_HEADER in response.headers:
-                self.instance = response.headers[INSTANCE_HEADER]
-            if "ratelimit-limit" in response.headers:
-                self.rate_limit_headers = {
-                    name: value
-                    for name, value in response.headers.items()
-                    if name.startswith("ratelimit-")
-                }
+            self._observe(response)
             body = _decode(response, request)
             log.debug("%s %s -> %d", request.method, request.path, response.status_code)
             if response.is_success:
-                if response.content and not isinstance(body, Mapping):
-                    kind = response.headers.get("content-type", "no content-type")
-                    raise UnexpectedResponse(
-                        response.status_code,
-                        None,
-                        f"the body is not a JSON object ({kind})",
-                        body=body,
-                        method=request.method,
-                        path=request.path,
-                    )
-                return body
+                return _json_object(response, body, request)
             if not renewed and _gateway_refused(response.status_code, body):
                 # The gateway restarted or revoked its token: nothing ran; a renewable
                 # credential (a gateway token, not an API key) is exchanged once again.
@@ -415,13 +396,7 @@ class HTTPCore:
                 if attempt >= self.max_retries:
                     raise error
                 attempt += 1
-                # A wait the service asks for is capped; none (or a nonsense one) -> backoff.
-                delay = error.retry_after
-                if delay is None:
-                    delay = self._jitter(attempt)
-                elif delay > self.max_retry_after:
-                    log.info("Retry-After %.0fs cut to max_retry_after", delay)
-                    delay = self.max_retry_after
+                delay = self._rate_limit_delay(error, attempt)
                 log.info("429 on %s %s; retrying in %.2fs", request.method, request.path, delay)
                 if self.limiter is not None:
                     self.limiter.hold(delay)  # other threads of this key wait too
@@ -445,6 +420,31 @@ class HTTPCore:
             raise error
 
     # -- helpers ----------------------------------------------------------------------
+    def _observe(self, response: httpx.Response) -> None:
+        """What every response tells the client: the limiter's headers, the sandbox
+        instance, the last rate-limit headers (for ``client.rate_limit``)."""
+        if self.limiter is not None:
+            self.limiter.observe(response.headers)
+        if INSTANCE_HEADER in response.headers:
+            self.instance = response.headers[INSTANCE_HEADER]
+        if "ratelimit-limit" in response.headers:
+            self.rate_limit_headers = {
+                name: value
+                for name, value in response.headers.items()
+                if name.startswith("ratelimit-")
+            }
+
+    def _rate_limit_delay(self, error: RateLimited, attempt: int) -> float:
+        """How long to wait after a 429: the wait the service asks for, capped at
+        ``max_retry_after``; none (or a nonsense one) -> the backoff's."""
+        delay = error.retry_after
+        if delay is None:
+            return self._jitter(attempt)
+        if delay > self.max_retry_after:
+            log.info("Retry-After %.0fs cut to max_retry_after", delay)
+            return self.max_retry_after
+        return delay
+
     def bind(self, value: T) -> T:
         """Bind returned models (or a list of them) to the owning client."""
         for item in value if isinstance(value, list) else (value,):
@@ -548,6 +548,22 @@ def _check_limit(name: str, value: float, least: float) -> None:
         raise ConfigurationError(f"{name} must be a number >= {least}, got {value!r}")
     if not math.isfinite(value):
         raise ConfigurationError(f"{name} must be finite, got {value!r}")
+
+
+def _json_object(response: httpx.Response, body: Any, request: APIRequest[Any]) -> Any:
+    """A success's decoded body: a JSON object, or None when empty; anything else is an
+    :class:`UnexpectedResponse` naming the content type."""
+    if response.content and not isinstance(body, Mapping):
+        kind = response.headers.get("content-type", "no content-type")
+        raise UnexpectedResponse(
+            response.status_code,
+            None,
+            f"the body is not a JSON object ({kind})",
+            body=body,
+            method=request.method,
+            path=request.path,
+        )
+    return body
 
 
 def _gateway_refused(status: int, body: Any) -> bool:
