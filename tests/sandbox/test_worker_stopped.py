@@ -7,7 +7,6 @@ Against a real sandbox over real HTTP, its worker broken in place."""
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from datetime import timedelta
 from typing import Any
@@ -16,7 +15,7 @@ import pytest
 
 import rdskit
 from rdskit.errors import APIError, RunFailed
-from rdskit.sandbox import start
+from rdskit.sandbox import SandboxHandle, start
 from rdskit.sandbox.runtime.worker import Worker
 
 QUERY = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}
@@ -37,28 +36,58 @@ def _agent(client: rdskit.Client, dataset_id: str) -> Any:
     )
 
 
+class Breaker:
+    """Breaks the workers of the sandboxes it is given, and no other: the patch is on the
+    Worker class, shared by every sandbox of the process. It once broke every worker, the
+    shared session sandbox of the same pytest worker included, whose later tests then met
+    'the sandbox's worker stopped (OperationalError)' (two CI failures, twice)."""
+
+    def __init__(self) -> None:
+        self._stores: set[int] = set()
+
+    def set(self, sandbox: SandboxHandle) -> None:
+        """Every thread of ``sandbox``'s worker meets a broken database at its next claim."""
+        self._stores.add(id(sandbox.store))
+
+    def clear(self) -> None:
+        self._stores.clear()
+
+    def breaks(self, worker: Worker) -> bool:
+        return id(worker.store) in self._stores
+
+
 @pytest.fixture
-def broken(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set it, and every worker thread's next claim meets a broken database."""
-    breaking = threading.Event()
+def broken(monkeypatch: pytest.MonkeyPatch) -> Breaker:
+    breaker = Breaker()
     claim = Worker._claim
 
     def broken_claim(self: Worker) -> Any:
-        if breaking.is_set():
+        if breaker.breaks(self):
             raise sqlite3.OperationalError("disk I/O error")
         return claim(self)
 
     monkeypatch.setattr(Worker, "_claim", broken_claim)
-    return breaking
+    return breaker
 
 
 @pytest.mark.timeout(300)
-def test_runs_fail_with_the_reason_and_new_runs_are_refused(broken: threading.Event) -> None:
+def test_breaking_one_sandbox_leaves_the_others_of_the_process_working(broken: Breaker) -> None:
+    with start(speed=1) as other, start(speed=1) as doomed:
+        broken.set(doomed)
+        assert _until(lambda: doomed.store.worker_stopped, 30)
+        with rdskit.Client(other.api_key, base_url=other.url) as c:
+            run = c.datasets.runs.create(c.datasets.create("still works").id, QUERY, count=20)
+            assert c.wait(run, timeout=120, progress=False).status.type == "completed"
+        assert other.store.worker_stopped is None
+
+
+@pytest.mark.timeout(300)
+def test_runs_fail_with_the_reason_and_new_runs_are_refused(broken: Breaker) -> None:
     with start(speed=1) as sandbox, rdskit.Client(sandbox.api_key, base_url=sandbox.url) as c:
         dataset = c.datasets.create("worker stops")
         used = c.me().usage.credits_used
         run = c.datasets.runs.create(dataset.id, QUERY, count=40)
-        broken.set()  # the worker's threads die at their next claim
+        broken.set(sandbox)  # the worker's threads die at their next claim
         with pytest.raises(RunFailed) as failed:
             c.wait(run, timeout=120, progress=False)
         assert str(failed.value) == f"dataset run {run.id} failed: failed ({STOPPED})"
@@ -76,7 +105,7 @@ def test_runs_fail_with_the_reason_and_new_runs_are_refused(broken: threading.Ev
 
 
 @pytest.mark.timeout(300)
-def test_every_kind_of_work_fails_with_the_reason_on_its_wire(broken: threading.Event) -> None:
+def test_every_kind_of_work_fails_with_the_reason_on_its_wire(broken: Breaker) -> None:
     """Audience profiles, custom parameter and pattern runs, a tracking cycle and an
     assistant reply, all in flight when the worker dies: each ends failed (none stays
     pending) with the stop and its fix on its own wire, and waiting on it raises
@@ -104,7 +133,7 @@ def test_every_kind_of_work_fails_with_the_reason_on_its_wire(broken: threading.
             "assistant reply": c.ask("How many posts are there?", dataset_ids=[dataset.id]),
         }
         cycle = c.tracking_agents.trigger(agent.id)
-        broken.set()
+        broken.set(sandbox)
 
         for what, started in in_flight.items():
             with pytest.raises(RunFailed) as failed:
@@ -153,7 +182,7 @@ def _until(check: Any, seconds: float = 60) -> Any:
 
 @pytest.mark.timeout(300)
 def test_a_tracking_agent_says_why_then_runs_again_after_a_restart(
-    broken: threading.Event, tmp_path: Any
+    broken: Breaker, tmp_path: Any
 ) -> None:
     """A tracking agent whose cycle was running when the worker died is not left running
     for ever: the cycle fails with the stop's reason, a trigger says why nothing can run
@@ -170,7 +199,7 @@ def test_a_tracking_agent_says_why_then_runs_again_after_a_restart(
         agent = _agent(c, dataset.id)
         used = c.me().usage.credits_used
         cycle = c.tracking_agents.trigger(agent.id)
-        broken.set()
+        broken.set(sandbox)
         with pytest.raises(RunFailed) as failed:
             cycle.wait(timeout=120, progress=False)
         assert STOPPED in str(failed.value)
