@@ -20,8 +20,8 @@ from rdskit.sandbox.runtime.worker import Worker
 
 QUERY = {"type": "prompt", "sources": ["reddit"], "search_query": "oat milk"}
 STOPPED = (
-    "the sandbox's worker stopped (OperationalError): no run can progress; restart the "
-    "sandbox (in a notebook, restart the kernel) and start the run again"
+    "the sandbox's worker stopped (OperationalError: disk I/O error): no run can progress; "
+    "restart the sandbox (in a notebook, restart the kernel) and start the run again"
 )
 
 

@@ -233,7 +233,10 @@ class Worker:
             self._dead += 1
             if self._dead < len(self._threads) or self._stopping.is_set():
                 return
-            self.stopped_by = f"{type(exc).__name__}"
+            # The error's type and first line (bounded): a run's reason, a 400's message
+            # and a bug report then say what broke, not only its class.
+            said = " ".join(str(exc).split())[:160]
+            self.stopped_by = f"{type(exc).__name__}: {said}" if said else type(exc).__name__
         stopped = WorkerStopped(self.stopped_by)
         try:
             with self.store.read() as conn:
