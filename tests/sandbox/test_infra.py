@@ -481,11 +481,10 @@ def test_keyset_pages_are_index_searches(
 
 
 # -- robustness ---------------------------------------------------------------------------
-def test_rate_limit_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rate_limit_windows() -> None:
     """Five calls per one-second window per key, whatever the pace inside the window."""
     now = [100.0]
-    monkeypatch.setattr("rdskit.sandbox.runtime.ratelimit.time.monotonic", lambda: now[0])
-    limiter = RateLimiter(5)
+    limiter = RateLimiter(5, clock=lambda: now[0])
     burst = [limiter.hit("key") for _ in range(6)]
     assert [d.allowed for d in burst] == [True] * 5 + [False]
     assert [d.remaining for d in burst] == [4, 3, 2, 1, 0, 0]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Decision", "RateLimiter"]
@@ -47,16 +48,21 @@ class Decision:
 
 
 class RateLimiter:
-    """Thread-safe fixed windows: ``rate`` requests per second per key digest."""
+    """Thread-safe fixed windows: ``rate`` requests per second per key digest.
 
-    def __init__(self, rate: float) -> None:
+    ``clock`` (seconds, monotonic) is for tests: patching ``time.monotonic`` instead froze
+    it for every thread of the process, other sandboxes' included.
+    """
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
         if rate <= 0:
             raise ValueError("rate must be positive")
         self.limit = max(1, math.floor(rate))
         self.window = self.limit / rate  # 1.0 s whenever rate is a whole number
         self._windows: dict[str, tuple[float, int]] = {}  # digest -> (window start, calls)
         self._lock = threading.Lock()
-        self._swept = time.monotonic()
+        self._clock = clock
+        self._swept = clock()
 
     def __len__(self) -> int:
         """Keys with a live window (idle ones are evicted, so random keys cannot pile up)."""
@@ -77,7 +83,7 @@ class RateLimiter:
 
     def hit(self, digest: str) -> Decision:
         """Count a call of ``digest`` in its current window if the window has room."""
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             self._evict_idle(now)
             start, calls = self._windows.get(digest, (now, 0))
