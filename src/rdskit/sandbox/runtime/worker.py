@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rdskit._safe import one_line
 from rdskit.sandbox.errors import ApiError
 from rdskit.sandbox.runtime import cpu_budget
 from rdskit.sandbox.store.db import Connection, Store, StoreClosed, dumps, loads
@@ -233,9 +234,9 @@ class Worker:
             self._dead += 1
             if self._dead < len(self._threads) or self._stopping.is_set():
                 return
-            # The error's type and first line (bounded): a run's reason, a 400's message
-            # and a bug report then say what broke, not only its class.
-            said = " ".join(str(exc).split())[:160]
+            # The error's type and message on one line (bounded): a run's reason, a 400's
+            # message and a bug report then say what broke, not only its class.
+            said = one_line(exc)[:160]
             self.stopped_by = f"{type(exc).__name__}: {said}" if said else type(exc).__name__
         stopped = WorkerStopped(self.stopped_by)
         try:
